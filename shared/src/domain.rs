@@ -1,0 +1,525 @@
+//! Domain types. Parsed once at the edge, trusted everywhere after ("parse, don't validate").
+//! No AWS types live here.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use time::format_description::FormatItem;
+use time::macros::format_description;
+use uuid::Uuid;
+
+/// Why a value was refused. The HTTP layer adds the field name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Invalid(pub &'static str);
+
+/// The Cognito `sub` of a user. Never taken from a path, query or body for the caller.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct UserId(String);
+
+impl UserId {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+        if raw.is_empty() || raw.len() > 128 {
+            return Err(Invalid("must be 1 to 128 characters"));
+        }
+        // `#` is the key delimiter; anything outside this set cannot be a Cognito sub.
+        if !raw.chars().all(ok_char) {
+            return Err(Invalid("contains characters a user id cannot have"));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for UserId {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<UserId> for String {
+    fn from(value: UserId) -> Self {
+        value.0
+    }
+}
+
+/// Identifies one email record of a user. A UUID (v7 for new records: time-ordered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EmailId(Uuid);
+
+impl EmailId {
+    pub fn new() -> Self {
+        Self(Uuid::now_v7())
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        Uuid::parse_str(raw.trim())
+            .map(Self)
+            .map_err(|_| Invalid("must be a UUID"))
+    }
+}
+
+impl Default for EmailId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Display for EmailId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.hyphenated().fmt(f)
+    }
+}
+
+/// A normalized email address: trimmed and lowercased, nothing else rewritten.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    pub const MAX_LEN: usize = 254;
+    pub const MAX_LOCAL_LEN: usize = 64;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let normalized = raw.trim().to_lowercase();
+        if normalized.is_empty() {
+            return Err(Invalid("must not be empty"));
+        }
+        if normalized.len() > Self::MAX_LEN {
+            return Err(Invalid("must be at most 254 characters"));
+        }
+        if normalized.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(Invalid("must not contain whitespace or control characters"));
+        }
+        let (local, domain) = match normalized.split_once('@') {
+            Some((l, d)) if !d.contains('@') => (l, d),
+            _ => return Err(Invalid("must contain exactly one @")),
+        };
+        if local.is_empty() || local.len() > Self::MAX_LOCAL_LEN {
+            return Err(Invalid("local part must be 1 to 64 characters"));
+        }
+        if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
+            return Err(Invalid("local part has a misplaced dot"));
+        }
+        if !is_valid_domain(domain) {
+            return Err(Invalid("domain is not valid"));
+        }
+        Ok(Self(normalized))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_valid_domain(domain: &str) -> bool {
+    let labels: Vec<&str> = domain.split('.').collect();
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    };
+    domain.len() <= 253
+        && labels.len() >= 2
+        && labels.iter().all(label_ok)
+        && labels
+            .last()
+            .is_some_and(|tld| !tld.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Addresses are PII: Debug never prints one, so a stray `{:?}` cannot leak it to the log.
+impl fmt::Debug for EmailAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EmailAddress(<redacted>)")
+    }
+}
+
+impl TryFrom<String> for EmailAddress {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<EmailAddress> for String {
+    fn from(value: EmailAddress) -> Self {
+        value.0
+    }
+}
+
+/// An E.164 phone number: `+`, a non-zero digit, then 1 to 14 more digits.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Phone(String);
+
+impl Phone {
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let raw = raw.trim();
+        let digits = raw
+            .strip_prefix('+')
+            .ok_or(Invalid("must be E.164, like +14155550100"))?;
+        let well_formed = (2..=15).contains(&digits.len())
+            && digits.chars().all(|c| c.is_ascii_digit())
+            && !digits.starts_with('0');
+        if !well_formed {
+            return Err(Invalid("must be E.164, like +14155550100"));
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Phone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Phone(<redacted>)")
+    }
+}
+
+impl TryFrom<String> for Phone {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<Phone> for String {
+    fn from(value: Phone) -> Self {
+        value.0
+    }
+}
+
+/// A first or last name: trimmed, 1 to 100 characters, no control characters.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct PersonName(String);
+
+impl PersonName {
+    pub const MAX_CHARS: usize = 100;
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        let trimmed = raw.trim();
+        let chars = trimmed.chars().count();
+        if chars == 0 || chars > Self::MAX_CHARS {
+            return Err(Invalid("must be 1 to 100 characters"));
+        }
+        if trimmed.chars().any(char::is_control) {
+            return Err(Invalid("must not contain control characters"));
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PersonName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PersonName(<redacted>)")
+    }
+}
+
+impl TryFrom<String> for PersonName {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<PersonName> for String {
+    fn from(value: PersonName) -> Self {
+        value.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UserStatus {
+    Active,
+    Suspended,
+    Deleted,
+}
+
+impl UserStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Suspended => "suspended",
+            Self::Deleted => "deleted",
+        }
+    }
+}
+
+impl FromStr for UserStatus {
+    type Err = Invalid;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "active" => Ok(Self::Active),
+            "suspended" => Ok(Self::Suspended),
+            "deleted" => Ok(Self::Deleted),
+            _ => Err(Invalid("must be one of active, suspended, deleted")),
+        }
+    }
+}
+
+/// A UTC instant stored as RFC 3339 with milliseconds (`2026-11-21T10:00:00.000Z`).
+/// That form sorts lexicographically in time order, which conditions such as
+/// `expiresAt < :now` rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Timestamp(OffsetDateTime);
+
+const TIMESTAMP_FORMAT: &[FormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+
+impl Timestamp {
+    pub fn now() -> Self {
+        Self::from_datetime(OffsetDateTime::now_utc())
+    }
+
+    fn from_datetime(dt: OffsetDateTime) -> Self {
+        let dt = dt.to_offset(time::UtcOffset::UTC);
+        // Stored precision is milliseconds: keep the value equal to what reads back.
+        let millis = dt.millisecond();
+        Self(dt.replace_millisecond(millis).unwrap_or(dt))
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
+            .map(Self::from_datetime)
+            .map_err(|_| Invalid("must be an RFC 3339 timestamp"))
+    }
+
+    pub fn plus_seconds(self, seconds: i64) -> Self {
+        Self(self.0 + time::Duration::seconds(seconds))
+    }
+
+    /// Whole seconds from `self` until `later`, rounded up; zero when `later` has passed.
+    pub fn seconds_until(self, later: Timestamp) -> u64 {
+        let millis = (later.0 - self.0).whole_milliseconds();
+        u64::try_from((millis + 999) / 1000).unwrap_or(0)
+    }
+
+    pub fn unix_seconds(self) -> i64 {
+        self.0.unix_timestamp()
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.format(TIMESTAMP_FORMAT).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl TryFrom<String> for Timestamp {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<Timestamp> for String {
+    fn from(value: Timestamp) -> Self {
+        value.to_string()
+    }
+}
+
+/// A user's profile as the API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub user_id: UserId,
+    pub email: EmailAddress,
+    pub first_name: Option<PersonName>,
+    pub last_name: Option<PersonName>,
+    pub phone: Option<Phone>,
+    pub status: UserStatus,
+    pub version: u64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    #[serde(skip)]
+    pub email_count: u32,
+}
+
+/// One of a user's email addresses as the API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Email {
+    pub email_id: EmailId,
+    pub email: EmailAddress,
+    pub is_primary: bool,
+    pub is_verified: bool,
+    pub verified_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+/// A profile and all its addresses, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Account {
+    pub profile: Profile,
+    pub emails: Vec<Email>,
+}
+
+/// What a confirmed sign-up knows about the new user.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub user_id: UserId,
+    pub email: EmailAddress,
+    pub first_name: Option<PersonName>,
+    pub last_name: Option<PersonName>,
+    pub phone: Option<Phone>,
+}
+
+/// A change to what the profile shows. `None` leaves a field as it is;
+/// `phone: Some(None)` removes the phone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfilePatch {
+    pub first_name: Option<PersonName>,
+    pub last_name: Option<PersonName>,
+    pub phone: Option<Option<Phone>>,
+}
+
+impl ProfilePatch {
+    pub fn is_empty(&self) -> bool {
+        self.first_name.is_none() && self.last_name.is_none() && self.phone.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_is_trimmed_and_lowercased_only() {
+        let e = EmailAddress::parse("  John.Doe+News@Example.COM ").unwrap();
+        assert_eq!(e.as_str(), "john.doe+news@example.com");
+    }
+
+    #[test]
+    fn email_rejections() {
+        let long_local = format!("{}@example.com", "a".repeat(65));
+        let long_total = format!("a@{}.com", "b".repeat(250));
+        let cases = [
+            "",
+            "   ",
+            "no-at.example.com",
+            "two@@example.com",
+            "a@b@example.com",
+            "with space@example.com",
+            "tab\t@example.com",
+            "ctl\u{7}@example.com",
+            "a@localhost",
+            "a@-bad.com",
+            "a@bad-.com",
+            "a@exa_mple.com",
+            "a@example..com",
+            "a@123.456",
+            "@example.com",
+            ".a@example.com",
+            "a..b@example.com",
+            long_local.as_str(),
+            long_total.as_str(),
+        ];
+        for case in cases {
+            assert!(EmailAddress::parse(case).is_err(), "accepted {case:?}");
+        }
+    }
+
+    #[test]
+    fn email_length_limits_are_inclusive() {
+        let local = "a".repeat(64);
+        assert!(EmailAddress::parse(&format!("{local}@example.com")).is_ok());
+        // 254 exactly: 1 + 1 + 63 + 1 + 63 + 1 + 63 + 1 + 60
+        let addr = format!(
+            "a@{}.{}.{}.{}",
+            "b".repeat(63),
+            "c".repeat(63),
+            "d".repeat(63),
+            "e".repeat(60)
+        );
+        assert_eq!(addr.len(), 254);
+        assert!(EmailAddress::parse(&addr).is_ok());
+    }
+
+    #[test]
+    fn email_debug_is_redacted() {
+        let e = EmailAddress::parse("secret@example.com").unwrap();
+        assert!(!format!("{e:?}").contains("secret"));
+    }
+
+    #[test]
+    fn phone_is_e164() {
+        assert_eq!(
+            Phone::parse("+14155550100").unwrap().as_str(),
+            "+14155550100"
+        );
+        assert!(Phone::parse("+12").is_ok());
+        assert!(Phone::parse("+123456789012345").is_ok());
+        for bad in [
+            "14155550100",
+            "+0123",
+            "+1",
+            "+1234567890123456",
+            "+1 415",
+            "+1a",
+            "",
+        ] {
+            assert!(Phone::parse(bad).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_trimmed_and_bounded() {
+        assert_eq!(PersonName::parse("  Ada ").unwrap().as_str(), "Ada");
+        assert!(PersonName::parse(&"é".repeat(100)).is_ok());
+        assert!(PersonName::parse(&"é".repeat(101)).is_err());
+        assert!(PersonName::parse("   ").is_err());
+        assert!(PersonName::parse("A\u{0}da").is_err());
+    }
+
+    #[test]
+    fn user_id_rejects_key_delimiter() {
+        assert!(UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").is_ok());
+        assert!(UserId::parse("a#b").is_err());
+        assert!(UserId::parse("").is_err());
+    }
+
+    #[test]
+    fn timestamp_format_is_rfc3339_millis_utc() {
+        let t = Timestamp::parse("2026-11-21T10:00:00.123456+01:00").unwrap();
+        assert_eq!(t.to_string(), "2026-11-21T09:00:00.123Z");
+        let later = t.plus_seconds(60);
+        assert_eq!(later.to_string(), "2026-11-21T09:01:00.123Z");
+        assert_eq!(t.seconds_until(later), 60);
+        assert_eq!(later.seconds_until(t), 0);
+    }
+
+    #[test]
+    fn status_round_trips() {
+        for s in [UserStatus::Active, UserStatus::Suspended, UserStatus::Deleted] {
+            assert_eq!(s.as_str().parse::<UserStatus>().unwrap(), s);
+        }
+        assert!("gone".parse::<UserStatus>().is_err());
+    }
+}

@@ -1,0 +1,143 @@
+//! The single-table key schema. This is the only module that spells the key
+//! attribute names and prefixes: they are the stored format that other tools read.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::domain::{EmailAddress, EmailId, UserId};
+
+pub const PK: &str = "PK";
+pub const SK: &str = "SK";
+pub const GSI1: &str = "GSI1";
+pub const GSI1PK: &str = "GSI1PK";
+pub const GSI1SK: &str = "GSI1SK";
+
+/// Key attributes of the table, as (name, key type) pairs: HASH then RANGE.
+pub const TABLE_KEYS: [(&str, &str); 2] = [(PK, "HASH"), (SK, "RANGE")];
+/// Key attributes of GSI1 (projection ALL).
+pub const GSI1_KEYS: [(&str, &str); 2] = [(GSI1PK, "HASH"), (GSI1SK, "RANGE")];
+
+const USER_PREFIX: &str = "USER#";
+const EMAIL_PREFIX: &str = "EMAIL#";
+const PROFILE_SK: &str = "PROFILE";
+const CLAIM_SK: &str = "UNIQUE";
+
+/// `SK` prefix shared by every email record of a user.
+pub const EMAIL_SK_PREFIX: &str = EMAIL_PREFIX;
+
+pub type Item = HashMap<String, AttributeValue>;
+
+pub fn user_pk(user: &UserId) -> String {
+    format!("{USER_PREFIX}{user}")
+}
+
+pub fn email_sk(email_id: EmailId) -> String {
+    format!("{EMAIL_PREFIX}{email_id}")
+}
+
+pub fn email_gsi1pk(email: &EmailAddress) -> String {
+    format!("{EMAIL_PREFIX}{}", email.as_str())
+}
+
+pub fn claim_pk(email: &EmailAddress) -> String {
+    format!("{EMAIL_PREFIX}{}", email.as_str())
+}
+
+fn key(pk: String, sk: String) -> Item {
+    HashMap::from([(PK.to_owned(), AttributeValue::S(pk)), (SK.to_owned(), AttributeValue::S(sk))])
+}
+
+/// Key of a user's profile item.
+pub fn profile_key(user: &UserId) -> Item {
+    key(user_pk(user), PROFILE_SK.to_owned())
+}
+
+/// Key of one email record of a user.
+pub fn email_key(user: &UserId, email_id: EmailId) -> Item {
+    key(user_pk(user), email_sk(email_id))
+}
+
+/// Key of the uniqueness claim of an address.
+pub fn claim_key(email: &EmailAddress) -> Item {
+    key(claim_pk(email), CLAIM_SK.to_owned())
+}
+
+/// Every key attribute (table and GSI1) of an email record.
+pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &EmailAddress) -> Item {
+    let mut item = email_key(user, email_id);
+    item.insert(GSI1PK.to_owned(), AttributeValue::S(email_gsi1pk(email)));
+    item.insert(GSI1SK.to_owned(), AttributeValue::S(user_pk(user)));
+    item
+}
+
+/// What kind of item a stored key addresses, told from the key alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    Profile,
+    Email,
+    Claim,
+    Unknown,
+}
+
+pub fn classify(pk: &str, sk: &str) -> ItemKind {
+    match (pk.starts_with(USER_PREFIX), pk.starts_with(EMAIL_PREFIX)) {
+        (true, _) if sk == PROFILE_SK => ItemKind::Profile,
+        (true, _) if sk.starts_with(EMAIL_PREFIX) => ItemKind::Email,
+        (_, true) if sk == CLAIM_SK => ItemKind::Claim,
+        _ => ItemKind::Unknown,
+    }
+}
+
+/// The string value of a key attribute of a stored item.
+pub fn key_string<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
+    item.get(attribute).and_then(|v| v.as_s().ok()).map(String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(item: &Item, k: &str) -> String {
+        item[k].as_s().unwrap().clone()
+    }
+
+    #[test]
+    fn stored_key_strings_are_exact() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let email_id = EmailId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b").unwrap();
+        let email = EmailAddress::parse("Ada@Example.com").unwrap();
+
+        let profile = profile_key(&user);
+        assert_eq!(s(&profile, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert_eq!(s(&profile, "SK"), "PROFILE");
+        assert_eq!(profile.len(), 2);
+
+        let record = email_record_keys(&user, email_id, &email);
+        assert_eq!(s(&record, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert_eq!(s(&record, "SK"), "EMAIL#0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+        assert_eq!(s(&record, "GSI1PK"), "EMAIL#ada@example.com");
+        assert_eq!(s(&record, "GSI1SK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+
+        let claim = claim_key(&email);
+        assert_eq!(s(&claim, "PK"), "EMAIL#ada@example.com");
+        assert_eq!(s(&claim, "SK"), "UNIQUE");
+        assert_eq!(claim.len(), 2);
+    }
+
+    #[test]
+    fn schema_names_are_exact() {
+        assert_eq!((PK, SK, GSI1, GSI1PK, GSI1SK), ("PK", "SK", "GSI1", "GSI1PK", "GSI1SK"));
+        assert_eq!(EMAIL_SK_PREFIX, "EMAIL#");
+        assert_eq!(TABLE_KEYS, [("PK", "HASH"), ("SK", "RANGE")]);
+        assert_eq!(GSI1_KEYS, [("GSI1PK", "HASH"), ("GSI1SK", "RANGE")]);
+    }
+
+    #[test]
+    fn keys_classify_back() {
+        assert_eq!(classify("USER#u", "PROFILE"), ItemKind::Profile);
+        assert_eq!(classify("USER#u", "EMAIL#x"), ItemKind::Email);
+        assert_eq!(classify("EMAIL#a@b.co", "UNIQUE"), ItemKind::Claim);
+        assert_eq!(classify("ORDER#1", "X"), ItemKind::Unknown);
+    }
+}

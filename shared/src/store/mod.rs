@@ -1,0 +1,574 @@
+//! The DynamoDB store: every access pattern of the service. Writes are single
+//! requests or transactions whose conditions carry every invariant; a read before
+//! a write only supplies keys and values, never the check itself.
+
+pub mod cancel;
+pub mod error;
+pub mod expr;
+pub mod items;
+pub mod tx;
+
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::timeout::TimeoutConfig;
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+
+use crate::config::{ClientTimeouts, StoreConfig};
+use crate::domain::{
+    Account, Email, EmailAddress, EmailId, NewUser, Profile, ProfilePatch, Timestamp, UserId,
+    UserStatus,
+};
+use crate::keys::{self, Item};
+use crate::verification::VerificationCode;
+
+use cancel::Rejection;
+pub use error::{DynamoError, StoreError};
+use expr::Expr;
+use items::{ClaimItem, EmailItem, ProfileItem, UserItems, attr};
+use tx::TxPlan;
+
+/// How often a write that lost a race is read and tried again before the
+/// caller gets a retryable error.
+const MAX_WRITE_ATTEMPTS: u32 = 6;
+
+/// Whether a confirmed sign-up created the user or found it created already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    New,
+    Existing,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    client: Client,
+    config: StoreConfig,
+}
+
+/// Builds the DynamoDB client once, from the standard AWS environment
+/// (`AWS_REGION`, credentials, `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
+pub async fn dynamodb_client(timeouts: ClientTimeouts) -> Client {
+    let timeout_config = TimeoutConfig::builder()
+        .connect_timeout(timeouts.connect)
+        .operation_attempt_timeout(timeouts.attempt)
+        .operation_timeout(timeouts.operation)
+        .build();
+    let shared = aws_config::defaults(BehaviorVersion::latest())
+        .timeout_config(timeout_config)
+        .load()
+        .await;
+    Client::new(&shared)
+}
+
+impl Store {
+    pub fn new(client: Client, config: StoreConfig) -> Self {
+        Self { client, config }
+    }
+
+    pub fn config(&self) -> &StoreConfig {
+        &self.config
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn table(&self) -> &str {
+        &self.config.table_name
+    }
+
+    // ---- reads ----
+
+    /// The profile of a user; deleted users are not found.
+    pub async fn get_profile(&self, user: &UserId) -> Result<Profile, StoreError> {
+        let item = self.get(keys::profile_key(user)).await?;
+        let profile: ProfileItem = item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)?;
+        visible(profile).map(ProfileItem::into_domain)
+    }
+
+    /// A user's addresses, oldest first.
+    pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
+        let expr = Expr::default()
+            .with_pk()
+            .s(":pk", keys::user_pk(user))
+            .s(":prefix", keys::EMAIL_SK_PREFIX);
+        let mut names = expr.names.clone();
+        names.insert("#sk".to_owned(), keys::SK.to_owned());
+        let query = self
+            .client
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(expr.values_or_none())
+            .consistent_read(true);
+        let mut records: Vec<EmailItem> = query_all(query)
+            .await?
+            .into_iter()
+            .map(items::from_item)
+            .collect::<Result<_, _>>()?;
+        items::sort_oldest_first(&mut records);
+        Ok(records.into_iter().map(EmailItem::into_domain).collect())
+    }
+
+    /// The profile and all addresses of a user, in one Query of its partition.
+    pub async fn get_account(&self, user: &UserId) -> Result<Account, StoreError> {
+        let items = self.user_items(user).await?;
+        let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
+        Ok(Account {
+            profile: profile.into_domain(),
+            emails: items.emails.into_iter().map(EmailItem::into_domain).collect(),
+        })
+    }
+
+    /// The account holding an address, through GSI1. GSI1 is eventually
+    /// consistent: a change of owner shows there a moment later.
+    pub async fn find_by_email(&self, email: &EmailAddress) -> Result<Account, StoreError> {
+        let expr = Expr::default().s(":gsi1pk", keys::email_gsi1pk(email));
+        let query = self
+            .client
+            .query()
+            .table_name(self.table())
+            .index_name(keys::GSI1)
+            .key_condition_expression("#gsi1pk = :gsi1pk")
+            .expression_attribute_names("#gsi1pk", keys::GSI1PK)
+            .set_expression_attribute_values(expr.values_or_none());
+        let records: Vec<EmailItem> = query_all(query)
+            .await?
+            .into_iter()
+            .map(items::from_item)
+            .collect::<Result<_, _>>()?;
+        // During a take-over the index may briefly list two holders: the verified one owns it.
+        let owner = records
+            .iter()
+            .max_by_key(|r| (r.is_verified, r.created_at))
+            .ok_or(StoreError::NotFound)?;
+        self.get_account(&owner.user_id).await
+    }
+
+    /// Whether an address can be added or signed up with: no claim, or an
+    /// unverified one whose code has expired. A strongly consistent read.
+    pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
+        let claim: Option<ClaimItem> = self
+            .get(keys::claim_key(email))
+            .await?
+            .map(items::from_item)
+            .transpose()?;
+        Ok(claim.is_none_or(|c| !c.is_live(now)))
+    }
+
+    // ---- writes ----
+
+    /// Creates a confirmed user with a verified primary address. Idempotent: a
+    /// repeated delivery for a user that exists succeeds and changes nothing.
+    pub async fn create_user(&self, user: &NewUser, now: Timestamp) -> Result<Created, StoreError> {
+        let profile = ProfileItem::new(user, 1, now);
+        let record = EmailItem::verified_primary(&user.user_id, &user.email, now);
+        let mut held: Option<ClaimItem> = None;
+        let mut with_token = true;
+        self.with_retries(async || {
+            let mut plan = tx::create_user(self.table(), &profile, &record, held.as_ref(), now)?;
+            if !with_token {
+                plan.client_request_token = None;
+            }
+            match self.transact(&plan, now).await {
+                Ok(()) => Ok(Created::New),
+                Err(Rejection::UserExists) => Ok(Created::Existing),
+                Err(Rejection::TakeOver(claim)) => {
+                    held = Some(claim);
+                    Err(Rejection::Retry)
+                }
+                Err(Rejection::TokenInUse) => {
+                    with_token = false;
+                    Err(Rejection::Retry)
+                }
+                Err(Rejection::Retry) => {
+                    held = None;
+                    Err(Rejection::Retry)
+                }
+                Err(other) => Err(other),
+            }
+        })
+        .await
+    }
+
+    /// Adds an unverified address whose code hashes to `code`.
+    pub async fn add_email(
+        &self,
+        user: &UserId,
+        email: &EmailAddress,
+        code: &VerificationCode,
+        now: Timestamp,
+    ) -> Result<Email, StoreError> {
+        let email_id = EmailId::new();
+        let expires_at = now.plus_seconds(self.config.verification_ttl_seconds);
+        let record = EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
+        let mut held: Option<ClaimItem> = None;
+        self.with_retries(async || {
+            let plan = tx::add_email(self.table(), &record, self.config.max_emails_per_user, held.as_ref(), now)?;
+            match self.transact(&plan, now).await {
+                Ok(()) => Ok(record.clone().into_domain()),
+                Err(Rejection::TakeOver(claim)) => {
+                    held = Some(claim);
+                    Err(Rejection::Retry)
+                }
+                Err(Rejection::Retry) => {
+                    held = None;
+                    Err(Rejection::Retry)
+                }
+                Err(other) => Err(other),
+            }
+        })
+        .await
+    }
+
+    /// Replaces the code of an unverified address; returns the address to send it to.
+    pub async fn issue_code(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        code: &VerificationCode,
+        now: Timestamp,
+    ) -> Result<EmailAddress, StoreError> {
+        self.with_retries(async || {
+            let record = self.email_record(user, email_id).await?;
+            if record.is_verified {
+                return Err(StoreError::AlreadyVerified.into());
+            }
+            let plan = tx::issue_code(
+                self.table(),
+                user,
+                email_id,
+                &record.email,
+                &code.hash(email_id),
+                now.plus_seconds(self.config.verification_ttl_seconds),
+                now.plus_seconds(-self.config.resend_interval_seconds),
+                now,
+            )?;
+            self.transact(&plan, now).await?;
+            Ok(record.email)
+        })
+        .await
+    }
+
+    /// Checks a code. The right one verifies the address and makes its claim
+    /// permanent; a wrong one counts against the attempt limit.
+    pub async fn verify_email(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        code: &VerificationCode,
+        now: Timestamp,
+    ) -> Result<Email, StoreError> {
+        let max_attempts = self.config.verification_max_attempts;
+        self.with_retries(async || {
+            let record = self.email_record(user, email_id).await?;
+            if record.is_verified {
+                return Ok(record.into_domain());
+            }
+            let attempts = record.verification_attempts.unwrap_or(0);
+            if attempts >= max_attempts {
+                return Err(StoreError::TooManyAttempts.into());
+            }
+            let (Some(stored), Some(expires_at)) = (
+                record.verification_code_hash.as_deref(),
+                record.verification_expires_at,
+            ) else {
+                return Err(StoreError::VerificationExpired.into());
+            };
+            if expires_at <= now {
+                return Err(StoreError::VerificationExpired.into());
+            }
+            if !code.matches(email_id, stored) {
+                let plan = tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
+                self.transact(&plan, now).await?;
+                let attempts_left = max_attempts.saturating_sub(attempts + 1);
+                return Err(StoreError::VerificationFailed { attempts_left }.into());
+            }
+            let plan = tx::verify_email(self.table(), user, email_id, &record.email, stored, max_attempts, now)?;
+            match self.transact(&plan, now).await {
+                Ok(()) => {
+                    let mut verified = record.into_domain();
+                    verified.is_verified = true;
+                    verified.verified_at = Some(now);
+                    Ok(verified)
+                }
+                // Verified by a concurrent request: read it back.
+                Err(Rejection::Failed(StoreError::AlreadyVerified)) => Err(Rejection::Retry),
+                Err(other) => Err(other),
+            }
+        })
+        .await
+    }
+
+    /// Makes a verified address the primary one, atomically.
+    pub async fn set_primary(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<Profile, StoreError> {
+        self.with_retries(async || {
+            let items = self.user_items(user).await?;
+            let profile = writable(items.profile)?;
+            let target = items
+                .emails
+                .iter()
+                .find(|r| r.email_id == email_id)
+                .ok_or(StoreError::NotFound)?;
+            if target.is_primary {
+                return Ok(profile.into_domain());
+            }
+            if !target.is_verified {
+                return Err(StoreError::NotVerified.into());
+            }
+            let current = items
+                .emails
+                .iter()
+                .find(|r| r.is_primary)
+                .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
+            let plan = tx::set_primary(self.table(), &profile, current.email_id, target, now)?;
+            self.transact(&plan, now).await?;
+            let mut updated = profile.into_domain();
+            updated.email = target.email.clone();
+            updated.version += 1;
+            updated.updated_at = now;
+            Ok(updated)
+        })
+        .await
+    }
+
+    /// Removes a non-primary address and frees it for others.
+    pub async fn remove_email(&self, user: &UserId, email_id: EmailId) -> Result<(), StoreError> {
+        self.with_retries(async || {
+            let record = self.email_record(user, email_id).await?;
+            if record.is_primary {
+                return Err(StoreError::PrimaryEmail.into());
+            }
+            let plan = tx::remove_email(self.table(), &record)?;
+            // Conditions are not time-dependent here.
+            self.transact(&plan, Timestamp::now()).await
+        })
+        .await
+    }
+
+    /// Edits the profile if it is still at `expected_version`.
+    pub async fn update_profile(
+        &self,
+        user: &UserId,
+        expected_version: u64,
+        patch: &ProfilePatch,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
+        let mut sets = vec!["#version = #version + :one", "#updatedAt = :now"];
+        let mut removes = Vec::new();
+        let mut expr = Expr::names(&[attr::VERSION, attr::UPDATED_AT, attr::STATUS])
+            .with_pk()
+            .n(":one", 1)
+            .t(":now", now)
+            .n(":expected", expected_version)
+            .s(":active", UserStatus::Active.as_str());
+        if let Some(first) = &patch.first_name {
+            sets.push("#firstName = :firstName");
+            expr = expr.s(":firstName", first.as_str());
+            expr.names.insert("#firstName".into(), attr::FIRST_NAME.into());
+        }
+        if let Some(last) = &patch.last_name {
+            sets.push("#lastName = :lastName");
+            expr = expr.s(":lastName", last.as_str());
+            expr.names.insert("#lastName".into(), attr::LAST_NAME.into());
+        }
+        match &patch.phone {
+            Some(Some(phone)) => {
+                sets.push("#phone = :phone");
+                expr = expr.s(":phone", phone.as_str());
+            }
+            Some(None) => removes.push("#phone"),
+            None => {}
+        }
+        if patch.phone.is_some() {
+            expr.names.insert("#phone".into(), attr::PHONE.into());
+        }
+        let mut update_expression = format!("SET {}", sets.join(", "));
+        if !removes.is_empty() {
+            update_expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
+        }
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::profile_key(user)))
+            .update_expression(update_expression)
+            .condition_expression("attribute_exists(#pk) AND #version = :expected AND #status = :active")
+            .set_expression_attribute_names(expr.names_or_none())
+            .set_expression_attribute_values(expr.values_or_none())
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => updated_profile(out.attributes),
+            Err(err) => match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    Err(cancel::profile_update_failed(failed.item(), expected_version))
+                }
+                _ => Err(err.into()),
+            },
+        }
+    }
+
+    /// Sets a user's status. Deleting releases every address in the same
+    /// transaction; a deleted user stays deleted.
+    pub async fn set_status(&self, user: &UserId, status: UserStatus, now: Timestamp) -> Result<Profile, StoreError> {
+        if status == UserStatus::Deleted {
+            return self.delete_user(user, now).await;
+        }
+        let expr = Expr::names(&[attr::STATUS, attr::VERSION, attr::UPDATED_AT])
+            .with_pk()
+            .s(":status", status.as_str())
+            .s(":deleted", UserStatus::Deleted.as_str())
+            .n(":one", 1)
+            .t(":now", now);
+        let result = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::profile_key(user)))
+            .update_expression("SET #status = :status, #version = #version + :one, #updatedAt = :now")
+            .condition_expression("attribute_exists(#pk) AND #status <> :deleted AND #status <> :status")
+            .set_expression_attribute_names(expr.names_or_none())
+            .set_expression_attribute_values(expr.values_or_none())
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(out) => updated_profile(out.attributes),
+            Err(err) => match err.as_service_error() {
+                // Missing or deleted: not found. Already in that status: nothing to change.
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    let old: Option<ProfileItem> = failed.item().cloned().map(items::from_item).transpose()?;
+                    visible(old.ok_or(StoreError::NotFound)?).map(ProfileItem::into_domain)
+                }
+                _ => Err(err.into()),
+            },
+        }
+    }
+
+    async fn delete_user(&self, user: &UserId, now: Timestamp) -> Result<Profile, StoreError> {
+        self.with_retries(async || {
+            let items = self.user_items(user).await?;
+            let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
+            let plan = tx::delete_user(self.table(), &profile, &items.emails, now)?;
+            self.transact(&plan, now).await?;
+            let mut deleted = profile.into_domain();
+            deleted.status = UserStatus::Deleted;
+            deleted.version += 1;
+            deleted.updated_at = now;
+            deleted.email_count = 0;
+            Ok(deleted)
+        })
+        .await
+    }
+
+    // ---- plumbing ----
+
+    async fn get(&self, key: Item) -> Result<Option<Item>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(self.table())
+            .set_key(Some(key))
+            .consistent_read(true)
+            .send()
+            .await?;
+        Ok(out.item)
+    }
+
+    async fn email_record(&self, user: &UserId, email_id: EmailId) -> Result<EmailItem, StoreError> {
+        let item = self.get(keys::email_key(user, email_id)).await?;
+        item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)
+    }
+
+    async fn user_items(&self, user: &UserId) -> Result<UserItems, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", keys::PK)
+            .expression_attribute_values(":pk", aws_sdk_dynamodb::types::AttributeValue::S(keys::user_pk(user)))
+            .consistent_read(true);
+        UserItems::from_items(query_all(query).await?)
+    }
+
+    async fn transact(&self, plan: &TxPlan, now: Timestamp) -> Result<(), Rejection> {
+        self.client
+            .transact_write_items()
+            .set_transact_items(Some(plan.items.clone()))
+            .set_client_request_token(plan.client_request_token.clone())
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|err| cancel::transaction_failure(err, plan, now))
+    }
+
+    /// Runs `attempt` until it succeeds or fails for good; a lost race reads and
+    /// tries again after a short, jittered pause.
+    async fn with_retries<T>(&self, mut attempt: impl AsyncFnMut() -> Result<T, Rejection>) -> Result<T, StoreError> {
+        for n in 0..MAX_WRITE_ATTEMPTS {
+            match attempt().await {
+                Ok(value) => return Ok(value),
+                Err(Rejection::Failed(err)) => return Err(err),
+                Err(Rejection::Retry | Rejection::TokenInUse) => backoff(n).await,
+                Err(other) => {
+                    return Err(StoreError::UnexpectedCancellation(format!("{other:?}")));
+                }
+            }
+        }
+        Err(StoreError::Contended)
+    }
+}
+
+async fn backoff(attempt: u32) {
+    let mut jitter = [0u8; 2];
+    let jitter_ms = match getrandom::fill(&mut jitter) {
+        Ok(()) => u64::from(u16::from_le_bytes(jitter) % 20),
+        Err(_) => 10,
+    };
+    tokio::time::sleep(Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)).await;
+}
+
+async fn query_all(
+    query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+) -> Result<Vec<Item>, StoreError> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = query.clone().set_exclusive_start_key(start).send().await?;
+        items.extend(page.items.unwrap_or_default());
+        match page.last_evaluated_key {
+            Some(key) if !key.is_empty() => start = Some(key),
+            _ => return Ok(items),
+        }
+    }
+}
+
+/// A profile as readers see it: deleted users are not found.
+fn visible(profile: ProfileItem) -> Result<ProfileItem, StoreError> {
+    match profile.status {
+        UserStatus::Deleted => Err(StoreError::NotFound),
+        _ => Ok(profile),
+    }
+}
+
+/// A profile a write may change: it exists and is active.
+fn writable(profile: Option<ProfileItem>) -> Result<ProfileItem, StoreError> {
+    let profile = visible(profile.ok_or(StoreError::NotFound)?)?;
+    match profile.status {
+        UserStatus::Active => Ok(profile),
+        _ => Err(StoreError::AccountInactive),
+    }
+}
+
+fn updated_profile(attributes: Option<Item>) -> Result<Profile, StoreError> {
+    let item = attributes.ok_or(StoreError::Inconsistent("update returned no item"))?;
+    Ok(items::from_item::<ProfileItem>(item)?.into_domain())
+}
