@@ -49,10 +49,11 @@ impl StoreConfig {
             .filter(|t| !t.trim().is_empty())
             .ok_or(ConfigError::Missing("TABLE_NAME"))?;
         let mut config = Self::new(table_name.trim());
-        config.max_emails_per_user = number(&lookup, "MAX_EMAILS_PER_USER", 1, 50)?
-            .unwrap_or(config.max_emails_per_user);
-        config.verification_ttl_seconds = number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?
-            .unwrap_or(config.verification_ttl_seconds);
+        config.max_emails_per_user =
+            number(&lookup, "MAX_EMAILS_PER_USER", 1, 50)?.unwrap_or(config.max_emails_per_user);
+        config.verification_ttl_seconds =
+            number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?
+                .unwrap_or(config.verification_ttl_seconds);
         config.verification_max_attempts = number(&lookup, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?
             .unwrap_or(config.verification_max_attempts);
         Ok(config)
@@ -139,7 +140,14 @@ mod tests {
     fn defaults_and_overrides() {
         let c = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "users")])).unwrap();
         assert_eq!(c, StoreConfig::new("users"));
-        assert_eq!((c.max_emails_per_user, c.verification_ttl_seconds, c.verification_max_attempts), (10, 86_400, 5));
+        assert_eq!(
+            (
+                c.max_emails_per_user,
+                c.verification_ttl_seconds,
+                c.verification_max_attempts
+            ),
+            (10, 86_400, 5)
+        );
         let c = StoreConfig::from_lookup(lookup(&[
             ("TABLE_NAME", "users"),
             ("MAX_EMAILS_PER_USER", "3"),
@@ -147,15 +155,42 @@ mod tests {
             ("VERIFICATION_MAX_ATTEMPTS", "2"),
         ]))
         .unwrap();
-        assert_eq!((c.max_emails_per_user, c.verification_ttl_seconds, c.verification_max_attempts), (3, 600, 2));
+        assert_eq!(
+            (
+                c.max_emails_per_user,
+                c.verification_ttl_seconds,
+                c.verification_max_attempts
+            ),
+            (3, 600, 2)
+        );
     }
 
     #[test]
     fn bad_numbers_are_refused_by_name() {
-        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "ten")])).unwrap_err();
-        assert_eq!(err, ConfigError::Invalid { name: "MAX_EMAILS_PER_USER", reason: "not a whole number" });
-        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("VERIFICATION_MAX_ATTEMPTS", "0")])).unwrap_err();
-        assert_eq!(err, ConfigError::Invalid { name: "VERIFICATION_MAX_ATTEMPTS", reason: "out of range" });
+        let err = StoreConfig::from_lookup(lookup(&[
+            ("TABLE_NAME", "t"),
+            ("MAX_EMAILS_PER_USER", "ten"),
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::Invalid {
+                name: "MAX_EMAILS_PER_USER",
+                reason: "not a whole number"
+            }
+        );
+        let err = StoreConfig::from_lookup(lookup(&[
+            ("TABLE_NAME", "t"),
+            ("VERIFICATION_MAX_ATTEMPTS", "0"),
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::Invalid {
+                name: "VERIFICATION_MAX_ATTEMPTS",
+                reason: "out of range"
+            }
+        );
     }
 
     #[test]

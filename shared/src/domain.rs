@@ -103,7 +103,10 @@ impl EmailAddress {
         if normalized.len() > Self::MAX_LEN {
             return Err(Invalid("must be at most 254 characters"));
         }
-        if normalized.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if normalized
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+        {
             return Err(Invalid("must not contain whitespace or control characters"));
         }
         let (local, domain) = match normalized.split_once('@') {
@@ -517,7 +520,11 @@ mod tests {
 
     #[test]
     fn status_round_trips() {
-        for s in [UserStatus::Active, UserStatus::Suspended, UserStatus::Deleted] {
+        for s in [
+            UserStatus::Active,
+            UserStatus::Suspended,
+            UserStatus::Deleted,
+        ] {
             assert_eq!(s.as_str().parse::<UserStatus>().unwrap(), s);
         }
         assert!("gone".parse::<UserStatus>().is_err());

@@ -81,8 +81,16 @@ mod tests {
         let codes: std::collections::HashSet<String> = (0..200)
             .map(|_| VerificationCode::generate().unwrap().reveal().to_owned())
             .collect();
-        assert!(codes.iter().all(|c| c.len() == 6 && c.bytes().all(|b| b.is_ascii_digit())));
-        assert!(codes.len() > 190, "only {} distinct codes of 200", codes.len());
+        assert!(
+            codes
+                .iter()
+                .all(|c| c.len() == 6 && c.bytes().all(|b| b.is_ascii_digit()))
+        );
+        assert!(
+            codes.len() > 190,
+            "only {} distinct codes of 200",
+            codes.len()
+        );
     }
 
     #[test]
@@ -95,7 +103,11 @@ mod tests {
         assert!(!stored.contains("012345"));
         assert!(code.matches(id, &stored));
         assert!(!code.matches(other, &stored));
-        assert!(!VerificationCode::parse("012346").unwrap().matches(id, &stored));
+        assert!(
+            !VerificationCode::parse("012346")
+                .unwrap()
+                .matches(id, &stored)
+        );
     }
 
     #[test]

@@ -59,12 +59,22 @@ pub fn transaction_failure(
         _ => return Rejection::Failed(err.into()),
     };
     let reasons = canceled.cancellation_reasons();
-    let failed_condition = reasons
+    let mut rejections: Vec<Rejection> = reasons
         .iter()
         .zip(&plan.roles)
-        .find(|(reason, _)| reason.code() == Some("ConditionalCheckFailed"));
-    if let Some((reason, role)) = failed_condition {
-        return condition_failed(role, reason.item(), now);
+        .filter(|(reason, _)| reason.code() == Some("ConditionalCheckFailed"))
+        .map(|(reason, role)| condition_failed(role, reason.item(), now))
+        .collect();
+    // The first failed item decides, except that a full account is the least
+    // specific answer: "you have this address already" tells the caller more.
+    if let Some(pos) = rejections
+        .iter()
+        .position(|r| !matches!(r, Rejection::Failed(StoreError::LimitReached)))
+    {
+        return rejections.swap_remove(pos);
+    }
+    if let Some(first) = rejections.into_iter().next() {
+        return first;
     }
     let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
     if codes.contains(&"TransactionConflict") {
@@ -93,7 +103,9 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
     let failed = |e: StoreError| Ok(Rejection::Failed(e));
     match role {
         Role::NewProfile => Ok(Rejection::UserExists),
-        Role::ActiveProfile => Ok(profile_unwritable(parse(old)?.as_ref()).unwrap_or(Rejection::Retry)),
+        Role::ActiveProfile => {
+            Ok(profile_unwritable(parse(old)?.as_ref()).unwrap_or(Rejection::Retry))
+        }
         Role::ProfileWithRoom { max_emails } => {
             let profile: Option<ProfileItem> = parse(old)?;
             if let Some(rejection) = profile_unwritable(profile.as_ref()) {
@@ -108,7 +120,10 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
             let profile = parse::<ProfileItem>(old).ok().flatten();
             Ok(profile_unwritable(profile.as_ref()).unwrap_or(Rejection::Retry))
         }
-        Role::NewClaim { user, live_claims_yield } => {
+        Role::NewClaim {
+            user,
+            live_claims_yield,
+        } => {
             let Some(claim) = parse::<ClaimItem>(old)? else {
                 return Ok(Rejection::Retry);
             };
@@ -178,7 +193,9 @@ pub fn profile_update_failed(old: Option<&Item>, expected_version: u64) -> Store
         return err;
     }
     match profile {
-        Some(p) if p.version != expected_version => StoreError::VersionMismatch { current: p.version },
+        Some(p) if p.version != expected_version => {
+            StoreError::VersionMismatch { current: p.version }
+        }
         // Active and at the expected version, yet the condition failed: it changed
         // in between. The client re-reads either way.
         Some(p) => StoreError::VersionMismatch { current: p.version },
@@ -230,41 +247,88 @@ mod tests {
     #[test]
     fn profile_roles_tell_missing_inactive_and_full_apart() {
         let room = Role::ProfileWithRoom { max_emails: 10 };
-        assert!(matches!(failed(condition_failed(&room, None, now())), StoreError::NotFound));
+        assert!(matches!(
+            failed(condition_failed(&room, None, now())),
+            StoreError::NotFound
+        ));
         let deleted = profile(UserStatus::Deleted, 1, 1);
-        assert!(matches!(failed(condition_failed(&room, Some(&deleted), now())), StoreError::NotFound));
+        assert!(matches!(
+            failed(condition_failed(&room, Some(&deleted), now())),
+            StoreError::NotFound
+        ));
         let suspended = profile(UserStatus::Suspended, 1, 1);
-        assert!(matches!(failed(condition_failed(&room, Some(&suspended), now())), StoreError::AccountInactive));
+        assert!(matches!(
+            failed(condition_failed(&room, Some(&suspended), now())),
+            StoreError::AccountInactive
+        ));
         let full = profile(UserStatus::Active, 10, 1);
-        assert!(matches!(failed(condition_failed(&room, Some(&full), now())), StoreError::LimitReached));
+        assert!(matches!(
+            failed(condition_failed(&room, Some(&full), now())),
+            StoreError::LimitReached
+        ));
         let fine = profile(UserStatus::Active, 3, 1);
-        assert!(matches!(condition_failed(&room, Some(&fine), now()), Rejection::Retry));
+        assert!(matches!(
+            condition_failed(&room, Some(&fine), now()),
+            Rejection::Retry
+        ));
     }
 
     #[test]
     fn claim_role_tells_own_verified_and_unverified_holders_apart() {
         let me = UserId::parse("me").unwrap();
-        let add = Role::NewClaim { user: me.clone(), live_claims_yield: false };
-        let sign_up = Role::NewClaim { user: me, live_claims_yield: true };
-        assert!(matches!(failed(condition_failed(&add, Some(&claim("me", None)), now())), StoreError::AlreadyAdded));
+        let add = Role::NewClaim {
+            user: me.clone(),
+            live_claims_yield: false,
+        };
+        let sign_up = Role::NewClaim {
+            user: me,
+            live_claims_yield: true,
+        };
+        assert!(matches!(
+            failed(condition_failed(&add, Some(&claim("me", None)), now())),
+            StoreError::AlreadyAdded
+        ));
         for role in [&add, &sign_up] {
-            assert!(matches!(failed(condition_failed(role, Some(&claim("other", None)), now())), StoreError::EmailTaken));
+            assert!(matches!(
+                failed(condition_failed(role, Some(&claim("other", None)), now())),
+                StoreError::EmailTaken
+            ));
         }
         let pending = claim("other", Some(now().plus_seconds(10)));
-        assert!(matches!(failed(condition_failed(&add, Some(&pending), now())), StoreError::EmailTaken));
-        assert!(matches!(condition_failed(&sign_up, Some(&pending), now()), Rejection::TakeOver(c) if c.user_id.as_str() == "other"));
+        assert!(matches!(
+            failed(condition_failed(&add, Some(&pending), now())),
+            StoreError::EmailTaken
+        ));
+        assert!(
+            matches!(condition_failed(&sign_up, Some(&pending), now()), Rejection::TakeOver(c) if c.user_id.as_str() == "other")
+        );
         let expired = claim("other", Some(now().plus_seconds(-10)));
-        assert!(matches!(condition_failed(&add, Some(&expired), now()), Rejection::TakeOver(_)));
-        assert!(matches!(condition_failed(&add, None, now()), Rejection::Retry));
+        assert!(matches!(
+            condition_failed(&add, Some(&expired), now()),
+            Rejection::TakeOver(_)
+        ));
+        assert!(matches!(
+            condition_failed(&add, None, now()),
+            Rejection::Retry
+        ));
     }
 
     #[test]
     fn version_mismatch_reports_the_current_version() {
         let old = profile(UserStatus::Active, 1, 7);
-        assert!(matches!(profile_update_failed(Some(&old), 6), StoreError::VersionMismatch { current: 7 }));
+        assert!(matches!(
+            profile_update_failed(Some(&old), 6),
+            StoreError::VersionMismatch { current: 7 }
+        ));
         let suspended = profile(UserStatus::Suspended, 1, 7);
-        assert!(matches!(profile_update_failed(Some(&suspended), 7), StoreError::AccountInactive));
-        assert!(matches!(profile_update_failed(None, 7), StoreError::NotFound));
+        assert!(matches!(
+            profile_update_failed(Some(&suspended), 7),
+            StoreError::AccountInactive
+        ));
+        assert!(matches!(
+            profile_update_failed(None, 7),
+            StoreError::NotFound
+        ));
     }
 
     #[test]
@@ -272,13 +336,18 @@ mod tests {
         let user = UserId::parse("me").unwrap();
         let address = EmailAddress::parse("a@example.com").unwrap();
         let sent = now().plus_seconds(-20);
-        let mut record = EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
+        let mut record =
+            EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
         record.verification_sent_at = Some(sent);
         let item = items::to_item(keys::email_key(&user, record.email_id), &record).unwrap();
-        let role = Role::RecordToResend { resend_after: now().plus_seconds(-60) };
+        let role = Role::RecordToResend {
+            resend_after: now().plus_seconds(-60),
+        };
         assert!(matches!(
             failed(condition_failed(&role, Some(&item), now())),
-            StoreError::TooManyRequests { retry_after_secs: 40 }
+            StoreError::TooManyRequests {
+                retry_after_secs: 40
+            }
         ));
     }
 }

@@ -1,12 +1,12 @@
 //! Errors of the store layer: domain outcomes the caller must handle, and typed
 //! infrastructure failures that keep the SDK error as their source.
 
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::query::QueryError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::config::http::HttpResponse;
 
 /// A failed DynamoDB call, typed by operation.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +21,8 @@ pub enum DynamoError {
     TransactWriteItems(#[from] SdkError<TransactWriteItemsError, HttpResponse>),
 }
 
-/// Error codes DynamoDB uses for failures that succeed when tried again later.
+/// Error codes of failures that succeed when tried again later, for errors the
+/// SDK models only as `Unhandled`.
 const RETRYABLE_CODES: &[&str] = &[
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
@@ -30,20 +31,78 @@ const RETRYABLE_CODES: &[&str] = &[
     "ServiceUnavailable",
     "TransactionConflictException",
     "TransactionInProgressException",
-    "LimitExceededException",
 ];
 
-fn sdk_error_is_retryable<E: ProvideErrorMetadata>(err: &SdkError<E, HttpResponse>) -> bool {
+/// Whether a modeled service error is transient.
+trait Transient: ProvideErrorMetadata {
+    fn is_transient_variant(&self) -> bool;
+
+    fn is_transient(&self) -> bool {
+        self.is_transient_variant()
+            || self
+                .code()
+                .is_some_and(|code| RETRYABLE_CODES.contains(&code))
+    }
+}
+
+impl Transient for GetItemError {
+    fn is_transient_variant(&self) -> bool {
+        matches!(
+            self,
+            Self::InternalServerError(_)
+                | Self::ProvisionedThroughputExceededException(_)
+                | Self::RequestLimitExceeded(_)
+                | Self::ThrottlingException(_)
+        )
+    }
+}
+
+impl Transient for QueryError {
+    fn is_transient_variant(&self) -> bool {
+        matches!(
+            self,
+            Self::InternalServerError(_)
+                | Self::ProvisionedThroughputExceededException(_)
+                | Self::RequestLimitExceeded(_)
+                | Self::ThrottlingException(_)
+        )
+    }
+}
+
+impl Transient for UpdateItemError {
+    fn is_transient_variant(&self) -> bool {
+        matches!(
+            self,
+            Self::InternalServerError(_)
+                | Self::ProvisionedThroughputExceededException(_)
+                | Self::RequestLimitExceeded(_)
+                | Self::ThrottlingException(_)
+                | Self::TransactionConflictException(_)
+                | Self::ReplicatedWriteConflictException(_)
+        )
+    }
+}
+
+impl Transient for TransactWriteItemsError {
+    fn is_transient_variant(&self) -> bool {
+        matches!(
+            self,
+            Self::InternalServerError(_)
+                | Self::ProvisionedThroughputExceededException(_)
+                | Self::RequestLimitExceeded(_)
+                | Self::ThrottlingException(_)
+                | Self::TransactionInProgressException(_)
+        )
+    }
+}
+
+fn sdk_error_is_retryable<E: Transient>(err: &SdkError<E, HttpResponse>) -> bool {
     match err {
         SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => {
             true
         }
         SdkError::ServiceError(service) => {
-            service.raw().status().is_server_error()
-                || service
-                    .err()
-                    .code()
-                    .is_some_and(|code| RETRYABLE_CODES.contains(&code))
+            service.raw().status().is_server_error() || service.err().is_transient()
         }
         _ => false,
     }
@@ -149,4 +208,9 @@ macro_rules! store_error_from_sdk {
         }
     )*};
 }
-store_error_from_sdk!(GetItemError, QueryError, UpdateItemError, TransactWriteItemsError);
+store_error_from_sdk!(
+    GetItemError,
+    QueryError,
+    UpdateItemError,
+    TransactWriteItemsError
+);

@@ -99,11 +99,7 @@ impl ClaimItem {
 }
 
 impl ProfileItem {
-    pub fn new(
-        user: &crate::domain::NewUser,
-        email_count: u32,
-        now: Timestamp,
-    ) -> Self {
+    pub fn new(user: &crate::domain::NewUser, email_count: u32, now: Timestamp) -> Self {
         Self {
             entity_type: EntityType::User,
             user_id: user.user_id.clone(),

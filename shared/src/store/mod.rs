@@ -6,6 +6,7 @@ pub mod cancel;
 pub mod error;
 pub mod expr;
 pub mod items;
+pub mod schema;
 pub mod tx;
 
 use std::time::Duration;
@@ -84,7 +85,10 @@ impl Store {
     /// The profile of a user; deleted users are not found.
     pub async fn get_profile(&self, user: &UserId) -> Result<Profile, StoreError> {
         let item = self.get(keys::profile_key(user)).await?;
-        let profile: ProfileItem = item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)?;
+        let profile: ProfileItem = item
+            .map(items::from_item)
+            .transpose()?
+            .ok_or(StoreError::NotFound)?;
         visible(profile).map(ProfileItem::into_domain)
     }
 
@@ -119,7 +123,11 @@ impl Store {
         let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
         Ok(Account {
             profile: profile.into_domain(),
-            emails: items.emails.into_iter().map(EmailItem::into_domain).collect(),
+            emails: items
+                .emails
+                .into_iter()
+                .map(EmailItem::into_domain)
+                .collect(),
         })
     }
 
@@ -150,7 +158,11 @@ impl Store {
 
     /// Whether an address can be added or signed up with: no claim, or an
     /// unverified one whose code has expired. A strongly consistent read.
-    pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
+    pub async fn is_available(
+        &self,
+        email: &EmailAddress,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
         let claim: Option<ClaimItem> = self
             .get(keys::claim_key(email))
             .await?
@@ -168,7 +180,7 @@ impl Store {
         let record = EmailItem::verified_primary(&user.user_id, &user.email, now);
         let mut held: Option<ClaimItem> = None;
         let mut with_token = true;
-        self.with_retries(async || {
+        retrying!({
             let mut plan = tx::create_user(self.table(), &profile, &record, held.as_ref(), now)?;
             if !with_token {
                 plan.client_request_token = None;
@@ -191,7 +203,6 @@ impl Store {
                 Err(other) => Err(other),
             }
         })
-        .await
     }
 
     /// Adds an unverified address whose code hashes to `code`.
@@ -204,10 +215,17 @@ impl Store {
     ) -> Result<Email, StoreError> {
         let email_id = EmailId::new();
         let expires_at = now.plus_seconds(self.config.verification_ttl_seconds);
-        let record = EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
+        let record =
+            EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
         let mut held: Option<ClaimItem> = None;
-        self.with_retries(async || {
-            let plan = tx::add_email(self.table(), &record, self.config.max_emails_per_user, held.as_ref(), now)?;
+        retrying!({
+            let plan = tx::add_email(
+                self.table(),
+                &record,
+                self.config.max_emails_per_user,
+                held.as_ref(),
+                now,
+            )?;
             match self.transact(&plan, now).await {
                 Ok(()) => Ok(record.clone().into_domain()),
                 Err(Rejection::TakeOver(claim)) => {
@@ -221,7 +239,6 @@ impl Store {
                 Err(other) => Err(other),
             }
         })
-        .await
     }
 
     /// Replaces the code of an unverified address; returns the address to send it to.
@@ -232,7 +249,7 @@ impl Store {
         code: &VerificationCode,
         now: Timestamp,
     ) -> Result<EmailAddress, StoreError> {
-        self.with_retries(async || {
+        retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
                 return Err(StoreError::AlreadyVerified.into());
@@ -250,7 +267,6 @@ impl Store {
             self.transact(&plan, now).await?;
             Ok(record.email)
         })
-        .await
     }
 
     /// Checks a code. The right one verifies the address and makes its claim
@@ -263,7 +279,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<Email, StoreError> {
         let max_attempts = self.config.verification_max_attempts;
-        self.with_retries(async || {
+        retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
                 return Ok(record.into_domain());
@@ -282,12 +298,21 @@ impl Store {
                 return Err(StoreError::VerificationExpired.into());
             }
             if !code.matches(email_id, stored) {
-                let plan = tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
+                let plan =
+                    tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
                 self.transact(&plan, now).await?;
                 let attempts_left = max_attempts.saturating_sub(attempts + 1);
                 return Err(StoreError::VerificationFailed { attempts_left }.into());
             }
-            let plan = tx::verify_email(self.table(), user, email_id, &record.email, stored, max_attempts, now)?;
+            let plan = tx::verify_email(
+                self.table(),
+                user,
+                email_id,
+                &record.email,
+                stored,
+                max_attempts,
+                now,
+            )?;
             match self.transact(&plan, now).await {
                 Ok(()) => {
                     let mut verified = record.into_domain();
@@ -300,12 +325,16 @@ impl Store {
                 Err(other) => Err(other),
             }
         })
-        .await
     }
 
     /// Makes a verified address the primary one, atomically.
-    pub async fn set_primary(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<Profile, StoreError> {
-        self.with_retries(async || {
+    pub async fn set_primary(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
+        retrying!({
             let items = self.user_items(user).await?;
             let profile = writable(items.profile)?;
             let target = items
@@ -319,11 +348,14 @@ impl Store {
             if !target.is_verified {
                 return Err(StoreError::NotVerified.into());
             }
-            let current = items
-                .emails
-                .iter()
-                .find(|r| r.is_primary)
-                .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
+            let current =
+                items
+                    .emails
+                    .iter()
+                    .find(|r| r.is_primary)
+                    .ok_or(StoreError::Inconsistent(
+                        "active user without a primary address",
+                    ))?;
             let plan = tx::set_primary(self.table(), &profile, current.email_id, target, now)?;
             self.transact(&plan, now).await?;
             let mut updated = profile.into_domain();
@@ -332,12 +364,11 @@ impl Store {
             updated.updated_at = now;
             Ok(updated)
         })
-        .await
     }
 
     /// Removes a non-primary address and frees it for others.
     pub async fn remove_email(&self, user: &UserId, email_id: EmailId) -> Result<(), StoreError> {
-        self.with_retries(async || {
+        retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_primary {
                 return Err(StoreError::PrimaryEmail.into());
@@ -346,7 +377,6 @@ impl Store {
             // Conditions are not time-dependent here.
             self.transact(&plan, Timestamp::now()).await
         })
-        .await
     }
 
     /// Edits the profile if it is still at `expected_version`.
@@ -368,12 +398,14 @@ impl Store {
         if let Some(first) = &patch.first_name {
             sets.push("#firstName = :firstName");
             expr = expr.s(":firstName", first.as_str());
-            expr.names.insert("#firstName".into(), attr::FIRST_NAME.into());
+            expr.names
+                .insert("#firstName".into(), attr::FIRST_NAME.into());
         }
         if let Some(last) = &patch.last_name {
             sets.push("#lastName = :lastName");
             expr = expr.s(":lastName", last.as_str());
-            expr.names.insert("#lastName".into(), attr::LAST_NAME.into());
+            expr.names
+                .insert("#lastName".into(), attr::LAST_NAME.into());
         }
         match &patch.phone {
             Some(Some(phone)) => {
@@ -396,7 +428,9 @@ impl Store {
             .table_name(self.table())
             .set_key(Some(keys::profile_key(user)))
             .update_expression(update_expression)
-            .condition_expression("attribute_exists(#pk) AND #version = :expected AND #status = :active")
+            .condition_expression(
+                "attribute_exists(#pk) AND #version = :expected AND #status = :active",
+            )
             .set_expression_attribute_names(expr.names_or_none())
             .set_expression_attribute_values(expr.values_or_none())
             .return_values(ReturnValue::AllNew)
@@ -406,9 +440,9 @@ impl Store {
         match result {
             Ok(out) => updated_profile(out.attributes),
             Err(err) => match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    Err(cancel::profile_update_failed(failed.item(), expected_version))
-                }
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Err(
+                    cancel::profile_update_failed(failed.item(), expected_version),
+                ),
                 _ => Err(err.into()),
             },
         }
@@ -416,7 +450,12 @@ impl Store {
 
     /// Sets a user's status. Deleting releases every address in the same
     /// transaction; a deleted user stays deleted.
-    pub async fn set_status(&self, user: &UserId, status: UserStatus, now: Timestamp) -> Result<Profile, StoreError> {
+    pub async fn set_status(
+        &self,
+        user: &UserId,
+        status: UserStatus,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
         if status == UserStatus::Deleted {
             return self.delete_user(user, now).await;
         }
@@ -431,8 +470,12 @@ impl Store {
             .update_item()
             .table_name(self.table())
             .set_key(Some(keys::profile_key(user)))
-            .update_expression("SET #status = :status, #version = #version + :one, #updatedAt = :now")
-            .condition_expression("attribute_exists(#pk) AND #status <> :deleted AND #status <> :status")
+            .update_expression(
+                "SET #status = :status, #version = #version + :one, #updatedAt = :now",
+            )
+            .condition_expression(
+                "attribute_exists(#pk) AND #status <> :deleted AND #status <> :status",
+            )
             .set_expression_attribute_names(expr.names_or_none())
             .set_expression_attribute_values(expr.values_or_none())
             .return_values(ReturnValue::AllNew)
@@ -444,7 +487,8 @@ impl Store {
             Err(err) => match err.as_service_error() {
                 // Missing or deleted: not found. Already in that status: nothing to change.
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    let old: Option<ProfileItem> = failed.item().cloned().map(items::from_item).transpose()?;
+                    let old: Option<ProfileItem> =
+                        failed.item().cloned().map(items::from_item).transpose()?;
                     visible(old.ok_or(StoreError::NotFound)?).map(ProfileItem::into_domain)
                 }
                 _ => Err(err.into()),
@@ -453,7 +497,7 @@ impl Store {
     }
 
     async fn delete_user(&self, user: &UserId, now: Timestamp) -> Result<Profile, StoreError> {
-        self.with_retries(async || {
+        retrying!({
             let items = self.user_items(user).await?;
             let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
             let plan = tx::delete_user(self.table(), &profile, &items.emails, now)?;
@@ -465,7 +509,6 @@ impl Store {
             deleted.email_count = 0;
             Ok(deleted)
         })
-        .await
     }
 
     // ---- plumbing ----
@@ -482,9 +525,15 @@ impl Store {
         Ok(out.item)
     }
 
-    async fn email_record(&self, user: &UserId, email_id: EmailId) -> Result<EmailItem, StoreError> {
+    async fn email_record(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+    ) -> Result<EmailItem, StoreError> {
         let item = self.get(keys::email_key(user, email_id)).await?;
-        item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)
+        item.map(items::from_item)
+            .transpose()?
+            .ok_or(StoreError::NotFound)
     }
 
     async fn user_items(&self, user: &UserId) -> Result<UserItems, StoreError> {
@@ -494,7 +543,10 @@ impl Store {
             .table_name(self.table())
             .key_condition_expression("#pk = :pk")
             .expression_attribute_names("#pk", keys::PK)
-            .expression_attribute_values(":pk", aws_sdk_dynamodb::types::AttributeValue::S(keys::user_pk(user)))
+            .expression_attribute_values(
+                ":pk",
+                aws_sdk_dynamodb::types::AttributeValue::S(keys::user_pk(user)),
+            )
             .consistent_read(true);
         UserItems::from_items(query_all(query).await?)
     }
@@ -509,21 +561,41 @@ impl Store {
             .map(|_| ())
             .map_err(|err| cancel::transaction_failure(err, plan, now))
     }
+}
 
-    /// Runs `attempt` until it succeeds or fails for good; a lost race reads and
-    /// tries again after a short, jittered pause.
-    async fn with_retries<T>(&self, mut attempt: impl AsyncFnMut() -> Result<T, Rejection>) -> Result<T, StoreError> {
-        for n in 0..MAX_WRITE_ATTEMPTS {
-            match attempt().await {
-                Ok(value) => return Ok(value),
-                Err(Rejection::Failed(err)) => return Err(err),
-                Err(Rejection::Retry | Rejection::TokenInUse) => backoff(n).await,
-                Err(other) => {
-                    return Err(StoreError::UnexpectedCancellation(format!("{other:?}")));
-                }
+/// Runs `$body` (an attempt yielding `Result<T, Rejection>`) until it succeeds
+/// or fails for good; a lost race reads and tries again after a short, jittered
+/// pause. A macro rather than a closure-taking function: async closures that
+/// borrow make futures that are not `Send` for every lifetime.
+macro_rules! retrying {
+    ($body:block) => {{
+        let mut attempt = 0u32;
+        loop {
+            let result: Result<_, Rejection> = async $body.await;
+            if let Some(value) = settle(result, &mut attempt).await? {
+                break Ok(value);
             }
         }
-        Err(StoreError::Contended)
+    }};
+}
+use retrying;
+
+async fn settle<T>(
+    result: Result<T, Rejection>,
+    attempt: &mut u32,
+) -> Result<Option<T>, StoreError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(Rejection::Failed(err)) => Err(err),
+        Err(Rejection::Retry | Rejection::TokenInUse) => {
+            *attempt += 1;
+            if *attempt >= MAX_WRITE_ATTEMPTS {
+                return Err(StoreError::Contended);
+            }
+            backoff(*attempt).await;
+            Ok(None)
+        }
+        Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}"))),
     }
 }
 
@@ -533,7 +605,10 @@ async fn backoff(attempt: u32) {
         Ok(()) => u64::from(u16::from_le_bytes(jitter) % 20),
         Err(_) => 10,
     };
-    tokio::time::sleep(Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)).await;
+    tokio::time::sleep(Duration::from_millis(
+        10 * (1 << attempt.min(5)) + jitter_ms,
+    ))
+    .await;
 }
 
 async fn query_all(

@@ -29,7 +29,10 @@ pub enum Role {
     /// The claim of an address being added by `user`. A confirmed sign-up proved
     /// ownership through Cognito, so any unverified claim yields to it; an added
     /// address waits until the other user's code has expired.
-    NewClaim { user: UserId, live_claims_yield: bool },
+    NewClaim {
+        user: UserId,
+        live_claims_yield: bool,
+    },
     /// Something read just before, changed by a concurrent writer since: retry.
     ReadBefore,
     /// The caller's unverified record holding the code being checked.
@@ -70,7 +73,12 @@ impl TxPlan {
 
 const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
 
-fn put(table: &str, item: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+fn put(
+    table: &str,
+    item: Item,
+    condition: &str,
+    expr: &Expr,
+) -> Result<TransactWriteItem, StoreError> {
     let put = Put::builder()
         .table_name(table)
         .set_item(Some(item))
@@ -101,7 +109,12 @@ fn update(
     Ok(TransactWriteItem::builder().update(update).build())
 }
 
-fn delete(table: &str, key: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+fn delete(
+    table: &str,
+    key: Item,
+    condition: &str,
+    expr: &Expr,
+) -> Result<TransactWriteItem, StoreError> {
     let delete = Delete::builder()
         .table_name(table)
         .set_key(Some(key))
@@ -113,7 +126,12 @@ fn delete(table: &str, key: Item, condition: &str, expr: &Expr) -> Result<Transa
     Ok(TransactWriteItem::builder().delete(delete).build())
 }
 
-fn check(table: &str, key: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+fn check(
+    table: &str,
+    key: Item,
+    condition: &str,
+    expr: &Expr,
+) -> Result<TransactWriteItem, StoreError> {
     let check = ConditionCheck::builder()
         .table_name(table)
         .set_key(Some(key))
@@ -151,10 +169,14 @@ fn push_claim(
     };
     let Some(held) = held else {
         let expr = Expr::default().with_pk();
-        plan.push(put(table, claim, "attribute_not_exists(#pk)", &expr)?, new_claim);
+        plan.push(
+            put(table, claim, "attribute_not_exists(#pk)", &expr)?,
+            new_claim,
+        );
         return Ok(());
     };
-    let mut condition = "#userId = :heldBy AND #emailId = :heldEmail AND attribute_exists(#expiresAt)".to_owned();
+    let mut condition =
+        "#userId = :heldBy AND #emailId = :heldEmail AND attribute_exists(#expiresAt)".to_owned();
     let mut expr = Expr::names(&[attr::USER_ID, attr::EMAIL_ID, attr::EXPIRES_AT])
         .s(":heldBy", held.user_id.as_str())
         .s(":heldEmail", held.email_id.to_string());
@@ -164,7 +186,9 @@ fn push_claim(
     }
     plan.push(put(table, claim, &condition, &expr)?, new_claim);
 
-    let unverified = Expr::names(&[attr::IS_VERIFIED]).with_pk().b(":false", false);
+    let unverified = Expr::names(&[attr::IS_VERIFIED])
+        .with_pk()
+        .b(":false", false);
     plan.push(
         delete(
             table,
@@ -199,11 +223,21 @@ pub fn create_user(
     let mut plan = TxPlan::new();
     let absent = Expr::default().with_pk();
     plan.push(
-        put(table, items::profile_item(profile)?, "attribute_not_exists(#pk)", &absent)?,
+        put(
+            table,
+            items::profile_item(profile)?,
+            "attribute_not_exists(#pk)",
+            &absent,
+        )?,
         Role::NewProfile,
     );
     plan.push(
-        put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
+        put(
+            table,
+            items::email_item(record)?,
+            "attribute_not_exists(#pk)",
+            &absent,
+        )?,
         Role::NewRecord,
     );
     push_claim(&mut plan, table, record, true, held, now)?;
@@ -244,7 +278,12 @@ pub fn add_email(
     );
     let absent = Expr::default().with_pk();
     plan.push(
-        put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
+        put(
+            table,
+            items::email_item(record)?,
+            "attribute_not_exists(#pk)",
+            &absent,
+        )?,
         Role::NewRecord,
     );
     push_claim(&mut plan, table, record, false, held, now)?;
@@ -288,7 +327,10 @@ pub fn verify_email(
         )?,
         Role::RecordToVerify { max_attempts },
     );
-    plan.push(own_claim_update(table, user, email_id, email, "REMOVE #expiresAt", None)?, Role::OwnClaim);
+    plan.push(
+        own_claim_update(table, user, email_id, email, "REMOVE #expiresAt", None)?,
+        Role::OwnClaim,
+    );
     Ok(plan)
 }
 
@@ -384,7 +426,14 @@ pub fn issue_code(
         Role::RecordToResend { resend_after },
     );
     plan.push(
-        own_claim_update(table, user, email_id, email, "SET #expiresAt = :expiresAt", Some(expires_at))?,
+        own_claim_update(
+            table,
+            user,
+            email_id,
+            email,
+            "SET #expiresAt = :expiresAt",
+            Some(expires_at),
+        )?,
         Role::OwnClaim,
     );
     Ok(plan)
@@ -418,7 +467,9 @@ pub fn set_primary(
             version: profile.version,
         },
     );
-    let demote = Expr::names(&[attr::IS_PRIMARY]).b(":true", true).b(":false", false);
+    let demote = Expr::names(&[attr::IS_PRIMARY])
+        .b(":true", true)
+        .b(":false", false);
     plan.push(
         update(
             table,
@@ -499,13 +550,18 @@ pub fn delete_user(
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
-    let expr = Expr::names(&[attr::STATUS, attr::EMAIL_COUNT, attr::VERSION, attr::UPDATED_AT])
-        .s(":deleted", UserStatus::Deleted.as_str())
-        .n(":zero", 0)
-        .n(":one", 1)
-        .t(":now", now)
-        .n(":version", profile.version)
-        .n(":count", profile.email_count);
+    let expr = Expr::names(&[
+        attr::STATUS,
+        attr::EMAIL_COUNT,
+        attr::VERSION,
+        attr::UPDATED_AT,
+    ])
+    .s(":deleted", UserStatus::Deleted.as_str())
+    .n(":zero", 0)
+    .n(":one", 1)
+    .t(":now", now)
+    .n(":version", profile.version)
+    .n(":count", profile.email_count);
     plan.push(
         update(
             table,
@@ -572,8 +628,21 @@ mod tests {
         let profile = ProfileItem::new(&new_user(), 1, now());
         let record = EmailItem::verified_primary(&user(), &address(), now());
         let plan = create_user("t", &profile, &record, None, now()).unwrap();
-        assert_eq!(plan.roles, vec![Role::NewProfile, Role::NewRecord, Role::NewClaim { user: user(), live_claims_yield: true }]);
-        assert_eq!(plan.client_request_token.as_deref(), Some(create_user_token(&user()).as_str()));
+        assert_eq!(
+            plan.roles,
+            vec![
+                Role::NewProfile,
+                Role::NewRecord,
+                Role::NewClaim {
+                    user: user(),
+                    live_claims_yield: true
+                }
+            ]
+        );
+        assert_eq!(
+            plan.client_request_token.as_deref(),
+            Some(create_user_token(&user()).as_str())
+        );
 
         let p = put_of(&plan.items[0]);
         assert_eq!(p.condition_expression(), Some("attribute_not_exists(#pk)"));
@@ -611,7 +680,14 @@ mod tests {
     #[test]
     fn add_email_takeover_removes_the_holders_record_in_the_same_transaction() {
         let expires = now().plus_seconds(86_400);
-        let record = EmailItem::unverified(&user(), EmailId::new(), &address(), "h".into(), expires, now());
+        let record = EmailItem::unverified(
+            &user(),
+            EmailId::new(),
+            &address(),
+            "h".into(),
+            expires,
+            now(),
+        );
         let holder = UserId::parse("user-b").unwrap();
         let held = ClaimItem {
             entity_type: items::EntityType::EmailClaim,
@@ -623,39 +699,77 @@ mod tests {
         assert_eq!(plan.items.len(), 5);
         assert_eq!(plan.roles[0], Role::ProfileWithRoom { max_emails: 10 });
         let claim = put_of(&plan.items[2]);
-        assert!(claim.condition_expression().unwrap().contains("#expiresAt < :now"));
+        assert!(
+            claim
+                .condition_expression()
+                .unwrap()
+                .contains("#expiresAt < :now")
+        );
         assert_eq!(s(claim.item(), "expiresAt"), &expires.to_string());
         let del = plan.items[3].delete().unwrap();
         assert_eq!(s(del.key(), "PK"), "USER#user-b");
-        assert_eq!(del.key()["SK"].as_s().unwrap(), &format!("EMAIL#{}", held.email_id));
+        assert_eq!(
+            del.key()["SK"].as_s().unwrap(),
+            &format!("EMAIL#{}", held.email_id)
+        );
         let dec = plan.items[4].update().unwrap();
-        assert_eq!(dec.update_expression(), "SET #emailCount = #emailCount - :one");
+        assert_eq!(
+            dec.update_expression(),
+            "SET #emailCount = #emailCount - :one"
+        );
         assert_eq!(s(dec.key(), "PK"), "USER#user-b");
 
         let record_put = put_of(&plan.items[1]);
         assert!(record_put.item().contains_key("verificationCodeHash"));
-        assert_eq!(record_put.item()["verificationAttempts"].as_n().unwrap(), "0");
+        assert_eq!(
+            record_put.item()["verificationAttempts"].as_n().unwrap(),
+            "0"
+        );
     }
 
     #[test]
     fn set_primary_flips_both_records_and_bumps_the_profile() {
         let profile = ProfileItem::new(&new_user(), 2, now());
         let old = EmailId::new();
-        let mut next = EmailItem::verified_primary(&user(), &EmailAddress::parse("b@example.com").unwrap(), now());
+        let mut next = EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            now(),
+        );
         next.is_primary = false;
         let plan = set_primary("t", &profile, old, &next, now()).unwrap();
         let p = plan.items[0].update().unwrap();
         assert!(p.update_expression().contains("#version = #version + :one"));
-        assert_eq!(p.condition_expression(), Some("#status = :active AND #version = :version"));
-        assert_eq!(plan.items[1].update().unwrap().condition_expression(), Some("#isPrimary = :true"));
-        assert!(plan.items[2].update().unwrap().condition_expression().unwrap().contains("#isVerified = :true"));
+        assert_eq!(
+            p.condition_expression(),
+            Some("#status = :active AND #version = :version")
+        );
+        assert_eq!(
+            plan.items[1].update().unwrap().condition_expression(),
+            Some("#isPrimary = :true")
+        );
+        assert!(
+            plan.items[2]
+                .update()
+                .unwrap()
+                .condition_expression()
+                .unwrap()
+                .contains("#isVerified = :true")
+        );
     }
 
     #[test]
     fn delete_user_releases_every_record_and_claim() {
         let profile = ProfileItem::new(&new_user(), 2, now());
         let a = EmailItem::verified_primary(&user(), &address(), now());
-        let b = EmailItem::unverified(&user(), EmailId::new(), &EmailAddress::parse("b@example.com").unwrap(), "h".into(), now(), now());
+        let b = EmailItem::unverified(
+            &user(),
+            EmailId::new(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            "h".into(),
+            now(),
+            now(),
+        );
         let plan = delete_user("t", &profile, &[a, b], now()).unwrap();
         assert_eq!(plan.items.len(), 5);
         let claims: Vec<&str> = plan

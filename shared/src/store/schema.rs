@@ -1,0 +1,79 @@
+//! Creates the table from the key schema constants, for tests and local runs.
+//! Deployed tables come from template.yaml, which a test keeps equal to these.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::create_table::CreateTableError;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+    ProjectionType, ScalarAttributeType,
+};
+
+use crate::keys;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("CreateTable failed")]
+    Create(
+        #[from]
+        aws_sdk_dynamodb::error::SdkError<
+            CreateTableError,
+            aws_sdk_dynamodb::config::http::HttpResponse,
+        >,
+    ),
+    #[error("request could not be built")]
+    Build(#[from] aws_sdk_dynamodb::error::BuildError),
+}
+
+fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaError> {
+    keys.iter()
+        .map(|(name, kind)| {
+            Ok(KeySchemaElement::builder()
+                .attribute_name(*name)
+                .key_type(KeyType::from(*kind))
+                .build()?)
+        })
+        .collect()
+}
+
+/// Creates the table with its GSI1 unless it exists. Returns whether it created it.
+pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
+    let mut definitions = Vec::new();
+    for (name, _) in keys::TABLE_KEYS.iter().chain(keys::GSI1_KEYS.iter()) {
+        definitions.push(
+            AttributeDefinition::builder()
+                .attribute_name(*name)
+                .attribute_type(ScalarAttributeType::S)
+                .build()?,
+        );
+    }
+    let gsi1 = GlobalSecondaryIndex::builder()
+        .index_name(keys::GSI1)
+        .set_key_schema(Some(key_schema(&keys::GSI1_KEYS)?))
+        .projection(
+            Projection::builder()
+                .projection_type(ProjectionType::All)
+                .build(),
+        )
+        .build()?;
+    let result = client
+        .create_table()
+        .table_name(table)
+        .set_attribute_definitions(Some(definitions))
+        .set_key_schema(Some(key_schema(&keys::TABLE_KEYS)?))
+        .global_secondary_indexes(gsi1)
+        .billing_mode(BillingMode::PayPerRequest)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(true),
+        Err(err)
+            if matches!(
+                err.as_service_error(),
+                Some(CreateTableError::ResourceInUseException(_))
+            ) =>
+        {
+            Ok(false)
+        }
+        Err(err) => Err(err.into()),
+    }
+}

@@ -1,0 +1,89 @@
+//! DynamoDB Local for tests: one client per test, one fresh table per test.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use user_service::Store;
+use user_service::config::StoreConfig;
+use user_service::store::schema;
+
+pub const ENDPOINT_VAR: &str = "AWS_ENDPOINT_URL_DYNAMODB";
+const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8000";
+
+/// How to get DynamoDB Local running, for every failure message.
+pub const HOW_TO_START: &str = "start DynamoDB Local with `make test` (does everything), or \
+`scripts/ddb-local start 8000` and `export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8000`";
+
+pub fn endpoint() -> String {
+    std::env::var(ENDPOINT_VAR).unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())
+}
+
+/// The SDK configuration every test uses: a region, dummy credentials and the
+/// local endpoint, so the SDK never looks for instance metadata.
+pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("local", "local", None, None, "tests"))
+        .timeout_config(
+            aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(2))
+                .operation_timeout(Duration::from_secs(30))
+                .build(),
+        )
+}
+
+pub fn client() -> Client {
+    Client::from_conf(sdk_config_builder().endpoint_url(endpoint()).build())
+}
+
+/// A unique table name per test, so tests run in parallel.
+pub fn unique_table_name() -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "test-{}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// A fresh table in DynamoDB Local; fails the test with instructions if it cannot be reached.
+pub async fn fresh_table(client: &Client) -> String {
+    let name = unique_table_name();
+    match schema::ensure_table(client, &name).await {
+        Ok(_) => name,
+        Err(err) => panic!(
+            "DynamoDB Local is not reachable at {} ({}): {HOW_TO_START}",
+            endpoint(),
+            error_chain(&err)
+        ),
+    }
+}
+
+/// A store on a fresh table with the default configuration.
+pub async fn store() -> Store {
+    store_with(|_| {}).await
+}
+
+/// A store on a fresh table with the configuration adjusted by `adjust`.
+pub async fn store_with(adjust: impl FnOnce(&mut StoreConfig)) -> Store {
+    let client = client();
+    let table = fresh_table(&client).await;
+    let mut config = StoreConfig::new(table);
+    adjust(&mut config);
+    Store::new(client, config)
+}
+
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}

@@ -1,0 +1,155 @@
+//! Scans a table and reports every broken rule. Run after every concurrency test.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::Client;
+use user_service::domain::UserStatus;
+use user_service::keys::{self, Item, ItemKind};
+use user_service::store::items::{ClaimItem, EmailItem, ProfileItem};
+
+pub async fn scan(client: &Client, table: &str) -> Vec<Item> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(table)
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan");
+        items.extend(page.items.unwrap_or_default());
+        match page.last_evaluated_key {
+            Some(k) if !k.is_empty() => start = Some(k),
+            _ => return items,
+        }
+    }
+}
+
+/// Every violation of the table's rules, one sentence each; empty when all hold.
+pub async fn violations(client: &Client, table: &str) -> Vec<String> {
+    let mut profiles: HashMap<String, ProfileItem> = HashMap::new();
+    let mut records: Vec<EmailItem> = Vec::new();
+    let mut claims: HashMap<String, ClaimItem> = HashMap::new();
+    let mut out = Vec::new();
+    for item in scan(client, table).await {
+        let pk = keys::key_string(&item, keys::PK)
+            .unwrap_or_default()
+            .to_owned();
+        let sk = keys::key_string(&item, keys::SK)
+            .unwrap_or_default()
+            .to_owned();
+        match keys::classify(&pk, &sk) {
+            ItemKind::Profile => match serde_dynamo::from_item::<_, ProfileItem>(item) {
+                Ok(p) => {
+                    profiles.insert(p.user_id.to_string(), p);
+                }
+                Err(e) => out.push(format!("profile {pk} does not parse: {e}")),
+            },
+            ItemKind::Email => match serde_dynamo::from_item::<_, EmailItem>(item) {
+                Ok(r) => {
+                    if r.verification_code_hash.is_some() == r.is_verified {
+                        out.push(format!(
+                            "record {pk}/{sk}: code fields do not match isVerified"
+                        ));
+                    }
+                    records.push(r)
+                }
+                Err(e) => out.push(format!("record {pk}/{sk} does not parse: {e}")),
+            },
+            ItemKind::Claim => match serde_dynamo::from_item::<_, ClaimItem>(item) {
+                Ok(c) => {
+                    claims.insert(keys::claim_address(&pk).unwrap_or_default().to_owned(), c);
+                }
+                Err(e) => out.push(format!("claim {pk} does not parse: {e}")),
+            },
+            ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
+        }
+    }
+
+    let mut owners: HashMap<&str, Vec<&EmailItem>> = HashMap::new();
+    for r in &records {
+        owners.entry(r.email.as_str()).or_default().push(r);
+    }
+    for (address, holders) in &owners {
+        if holders.len() > 1 {
+            out.push(format!(
+                "address {address} is held by {} records",
+                holders.len()
+            ));
+        }
+        for r in holders {
+            match claims.get(*address) {
+                None => out.push(format!("record {}/{} has no claim", r.user_id, r.email_id)),
+                Some(c) if c.user_id != r.user_id || c.email_id != r.email_id => out.push(format!(
+                    "record {}/{} has a claim of {}/{}",
+                    r.user_id, r.email_id, c.user_id, c.email_id
+                )),
+                Some(c) if c.expires_at.is_some() == r.is_verified => out.push(format!(
+                    "claim of {address}: expiresAt does not match isVerified"
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    for (address, c) in &claims {
+        let has_record = records.iter().any(|r| {
+            r.user_id == c.user_id && r.email_id == c.email_id && r.email.as_str() == address
+        });
+        if !has_record {
+            out.push(format!("claim of {address} has no record"));
+        }
+    }
+
+    for (user, p) in &profiles {
+        let mine: Vec<&EmailItem> = records
+            .iter()
+            .filter(|r| r.user_id.as_str() == user)
+            .collect();
+        if p.email_count as usize != mine.len() {
+            out.push(format!(
+                "user {user}: emailCount {} but {} records",
+                p.email_count,
+                mine.len()
+            ));
+        }
+        if p.status == UserStatus::Deleted {
+            continue;
+        }
+        let primaries: Vec<&&EmailItem> = mine.iter().filter(|r| r.is_primary).collect();
+        match primaries.as_slice() {
+            [primary] => {
+                if !primary.is_verified {
+                    out.push(format!("user {user}: primary address is unverified"));
+                }
+                if primary.email != p.email {
+                    out.push(format!(
+                        "user {user}: profile email is not the primary address"
+                    ));
+                }
+            }
+            other => out.push(format!("user {user}: {} primary addresses", other.len())),
+        }
+    }
+    for r in &records {
+        if !profiles.contains_key(r.user_id.as_str()) {
+            out.push(format!(
+                "record {}/{} has no profile",
+                r.user_id, r.email_id
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Fails the test with every violation listed.
+pub async fn assert_holds(client: &Client, table: &str) {
+    let found = violations(client, table).await;
+    assert!(
+        found.is_empty(),
+        "invariants broken:\n  {}",
+        found.join("\n  ")
+    );
+}
