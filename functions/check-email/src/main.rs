@@ -1,1 +1,9 @@
-fn main() {}
+//! GET /emails/availability: whether an address is free.
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::check_email};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| check_email::handle(&app, req))).await
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! GET /me: the caller's profile, with its ETag.
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::get_profile};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| get_profile::handle(&app, req))).await
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! GET /me/emails: the caller's addresses, oldest first.
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::list_emails};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| list_emails::handle(&app, req))).await
+}

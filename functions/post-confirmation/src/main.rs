@@ -1,1 +1,9 @@
-fn main() {}
+//! Cognito PostConfirmation: create the confirmed user.
+use lambda_runtime::{Error, run, service_fn};
+use user_service::{App, api::post_confirmation};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|event| post_confirmation::handle(&app, event))).await
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! Cognito PreSignUp: refuse addresses another user holds.
+use lambda_runtime::{Error, run, service_fn};
+use user_service::{App, api::pre_sign_up};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|event| pre_sign_up::handle(&app, event))).await
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! POST /me/emails/{emailId}/verification: send a new code.
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::send_verification};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| send_verification::handle(&app, req))).await
+}

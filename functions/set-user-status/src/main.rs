@@ -1,1 +1,9 @@
-fn main() {}
+//! PUT /admin/users/{userId}/status: suspend, reactivate or delete (admins).
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::set_user_status};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| set_user_status::handle(&app, req))).await
+}

@@ -1,1 +1,9 @@
-fn main() {}
+//! POST /me/emails/{emailId}/verify: verify an address with its code.
+use lambda_http::{Error, run, service_fn};
+use user_service::{App, api::verify_email};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env().await?;
+    run(service_fn(|req| verify_email::handle(&app, req))).await
+}

@@ -1,0 +1,31 @@
+use std::convert::Infallible;
+
+use lambda_http::http::{StatusCode, header};
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+
+use crate::app::App;
+use crate::catalog::ADD_EMAIL;
+use crate::domain::{EmailAddress, Timestamp};
+use crate::http::request::{field, json_body};
+use crate::http::{Caller, Failure, response, serve};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddEmail {
+    email: String,
+}
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
+}
+
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let body: AddEmail = json_body(&req)?;
+    let email = field("email", &body.email, EmailAddress::parse)?;
+    let code = super::new_code()?;
+    let added = app.store.add_email(&caller.user_id, &email, &code, Timestamp::now()).await?;
+    super::deliver(app, added.email_id, &email, &code).await;
+    let location = format!("/me/emails/{}", added.email_id);
+    Ok(response::with_header(response::json(StatusCode::CREATED, &added)?, header::LOCATION, &location))
+}

@@ -1,0 +1,21 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+use serde_json::json;
+
+use crate::app::App;
+use crate::catalog::CHECK_EMAIL;
+use crate::domain::{EmailAddress, Timestamp};
+use crate::http::request::query_param;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await
+}
+
+async fn run(app: &App, _caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let email = query_param(&req, "email", EmailAddress::parse)?;
+    let available = app.store.is_available(&email, Timestamp::now()).await?;
+    response::json(StatusCode::OK, &json!({ "email": email, "available": available }))
+}

@@ -1,0 +1,16 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+
+use crate::app::App;
+use crate::catalog::GET_ACCOUNT;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, GET_ACCOUNT.access(), |caller, _| run(app, caller)).await
+}
+
+async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {
+    response::json(StatusCode::OK, &app.store.get_account(&caller.user_id).await?)
+}

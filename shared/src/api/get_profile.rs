@@ -1,0 +1,15 @@
+use std::convert::Infallible;
+
+use lambda_http::{Body, Request, Response};
+
+use crate::app::App;
+use crate::catalog::GET_PROFILE;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, GET_PROFILE.access(), |caller, _| run(app, caller)).await
+}
+
+async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {
+    response::profile(&app.store.get_profile(&caller.user_id).await?)
+}

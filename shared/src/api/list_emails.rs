@@ -1,0 +1,18 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+use serde_json::json;
+
+use crate::app::App;
+use crate::catalog::LIST_EMAILS;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, LIST_EMAILS.access(), |caller, _| run(app, caller)).await
+}
+
+async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {
+    let emails = app.store.list_emails(&caller.user_id).await?;
+    response::json(StatusCode::OK, &json!({ "emails": emails }))
+}

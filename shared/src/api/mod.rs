@@ -1,0 +1,39 @@
+//! One module per function: parse the request into domain values, call one
+//! store method, map the result. `functions/<name>/src/main.rs` runs `handle`.
+
+pub mod add_email;
+pub mod check_email;
+pub mod cognito;
+pub mod find_user_by_email;
+pub mod get_account;
+pub mod get_profile;
+pub mod list_emails;
+pub mod post_confirmation;
+pub mod pre_sign_up;
+pub mod remove_email;
+pub mod send_verification;
+pub mod set_primary_email;
+pub mod set_user_status;
+pub mod update_profile;
+pub mod verify_email;
+
+use crate::app::App;
+use crate::domain::{EmailAddress, EmailId};
+use crate::http::{Failure, Problem};
+use crate::verification::VerificationCode;
+
+/// A fresh code; the OS random source failing is our fault, not the caller's.
+fn new_code() -> Result<VerificationCode, Failure> {
+    VerificationCode::generate().map_err(|err| Failure {
+        problem: Problem::internal(),
+        cause: Some(Box::new(err)),
+    })
+}
+
+/// Sends a code. A failed delivery loses nothing: the address stays and
+/// send-verification issues a new code, so it is logged, not returned.
+async fn deliver(app: &App, email_id: EmailId, to: &EmailAddress, code: &VerificationCode) {
+    if let Err(err) = app.sender.send(email_id, to, code).await {
+        tracing::error!(email_id = %email_id, cause = %crate::error_chain(&err), "verification code not delivered");
+    }
+}

@@ -1,0 +1,53 @@
+//! Cognito PostConfirmation: a confirmed sign-up creates the user, its verified
+//! primary address and the address's claim, in one transaction. Cognito retries
+//! triggers; every delivery of the same event succeeds and there is one user.
+
+use aws_lambda_events::event::cognito::{
+    CognitoEventUserPoolsPostConfirmation, CognitoEventUserPoolsPostConfirmationTriggerSource as Source,
+};
+use lambda_runtime::{Diagnostic, LambdaEvent};
+use serde::Deserialize;
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::cognito;
+use crate::app::App;
+use crate::domain::{EmailAddress, NewUser, PersonName, Phone, Timestamp, UserId};
+use crate::store::Created;
+
+pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
+    let parsed = <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload)
+        .map_err(|_| cognito::refuse("INVALID_EVENT", "The confirmation event could not be read."))?;
+    let header = &parsed.cognito_event_user_pools_header;
+    if header.trigger_source != Some(Source::ConfirmSignUp) {
+        // A confirmed password reset changes nothing here.
+        return Ok(event.payload);
+    }
+    let attributes = &parsed.request.user_attributes;
+    let sub = attributes.get("sub").or(header.user_name.as_ref()).cloned().unwrap_or_default();
+    async {
+        let user_id = UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
+        let email = attributes
+            .get("email")
+            .and_then(|raw| EmailAddress::parse(raw).ok())
+            .ok_or_else(|| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
+        // Optional attributes that do not parse are left out rather than failing a sign-up.
+        let optional = |name: &str| attributes.get(name).map(String::as_str);
+        let user = NewUser {
+            user_id,
+            email,
+            first_name: optional("given_name").and_then(|n| PersonName::parse(n).ok()),
+            last_name: optional("family_name").and_then(|n| PersonName::parse(n).ok()),
+            phone: optional("phone_number").and_then(|p| Phone::parse(p).ok()),
+        };
+        match app.store.create_user(&user, Timestamp::now()).await {
+            Ok(Created::New) => tracing::info!("user created"),
+            Ok(Created::Existing) => tracing::info!("user exists already; repeated delivery"),
+            Err(err) => return Err(cognito::store_failure(err)),
+        }
+        Ok(())
+    }
+    .instrument(cognito::span(&event.context, &sub))
+    .await?;
+    Ok(event.payload)
+}

@@ -1,0 +1,34 @@
+//! Cognito PreSignUp: refuse an address another user holds, before Cognito
+//! creates the account. The event is returned unchanged.
+
+use aws_lambda_events::event::cognito::CognitoEventUserPoolsPreSignup;
+use lambda_runtime::{Diagnostic, LambdaEvent};
+use serde::Deserialize;
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::cognito;
+use crate::app::App;
+use crate::domain::{EmailAddress, Timestamp};
+
+pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
+    let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
+        .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-up event could not be read."))?;
+    let sub = parsed.cognito_event_user_pools_header.user_name.clone().unwrap_or_default();
+    async {
+        let Some(raw) = parsed.request.user_attributes.get("email") else {
+            // Nothing to check: Cognito itself requires the address where the pool does.
+            return Ok(());
+        };
+        let email = EmailAddress::parse(raw)
+            .map_err(|_| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
+        match app.store.is_available(&email, Timestamp::now()).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(cognito::email_taken()),
+            Err(err) => Err(cognito::store_failure(err)),
+        }
+    }
+    .instrument(cognito::span(&event.context, &sub))
+    .await?;
+    Ok(event.payload)
+}

@@ -1,0 +1,22 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+
+use crate::app::App;
+use crate::catalog::SEND_VERIFICATION;
+use crate::domain::Timestamp;
+use crate::http::request::email_id_param;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, SEND_VERIFICATION.access(), |caller, req| run(app, caller, req)).await
+}
+
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let email_id = email_id_param(&req)?;
+    let code = super::new_code()?;
+    let address = app.store.issue_code(&caller.user_id, email_id, &code, Timestamp::now()).await?;
+    super::deliver(app, email_id, &address, &code).await;
+    Ok(response::empty(StatusCode::ACCEPTED))
+}

@@ -1,0 +1,26 @@
+use std::convert::Infallible;
+
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+
+use crate::app::App;
+use crate::catalog::SET_PRIMARY_EMAIL;
+use crate::domain::{EmailId, Timestamp};
+use crate::http::request::{field, json_body};
+use crate::http::{Caller, Failure, response, serve};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SetPrimary {
+    email_id: String,
+}
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+}
+
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let body: SetPrimary = json_body(&req)?;
+    let email_id = field("emailId", &body.email_id, EmailId::parse)?;
+    response::profile(&app.store.set_primary(&caller.user_id, email_id, Timestamp::now()).await?)
+}

@@ -1,0 +1,30 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+
+use crate::app::App;
+use crate::catalog::VERIFY_EMAIL;
+use crate::domain::Timestamp;
+use crate::http::request::{email_id_param, field, json_body};
+use crate::http::{Caller, Failure, response, serve};
+use crate::verification::VerificationCode;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Verify {
+    code: String,
+}
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+}
+
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let email_id = email_id_param(&req)?;
+    let body: Verify = json_body(&req)?;
+    let code = field("code", &body.code, VerificationCode::parse)?;
+    let email = app.store.verify_email(&caller.user_id, email_id, &code, Timestamp::now()).await?;
+    response::json(StatusCode::OK, &email)
+}

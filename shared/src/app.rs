@@ -1,0 +1,60 @@
+//! What a function initialises once per execution environment.
+
+use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
+use crate::notify::VerificationSender;
+use crate::store::{Store, dynamodb_client};
+
+/// Everything a handler needs, built once at cold start.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub store: Store,
+    /// Members of this Cognito group may use the admin routes.
+    pub admin_group: String,
+    pub sender: VerificationSender,
+}
+
+pub const DEFAULT_ADMIN_GROUP: &str = "admin";
+
+impl App {
+    pub fn new(store: Store) -> Self {
+        Self {
+            store,
+            admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
+            sender: VerificationSender::Log,
+        }
+    }
+
+    /// Tracing, configuration and the SDK client, from the environment.
+    pub async fn from_env() -> Result<Self, ConfigError> {
+        init_tracing();
+        let lookup = |name: &str| std::env::var(name).ok();
+        let config = StoreConfig::from_lookup(lookup)?;
+        let timeouts = ClientTimeouts::from_lookup(lookup)?;
+        let sender = VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default())
+            .map_err(|reason| ConfigError::Invalid { name: "VERIFICATION_SENDER", reason })?;
+        let admin_group = lookup("ADMIN_GROUP")
+            .map(|g| g.trim().to_owned())
+            .filter(|g| !g.is_empty())
+            .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
+        let store = Store::new(dynamodb_client(timeouts).await, config);
+        tracing::info!(table = %store.config().table_name, "initialised");
+        Ok(Self { store, admin_group, sender })
+    }
+}
+
+/// JSON lines on stdout (CloudWatch adds nothing but the line), with the
+/// current span's fields (request id, sub) on every line. `RUST_LOG` filters.
+pub fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn"));
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(filter)
+        .with_current_span(true)
+        .with_span_list(false)
+        .flatten_event(true)
+        .with_target(false)
+        .with_ansi(false)
+        .try_init();
+}

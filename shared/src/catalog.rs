@@ -1,0 +1,174 @@
+//! The one list of functions: what triggers each, and which DynamoDB actions its
+//! code performs. template.yaml, the local API and the IAM policies are checked
+//! against this list by tests, so they cannot drift from the code.
+
+/// Who may call an HTTP route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Any signed-in user, acting as the token's `sub`.
+    User,
+    /// Members of the admin group only.
+    Admin,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    Http {
+        method: &'static str,
+        path: &'static str,
+        access: Access,
+    },
+    CognitoPreSignUp,
+    CognitoPostConfirmation,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function {
+    /// Package, binary and directory name under `functions/`.
+    pub name: &'static str,
+    pub trigger: Trigger,
+    /// DynamoDB IAM actions the code performs, including the item actions
+    /// inside its TransactWriteItems.
+    pub dynamodb_actions: &'static [&'static str],
+    /// Whether it queries GSI1 (and so needs the index ARN).
+    pub queries_gsi1: bool,
+}
+
+const fn http(
+    name: &'static str,
+    method: &'static str,
+    path: &'static str,
+    access: Access,
+    dynamodb_actions: &'static [&'static str],
+) -> Function {
+    Function {
+        name,
+        trigger: Trigger::Http {
+            method,
+            path,
+            access,
+        },
+        dynamodb_actions,
+        queries_gsi1: false,
+    }
+}
+
+pub const GET_PROFILE: Function = http("get-profile", "GET", "/me", Access::User, &["GetItem"]);
+pub const GET_ACCOUNT: Function = http("get-account", "GET", "/me/account", Access::User, &["Query"]);
+pub const UPDATE_PROFILE: Function = http("update-profile", "PATCH", "/me", Access::User, &["UpdateItem"]);
+pub const LIST_EMAILS: Function = http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
+pub const ADD_EMAIL: Function = http(
+    "add-email",
+    "POST",
+    "/me/emails",
+    Access::User,
+    &["UpdateItem", "PutItem", "DeleteItem"],
+);
+pub const SEND_VERIFICATION: Function = http(
+    "send-verification",
+    "POST",
+    "/me/emails/{emailId}/verification",
+    Access::User,
+    &["GetItem", "ConditionCheckItem", "UpdateItem"],
+);
+pub const VERIFY_EMAIL: Function = http(
+    "verify-email",
+    "POST",
+    "/me/emails/{emailId}/verify",
+    Access::User,
+    &["GetItem", "ConditionCheckItem", "UpdateItem"],
+);
+pub const SET_PRIMARY_EMAIL: Function = http(
+    "set-primary-email",
+    "PUT",
+    "/me/primary-email",
+    Access::User,
+    &["Query", "UpdateItem"],
+);
+pub const REMOVE_EMAIL: Function = http(
+    "remove-email",
+    "DELETE",
+    "/me/emails/{emailId}",
+    Access::User,
+    &["GetItem", "UpdateItem", "DeleteItem"],
+);
+pub const CHECK_EMAIL: Function = http("check-email", "GET", "/emails/availability", Access::User, &["GetItem"]);
+pub const FIND_USER_BY_EMAIL: Function = Function {
+    queries_gsi1: true,
+    ..http("find-user-by-email", "GET", "/admin/users", Access::Admin, &["Query"])
+};
+pub const SET_USER_STATUS: Function = http(
+    "set-user-status",
+    "PUT",
+    "/admin/users/{userId}/status",
+    Access::Admin,
+    &["Query", "UpdateItem", "DeleteItem"],
+);
+pub const PRE_SIGN_UP: Function = Function {
+    name: "pre-sign-up",
+    trigger: Trigger::CognitoPreSignUp,
+    dynamodb_actions: &["GetItem"],
+    queries_gsi1: false,
+};
+pub const POST_CONFIRMATION: Function = Function {
+    name: "post-confirmation",
+    trigger: Trigger::CognitoPostConfirmation,
+    dynamodb_actions: &["PutItem", "DeleteItem", "UpdateItem"],
+    queries_gsi1: false,
+};
+
+pub const FUNCTIONS: &[Function] = &[
+    GET_PROFILE,
+    GET_ACCOUNT,
+    UPDATE_PROFILE,
+    LIST_EMAILS,
+    ADD_EMAIL,
+    SEND_VERIFICATION,
+    VERIFY_EMAIL,
+    SET_PRIMARY_EMAIL,
+    REMOVE_EMAIL,
+    CHECK_EMAIL,
+    FIND_USER_BY_EMAIL,
+    SET_USER_STATUS,
+    PRE_SIGN_UP,
+    POST_CONFIRMATION,
+];
+
+impl Function {
+    /// Who may call it; Cognito triggers are called by Cognito alone.
+    pub const fn access(&self) -> Access {
+        match self.trigger {
+            Trigger::Http { access, .. } => access,
+            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation => Access::User,
+        }
+    }
+}
+
+pub fn by_name(name: &str) -> Option<&'static Function> {
+    FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_routes_are_unique() {
+        let mut names: Vec<_> = FUNCTIONS.iter().map(|f| f.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FUNCTIONS.len());
+        let mut routes: Vec<_> = FUNCTIONS
+            .iter()
+            .filter_map(|f| match f.trigger {
+                Trigger::Http { method, path, .. } => Some((method, path)),
+                _ => None,
+            })
+            .collect();
+        let count = routes.len();
+        routes.sort_unstable();
+        routes.dedup();
+        assert_eq!(routes.len(), count);
+        assert_eq!(count, 12);
+    }
+}

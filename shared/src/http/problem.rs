@@ -1,0 +1,264 @@
+//! RFC 9457 problem responses, and the one place that maps domain errors to HTTP.
+
+use lambda_http::http::{StatusCode, header};
+use lambda_http::{Body, Response};
+use serde::Serialize;
+
+use crate::StoreError;
+
+/// A failed request as the client sees it. Its `code` is stable; clients branch on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub title: &'static str,
+    pub detail: String,
+    /// The request field at fault, for validation failures.
+    pub field: Option<String>,
+    pub attempts_left: Option<u32>,
+    pub retry_after_secs: Option<u64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body9457<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    title: &'a str,
+    status: u16,
+    detail: &'a str,
+    code: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempts_left: Option<u32>,
+}
+
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+impl Problem {
+    pub fn new(status: StatusCode, code: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            title,
+            detail: detail.into(),
+            field: None,
+            attempts_left: None,
+            retry_after_secs: None,
+        }
+    }
+
+    pub fn unauthenticated() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHENTICATED",
+            "Authentication required",
+            "The request carries no verified identity.",
+        )
+    }
+
+    pub fn forbidden() -> Self {
+        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", "Forbidden", "This route is for administrators.")
+    }
+
+    pub fn validation(field: &str, reason: impl std::fmt::Display) -> Self {
+        let mut problem = Self::new(
+            StatusCode::BAD_REQUEST,
+            "VALIDATION_FAILED",
+            "Invalid request",
+            format!("{field}: {reason}"),
+        );
+        problem.field = Some(field.to_owned());
+        problem
+    }
+
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            "Payload too large",
+            format!("The body must be at most {limit} bytes."),
+        )
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "Unsupported media type",
+            "Send the body as application/json.",
+        )
+    }
+
+    pub fn precondition_required() -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_REQUIRED,
+            "PRECONDITION_REQUIRED",
+            "Precondition required",
+            "Send If-Match with the ETag of the profile you are changing.",
+        )
+    }
+
+    pub fn internal() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "Internal error",
+            "Something went wrong on our side.",
+        )
+    }
+
+    pub fn unavailable() -> Self {
+        let mut problem = Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SERVICE_UNAVAILABLE",
+            "Service unavailable",
+            "The service is busy. Retry shortly.",
+        );
+        problem.retry_after_secs = Some(1);
+        problem
+    }
+
+    fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after_secs = Some(secs);
+        self
+    }
+
+    pub fn into_response(self) -> Response<Body> {
+        let body = Body9457 {
+            kind: format!("urn:user-service:problem:{}", self.code.to_lowercase().replace('_', "-")),
+            title: self.title,
+            status: self.status.as_u16(),
+            detail: &self.detail,
+            code: self.code,
+            field: self.field.as_deref(),
+            attempts_left: self.attempts_left,
+        };
+        let json = serde_json::to_string(&body).unwrap_or_default();
+        let mut builder = Response::builder()
+            .status(self.status)
+            .header(header::CONTENT_TYPE, PROBLEM_JSON);
+        if let Some(secs) = self.retry_after_secs {
+            builder = builder.header(header::RETRY_AFTER, secs.to_string());
+        }
+        builder.body(Body::Text(json)).unwrap_or_else(|_| {
+            let mut fallback = Response::new(Body::Empty);
+            *fallback.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            fallback
+        })
+    }
+}
+
+/// The error of a handler: the problem to answer with and, for failures on our
+/// side, the cause, which goes to the log and never to the client.
+#[derive(Debug, thiserror::Error)]
+#[error("{} {}", problem.status, problem.code)]
+pub struct Failure {
+    pub problem: Problem,
+    #[source]
+    pub cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl From<Problem> for Failure {
+    fn from(problem: Problem) -> Self {
+        Self { problem, cause: None }
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(err: StoreError) -> Self {
+        let problem = Problem::from(&err);
+        let cause: Option<Box<dyn std::error::Error + Send + Sync>> =
+            problem.status.is_server_error().then(|| Box::new(err) as _);
+        Self { problem, cause }
+    }
+}
+
+impl From<&StoreError> for Problem {
+    fn from(err: &StoreError) -> Self {
+        use StatusCode as S;
+        use StoreError as E;
+        match err {
+            E::NotFound => Self::new(S::NOT_FOUND, "NOT_FOUND", "Not found", "No such user or address."),
+            E::AccountInactive => Self::new(
+                S::FORBIDDEN,
+                "ACCOUNT_INACTIVE",
+                "Account inactive",
+                "The account is suspended; it can be read but not changed.",
+            ),
+            E::EmailTaken => Self::new(S::CONFLICT, "EMAIL_TAKEN", "Email taken", "Another account uses this address."),
+            E::AlreadyAdded => Self::new(
+                S::CONFLICT,
+                "EMAIL_ALREADY_ADDED",
+                "Email already added",
+                "The address is on your account already.",
+            ),
+            E::LimitReached => Self::new(
+                S::CONFLICT,
+                "EMAIL_LIMIT_REACHED",
+                "Email limit reached",
+                "Remove an address before adding another.",
+            ),
+            E::NotVerified => Self::new(
+                S::CONFLICT,
+                "EMAIL_NOT_VERIFIED",
+                "Email not verified",
+                "Verify the address before making it primary.",
+            ),
+            E::AlreadyVerified => Self::new(
+                S::CONFLICT,
+                "EMAIL_ALREADY_VERIFIED",
+                "Email already verified",
+                "The address is verified; no code is needed.",
+            ),
+            E::PrimaryEmail => Self::new(
+                S::CONFLICT,
+                "PRIMARY_EMAIL",
+                "Primary email",
+                "Make another address primary before removing this one.",
+            ),
+            &E::VersionMismatch { current } => Self::new(
+                S::PRECONDITION_FAILED,
+                "VERSION_MISMATCH",
+                "Version mismatch",
+                format!("The profile changed; it is at version {current}. Read it again and retry."),
+            ),
+            &E::VerificationFailed { attempts_left } => {
+                let mut problem = Self::new(
+                    S::BAD_REQUEST,
+                    "VERIFICATION_FAILED",
+                    "Verification failed",
+                    format!("The code is wrong. {attempts_left} attempts left."),
+                );
+                problem.attempts_left = Some(attempts_left);
+                problem
+            }
+            E::VerificationExpired => Self::new(
+                S::GONE,
+                "VERIFICATION_EXPIRED",
+                "Verification expired",
+                "The code has expired. Request a new one.",
+            ),
+            E::TooManyAttempts => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_ATTEMPTS",
+                "Too many attempts",
+                "Too many wrong codes. Request a new one.",
+            ),
+            &E::TooManyRequests { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "A code was sent recently. Wait before asking for another.",
+            )
+            .retry_after(retry_after_secs),
+            E::Contended | E::Unavailable(_) => Self::unavailable(),
+            E::Dynamo(_)
+            | E::UnexpectedCancellation(_)
+            | E::Inconsistent(_)
+            | E::Build(_)
+            | E::Corrupt(_) => Self::internal(),
+        }
+    }
+}
