@@ -31,24 +31,40 @@ impl App {
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
         let sender = VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default())
-            .map_err(|reason| ConfigError::Invalid { name: "VERIFICATION_SENDER", reason })?;
+            .map_err(|reason| ConfigError::Invalid {
+                name: "VERIFICATION_SENDER",
+                reason,
+            })?;
         let admin_group = lookup("ADMIN_GROUP")
             .map(|g| g.trim().to_owned())
             .filter(|g| !g.is_empty())
             .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let store = Store::new(dynamodb_client(timeouts).await, config);
         tracing::info!(table = %store.config().table_name, "initialised");
-        Ok(Self { store, admin_group, sender })
+        Ok(Self {
+            store,
+            admin_group,
+            sender,
+        })
     }
 }
 
 /// JSON lines on stdout (CloudWatch adds nothing but the line), with the
 /// current span's fields (request id, sub) on every line. `RUST_LOG` filters.
 pub fn init_tracing() {
+    let _ = tracing::subscriber::set_global_default(json_subscriber(std::io::stdout));
+}
+
+/// The log format, for `init_tracing` and for tests that read what is logged.
+pub fn json_subscriber<W>(writer: W) -> impl tracing::Subscriber + Send + Sync
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn"));
-    let _ = tracing_subscriber::fmt()
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn")
+    });
+    tracing_subscriber::fmt()
         .json()
         .with_env_filter(filter)
         .with_current_span(true)
@@ -56,5 +72,6 @@ pub fn init_tracing() {
         .flatten_event(true)
         .with_target(false)
         .with_ansi(false)
-        .try_init();
+        .with_writer(writer)
+        .finish()
 }

@@ -12,8 +12,8 @@ pub mod notify;
 pub mod store;
 pub mod verification;
 
-pub use store::{Store, StoreError};
 pub use app::App;
+pub use store::{Store, StoreError};
 
 /// An error and its sources, one line: for logs.
 pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {

@@ -1,9 +1,17 @@
 //! Integration tests against DynamoDB Local (AWS's emulator) and, for faults it
 //! cannot produce, SDK-level fault injection. One binary: modules below.
 
+// Test helpers may panic: a failed set-up must fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 mod concurrency;
 mod faults;
+mod handler_support;
+mod handlers_admin;
+mod handlers_emails;
+mod handlers_profile;
 mod invariant_checker;
 mod store_emails;
 mod store_users;
+mod triggers;

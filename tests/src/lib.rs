@@ -5,4 +5,6 @@
 
 pub mod ddb;
 pub mod events;
+pub mod http;
 pub mod invariants;
+pub mod lambda;

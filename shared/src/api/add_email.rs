@@ -17,15 +17,25 @@ struct AddEmail {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, ADD_EMAIL.access(), |caller, req| {
+        run(app, caller, req)
+    })
+    .await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let body: AddEmail = json_body(&req)?;
     let email = field("email", &body.email, EmailAddress::parse)?;
     let code = super::new_code()?;
-    let added = app.store.add_email(&caller.user_id, &email, &code, Timestamp::now()).await?;
+    let added = app
+        .store
+        .add_email(&caller.user_id, &email, &code, Timestamp::now())
+        .await?;
     super::deliver(app, added.email_id, &email, &code).await;
     let location = format!("/me/emails/{}", added.email_id);
-    Ok(response::with_header(response::json(StatusCode::CREATED, &added)?, header::LOCATION, &location))
+    Ok(response::with_header(
+        response::json(StatusCode::CREATED, &added)?,
+        header::LOCATION,
+        &location,
+    ))
 }

@@ -30,5 +30,8 @@ pub fn store_failure(err: StoreError) -> Diagnostic {
 }
 
 pub fn email_taken() -> Diagnostic {
-    refuse("EMAIL_TAKEN", "An account with this email address already exists.")
+    refuse(
+        "EMAIL_TAKEN",
+        "An account with this email address already exists.",
+    )
 }

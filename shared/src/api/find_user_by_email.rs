@@ -10,7 +10,10 @@ use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response, serve};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, FIND_USER_BY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, FIND_USER_BY_EMAIL.access(), |caller, req| {
+        run(app, caller, req)
+    })
+    .await
 }
 
 async fn run(app: &App, _admin: Caller, req: Request) -> Result<Response<Body>, Failure> {

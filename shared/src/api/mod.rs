@@ -25,7 +25,7 @@ use crate::verification::VerificationCode;
 /// A fresh code; the OS random source failing is our fault, not the caller's.
 fn new_code() -> Result<VerificationCode, Failure> {
     VerificationCode::generate().map_err(|err| Failure {
-        problem: Problem::internal(),
+        problem: Box::new(Problem::internal()),
         cause: Some(Box::new(err)),
     })
 }

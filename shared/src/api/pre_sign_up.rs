@@ -14,7 +14,11 @@ use crate::domain::{EmailAddress, Timestamp};
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-up event could not be read."))?;
-    let sub = parsed.cognito_event_user_pools_header.user_name.clone().unwrap_or_default();
+    let sub = parsed
+        .cognito_event_user_pools_header
+        .user_name
+        .clone()
+        .unwrap_or_default();
     async {
         let Some(raw) = parsed.request.user_attributes.get("email") else {
             // Nothing to check: Cognito itself requires the address where the pool does.

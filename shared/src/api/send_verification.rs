@@ -10,13 +10,19 @@ use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response, serve};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, SEND_VERIFICATION.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, SEND_VERIFICATION.access(), |caller, req| {
+        run(app, caller, req)
+    })
+    .await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email_id = email_id_param(&req)?;
     let code = super::new_code()?;
-    let address = app.store.issue_code(&caller.user_id, email_id, &code, Timestamp::now()).await?;
+    let address = app
+        .store
+        .issue_code(&caller.user_id, email_id, &code, Timestamp::now())
+        .await?;
     super::deliver(app, email_id, &address, &code).await;
     Ok(response::empty(StatusCode::ACCEPTED))
 }

@@ -16,11 +16,18 @@ struct SetPrimary {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| {
+        run(app, caller, req)
+    })
+    .await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let body: SetPrimary = json_body(&req)?;
     let email_id = field("emailId", &body.email_id, EmailId::parse)?;
-    response::profile(&app.store.set_primary(&caller.user_id, email_id, Timestamp::now()).await?)
+    response::profile(
+        &app.store
+            .set_primary(&caller.user_id, email_id, Timestamp::now())
+            .await?,
+    )
 }

@@ -18,13 +18,19 @@ struct Verify {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, VERIFY_EMAIL.access(), |caller, req| {
+        run(app, caller, req)
+    })
+    .await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email_id = email_id_param(&req)?;
     let body: Verify = json_body(&req)?;
     let code = field("code", &body.code, VerificationCode::parse)?;
-    let email = app.store.verify_email(&caller.user_id, email_id, &code, Timestamp::now()).await?;
+    let email = app
+        .store
+        .verify_email(&caller.user_id, email_id, &code, Timestamp::now())
+        .await?;
     response::json(StatusCode::OK, &email)
 }

@@ -37,7 +37,12 @@ struct Body9457<'a> {
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 impl Problem {
-    pub fn new(status: StatusCode, code: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
+    pub fn new(
+        status: StatusCode,
+        code: &'static str,
+        title: &'static str,
+        detail: impl Into<String>,
+    ) -> Self {
         Self {
             status,
             code,
@@ -59,7 +64,12 @@ impl Problem {
     }
 
     pub fn forbidden() -> Self {
-        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", "Forbidden", "This route is for administrators.")
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "Forbidden",
+            "This route is for administrators.",
+        )
     }
 
     pub fn validation(field: &str, reason: impl std::fmt::Display) -> Self {
@@ -127,7 +137,10 @@ impl Problem {
 
     pub fn into_response(self) -> Response<Body> {
         let body = Body9457 {
-            kind: format!("urn:user-service:problem:{}", self.code.to_lowercase().replace('_', "-")),
+            kind: format!(
+                "urn:user-service:problem:{}",
+                self.code.to_lowercase().replace('_', "-")
+            ),
             title: self.title,
             status: self.status.as_u16(),
             detail: &self.detail,
@@ -155,14 +168,17 @@ impl Problem {
 #[derive(Debug, thiserror::Error)]
 #[error("{} {}", problem.status, problem.code)]
 pub struct Failure {
-    pub problem: Problem,
+    pub problem: Box<Problem>,
     #[source]
     pub cause: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl From<Problem> for Failure {
     fn from(problem: Problem) -> Self {
-        Self { problem, cause: None }
+        Self {
+            problem: Box::new(problem),
+            cause: None,
+        }
     }
 }
 
@@ -171,7 +187,10 @@ impl From<StoreError> for Failure {
         let problem = Problem::from(&err);
         let cause: Option<Box<dyn std::error::Error + Send + Sync>> =
             problem.status.is_server_error().then(|| Box::new(err) as _);
-        Self { problem, cause }
+        Self {
+            problem: Box::new(problem),
+            cause,
+        }
     }
 }
 
@@ -180,14 +199,24 @@ impl From<&StoreError> for Problem {
         use StatusCode as S;
         use StoreError as E;
         match err {
-            E::NotFound => Self::new(S::NOT_FOUND, "NOT_FOUND", "Not found", "No such user or address."),
+            E::NotFound => Self::new(
+                S::NOT_FOUND,
+                "NOT_FOUND",
+                "Not found",
+                "No such user or address.",
+            ),
             E::AccountInactive => Self::new(
                 S::FORBIDDEN,
                 "ACCOUNT_INACTIVE",
                 "Account inactive",
                 "The account is suspended; it can be read but not changed.",
             ),
-            E::EmailTaken => Self::new(S::CONFLICT, "EMAIL_TAKEN", "Email taken", "Another account uses this address."),
+            E::EmailTaken => Self::new(
+                S::CONFLICT,
+                "EMAIL_TAKEN",
+                "Email taken",
+                "Another account uses this address.",
+            ),
             E::AlreadyAdded => Self::new(
                 S::CONFLICT,
                 "EMAIL_ALREADY_ADDED",
@@ -222,7 +251,9 @@ impl From<&StoreError> for Problem {
                 S::PRECONDITION_FAILED,
                 "VERSION_MISMATCH",
                 "Version mismatch",
-                format!("The profile changed; it is at version {current}. Read it again and retry."),
+                format!(
+                    "The profile changed; it is at version {current}. Read it again and retry."
+                ),
             ),
             &E::VerificationFailed { attempts_left } => {
                 let mut problem = Self::new(

@@ -28,13 +28,20 @@ impl Caller {
 /// The caller from `requestContext.authorizer.jwt.claims`; no claims, no caller.
 pub fn caller(req: &Request) -> Result<Caller, Problem> {
     let claims = match req.request_context_ref() {
-        Some(RequestContext::ApiGatewayV2(ctx)) => ctx.authorizer.as_ref().and_then(|a| a.jwt.as_ref()).map(|jwt| &jwt.claims),
+        Some(RequestContext::ApiGatewayV2(ctx)) => ctx
+            .authorizer
+            .as_ref()
+            .and_then(|a| a.jwt.as_ref())
+            .map(|jwt| &jwt.claims),
         _ => None,
     }
     .ok_or_else(Problem::unauthenticated)?;
     let sub = claims.get("sub").ok_or_else(Problem::unauthenticated)?;
     let user_id = UserId::parse(sub).map_err(|_| Problem::unauthenticated())?;
-    let groups = claims.get("cognito:groups").map(|g| parse_groups(g)).unwrap_or_default();
+    let groups = claims
+        .get("cognito:groups")
+        .map(|g| parse_groups(g))
+        .unwrap_or_default();
     Ok(Caller { user_id, groups })
 }
 
@@ -75,8 +82,14 @@ fn body_bytes(req: &Request) -> &[u8] {
 }
 
 fn is_json(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 /// The JSON body as `T`: JSON only (415), at most 16 KiB (413), no unknown
@@ -115,13 +128,23 @@ fn describe_json_error(err: &serde_json::Error) -> String {
 }
 
 /// A value parsed with its domain parser; errors name the field.
-pub fn field<T>(name: &str, raw: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
+pub fn field<T>(
+    name: &str,
+    raw: &str,
+    parse: impl FnOnce(&str) -> Result<T, Invalid>,
+) -> Result<T, Problem> {
     parse(raw).map_err(|e| Problem::validation(name, e))
 }
 
-pub fn path_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
+pub fn path_param<T>(
+    req: &Request,
+    name: &str,
+    parse: impl FnOnce(&str) -> Result<T, Invalid>,
+) -> Result<T, Problem> {
     let params = req.path_parameters_ref();
-    let raw = params.and_then(|p| p.first(name)).ok_or_else(|| Problem::validation(name, "is required"))?;
+    let raw = params
+        .and_then(|p| p.first(name))
+        .ok_or_else(|| Problem::validation(name, "is required"))?;
     field(name, raw, parse)
 }
 
@@ -129,9 +152,15 @@ pub fn email_id_param(req: &Request) -> Result<EmailId, Problem> {
     path_param(req, "emailId", EmailId::parse)
 }
 
-pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
+pub fn query_param<T>(
+    req: &Request,
+    name: &str,
+    parse: impl FnOnce(&str) -> Result<T, Invalid>,
+) -> Result<T, Problem> {
     let params = req.query_string_parameters_ref();
-    let raw = params.and_then(|p| p.first(name)).ok_or_else(|| Problem::validation(name, "is required"))?;
+    let raw = params
+        .and_then(|p| p.first(name))
+        .ok_or_else(|| Problem::validation(name, "is required"))?;
     field(name, raw, parse)
 }
 
@@ -157,7 +186,10 @@ mod tests {
     #[test]
     fn groups_in_every_form() {
         assert_eq!(parse_groups("[admin editors]"), vec!["admin", "editors"]);
-        assert_eq!(parse_groups(r#"["admin","editors"]"#), vec!["admin", "editors"]);
+        assert_eq!(
+            parse_groups(r#"["admin","editors"]"#),
+            vec!["admin", "editors"]
+        );
         assert_eq!(parse_groups("admin"), vec!["admin"]);
         assert_eq!(parse_groups("[]"), Vec::<String>::new());
         assert_eq!(parse_groups(""), Vec::<String>::new());

@@ -80,7 +80,7 @@ pub fn transaction_failure(
     if codes.contains(&"TransactionConflict") {
         Rejection::Retry
     } else if codes.iter().any(|c| THROTTLED.contains(c)) {
-        Rejection::Failed(StoreError::Unavailable(err.into()))
+        Rejection::Failed(StoreError::Unavailable(Box::new(err.into())))
     } else {
         Rejection::Failed(StoreError::UnexpectedCancellation(codes.join(",")))
     }

@@ -164,10 +164,10 @@ pub enum StoreError {
     Contended,
     /// DynamoDB throttled or failed after the SDK's retries.
     #[error("DynamoDB is unavailable")]
-    Unavailable(#[source] DynamoError),
+    Unavailable(#[source] Box<DynamoError>),
     /// DynamoDB refused the request for a reason retrying will not fix.
     #[error("DynamoDB request failed")]
-    Dynamo(#[source] DynamoError),
+    Dynamo(#[source] Box<DynamoError>),
     /// A transaction was cancelled for a reason none of its items explains.
     #[error("transaction cancelled unexpectedly: {0}")]
     UnexpectedCancellation(String),
@@ -192,9 +192,9 @@ impl StoreError {
 impl From<DynamoError> for StoreError {
     fn from(err: DynamoError) -> Self {
         if err.is_retryable() {
-            Self::Unavailable(err)
+            Self::Unavailable(Box::new(err))
         } else {
-            Self::Dynamo(err)
+            Self::Dynamo(Box::new(err))
         }
     }
 }

@@ -251,5 +251,5 @@ impl UserItems {
 }
 
 pub fn sort_oldest_first(emails: &mut [EmailItem]) {
-    emails.sort_by(|a, b| (a.created_at, a.email_id).cmp(&(b.created_at, b.email_id)));
+    emails.sort_by_key(|e| (e.created_at, e.email_id));
 }

@@ -14,10 +14,12 @@ use crate::keys;
 pub enum SchemaError {
     #[error("CreateTable failed")]
     Create(
-        #[from]
-        aws_sdk_dynamodb::error::SdkError<
-            CreateTableError,
-            aws_sdk_dynamodb::config::http::HttpResponse,
+        #[source]
+        Box<
+            aws_sdk_dynamodb::error::SdkError<
+                CreateTableError,
+                aws_sdk_dynamodb::config::http::HttpResponse,
+            >,
         >,
     ),
     #[error("request could not be built")]
@@ -74,6 +76,6 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
         {
             Ok(false)
         }
-        Err(err) => Err(err.into()),
+        Err(err) => Err(SchemaError::Create(Box::new(err))),
     }
 }

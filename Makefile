@@ -1,0 +1,35 @@
+# user-service: every command a newcomer needs. `make dev` runs the service
+# locally; `make test` runs every check CI runs. Both install what they need
+# into git-ignored, project-local places (.venv, .cache).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+VENV := .venv
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export SAM_CLI_TELEMETRY := 0
+export AWS_EC2_METADATA_DISABLED := true
+
+.PHONY: help tools test lint unit-and-integration sam-check dev dev-reset bench
+
+help:
+	@echo "make dev        run the whole service locally (DynamoDB Local, functions, HTTP API)"
+	@echo "make dev-reset  wipe the local database"
+	@echo "make test       every check: fmt, clippy, tests against DynamoDB Local, SAM checks"
+
+$(VENV)/.installed: tools/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tools/requirements.txt
+	touch $@
+
+tools: $(VENV)/.installed
+	@scripts/ddb-local install
+	@command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+unit-and-integration: tools
+	scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast
+
+test: tools lint unit-and-integration

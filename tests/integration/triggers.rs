@@ -1,0 +1,167 @@
+//! The Cognito triggers, with events shaped as Cognito sends them.
+
+use futures::future::join_all;
+use integration_tests::events;
+use integration_tests::http::{Event, Reply};
+use lambda_runtime::{Context, LambdaEvent};
+use user_service::api::{add_email, get_account, post_confirmation, pre_sign_up};
+
+use crate::handler_support::*;
+
+#[tokio::test]
+async fn pre_sign_up_passes_free_addresses_unchanged() {
+    let app = app().await;
+    for name in ["pre-sign-up", "pre-sign-up-admin-create-user"] {
+        let event = events::load(name);
+        let out = pre_sign_up::handle(&app, LambdaEvent::new(event.clone(), Context::default()))
+            .await
+            .unwrap();
+        assert_eq!(out, event, "{name} is returned unchanged");
+    }
+    assert_eq!(
+        item_count(&app).await,
+        0,
+        "a pre-sign-up check writes nothing"
+    );
+}
+
+#[tokio::test]
+async fn pre_sign_up_refuses_held_addresses() {
+    let app = app().await;
+    sign_up(&app, ADMIN, "ada@example.com").await;
+    let err = pre_sign_up::handle(
+        &app,
+        cognito_event("pre-sign-up", "someone", " ADA@example.com"),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error_message.starts_with("EMAIL_TAKEN"), "{err:?}");
+    assert!(!err.error_message.contains("ada@"), "{err:?}");
+
+    // A live unverified claim holds the address too.
+    add(&app, ADMIN, "pending@example.com").await;
+    let err = pre_sign_up::handle(
+        &app,
+        cognito_event("pre-sign-up", "someone", "pending@example.com"),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error_message.starts_with("EMAIL_TAKEN"));
+
+    let err = pre_sign_up::handle(
+        &app,
+        cognito_event("pre-sign-up", "someone", "not an address"),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error_message.starts_with("VALIDATION_FAILED"));
+}
+
+#[tokio::test]
+async fn post_confirmation_creates_the_user_once_however_often_delivered() {
+    let app = app().await;
+    let event = events::load("post-confirmation");
+    let deliveries = join_all((0..4).map(|_| {
+        post_confirmation::handle(&app, LambdaEvent::new(event.clone(), Context::default()))
+    }))
+    .await;
+    for out in deliveries {
+        assert_eq!(
+            out.unwrap(),
+            event,
+            "every delivery succeeds and returns the event unchanged"
+        );
+    }
+    for _ in 0..2 {
+        post_confirmation::handle(&app, LambdaEvent::new(event.clone(), Context::default()))
+            .await
+            .unwrap();
+    }
+    assert_eq!(item_count(&app).await, 3);
+    let reply = Reply::from(
+        get_account::handle(&app, Event::load("get-account").request())
+            .await
+            .unwrap(),
+    );
+    reply.assert_status(200);
+    let profile = &reply.body["profile"];
+    assert_eq!(
+        (profile["firstName"].as_str(), profile["lastName"].as_str()),
+        (Some("Ada"), Some("Lovelace"))
+    );
+    assert_eq!(profile["phone"], "+14155550100");
+    let primary = &reply.body["emails"][0];
+    assert_eq!(
+        (
+            primary["isPrimary"].as_bool(),
+            primary["isVerified"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    assert_invariants(&app).await;
+}
+
+#[tokio::test]
+async fn post_confirmation_without_optional_attributes() {
+    let app = app().await;
+    let mut event = cognito_event("post-confirmation", ADA, "ada@example.com");
+    let attributes = event.payload["request"]["userAttributes"]
+        .as_object_mut()
+        .unwrap();
+    attributes.remove("given_name");
+    attributes.remove("family_name");
+    attributes.insert("phone_number".into(), "12345".into());
+    post_confirmation::handle(&app, event).await.unwrap();
+    let reply = Reply::from(
+        get_account::handle(&app, Event::load("get-account").request())
+            .await
+            .unwrap(),
+    );
+    let profile = &reply.body["profile"];
+    assert!(
+        profile["firstName"].is_null()
+            && profile["lastName"].is_null()
+            && profile["phone"].is_null(),
+        "{profile}"
+    );
+}
+
+#[tokio::test]
+async fn confirmed_sign_up_takes_an_unverified_address_over() {
+    let app = app().await;
+    sign_up(&app, ADMIN, "grace@example.com").await;
+    add(&app, ADMIN, "ada@example.com").await;
+    sign_up(&app, ADA, "ada@example.com").await;
+    let reply = Reply::from(
+        get_account::handle(&app, Event::load("get-account").caller(ADMIN).request())
+            .await
+            .unwrap(),
+    );
+    assert_eq!(reply.body["emails"].as_array().unwrap().len(), 1);
+    assert_invariants(&app).await;
+    // And a verified address is never taken over.
+    let err = post_confirmation::handle(
+        &app,
+        cognito_event("post-confirmation", "third", "grace@example.com"),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.error_message.starts_with("EMAIL_TAKEN"));
+}
+
+#[tokio::test]
+async fn confirm_forgot_password_writes_nothing() {
+    let app = app().await;
+    let event = events::load("post-confirmation-forgot-password");
+    let out = post_confirmation::handle(&app, LambdaEvent::new(event.clone(), Context::default()))
+        .await
+        .unwrap();
+    assert_eq!(out, event);
+    assert_eq!(item_count(&app).await, 0);
+    let reply = Reply::from(
+        add_email::handle(&app, Event::load("add-email").request())
+            .await
+            .unwrap(),
+    );
+    reply.assert_problem(404, "NOT_FOUND");
+}

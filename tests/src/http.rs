@@ -1,0 +1,205 @@
+//! Driving handlers in process with requests built from `events/` files.
+
+use std::sync::{Arc, Mutex};
+
+use lambda_http::{Body, Request, Response};
+use serde_json::{Value, json};
+use tracing_subscriber::fmt::MakeWriter;
+
+use crate::events;
+
+/// An API Gateway v2 event from `events/<name>.json`, adjusted.
+#[derive(Debug, Clone)]
+pub struct Event(pub Value);
+
+impl Event {
+    pub fn load(name: &str) -> Self {
+        Self(events::load(name))
+    }
+
+    pub fn caller(mut self, sub: &str) -> Self {
+        self.0["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub);
+        self
+    }
+
+    pub fn groups(mut self, groups: &str) -> Self {
+        self.0["requestContext"]["authorizer"]["jwt"]["claims"]["cognito:groups"] = json!(groups);
+        self
+    }
+
+    pub fn no_groups(mut self) -> Self {
+        if let Some(claims) =
+            self.0["requestContext"]["authorizer"]["jwt"]["claims"].as_object_mut()
+        {
+            claims.remove("cognito:groups");
+        }
+        self
+    }
+
+    pub fn anonymous(mut self) -> Self {
+        if let Some(ctx) = self.0["requestContext"].as_object_mut() {
+            ctx.remove("authorizer");
+        }
+        self
+    }
+
+    pub fn body(mut self, body: Value) -> Self {
+        self.0["body"] = json!(body.to_string());
+        self
+    }
+
+    pub fn raw_body(mut self, body: &str) -> Self {
+        self.0["body"] = json!(body);
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.0["headers"][name] = json!(value);
+        self
+    }
+
+    pub fn without_header(mut self, name: &str) -> Self {
+        if let Some(h) = self.0["headers"].as_object_mut() {
+            h.remove(name);
+        }
+        self
+    }
+
+    pub fn path_param(mut self, name: &str, value: &str) -> Self {
+        self.0["pathParameters"][name] = json!(value);
+        self
+    }
+
+    pub fn query(mut self, name: &str, value: &str) -> Self {
+        self.0["queryStringParameters"] = json!({ name: value });
+        let encoded: String = value
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        self.0["rawQueryString"] = json!(format!("{name}={encoded}"));
+        self
+    }
+
+    pub fn no_query(mut self) -> Self {
+        if let Some(o) = self.0.as_object_mut() {
+            o.remove("queryStringParameters");
+        }
+        self.0["rawQueryString"] = json!("");
+        self
+    }
+
+    pub fn request(&self) -> Request {
+        lambda_http::request::from_str(&self.0.to_string()).expect("an API Gateway v2 event")
+    }
+}
+
+/// A response taken apart for assertions.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: lambda_http::http::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn from(response: Response<Body>) -> Self {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = match response.body() {
+            Body::Text(t) => serde_json::from_str(t).unwrap_or(Value::String(t.clone())),
+            Body::Binary(b) => serde_json::from_slice(b).unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        Self {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts an RFC 9457 problem with this status and code.
+    #[track_caller]
+    pub fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!(
+            (self.status, self.body["code"].as_str()),
+            (status, Some(code)),
+            "body: {}",
+            self.body
+        );
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json")
+        );
+        assert_eq!(self.body["status"], json!(status));
+        for key in ["type", "title", "detail"] {
+            assert!(
+                self.body[key].is_string(),
+                "problem has {key}: {}",
+                self.body
+            );
+        }
+    }
+
+    #[track_caller]
+    pub fn assert_status(&self, status: u16) {
+        assert_eq!(self.status, status, "body: {}", self.body);
+    }
+}
+
+/// Captures what the service logs, in the service's own format.
+#[derive(Clone, Default)]
+pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+
+impl LogCapture {
+    /// Installs the capture for the current thread until the guard drops.
+    pub fn install(&self) -> tracing::subscriber::DefaultGuard {
+        tracing::subscriber::set_default(user_service::app::json_subscriber(self.clone()))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+
+    pub fn lines(&self) -> Vec<Value> {
+        self.text()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("every log line is JSON"))
+            .collect()
+    }
+
+    /// The last verification code the `log` sender issued for `email_id`.
+    pub fn code_for(&self, email_id: &str) -> String {
+        self.lines()
+            .iter()
+            .rev()
+            .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
+            .and_then(|l| l["code"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.text()))
+    }
+}
+
+impl std::io::Write for LogCapture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for LogCapture {
+    type Writer = LogCapture;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
