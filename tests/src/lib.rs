@@ -8,3 +8,4 @@ pub mod events;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
+pub mod template;

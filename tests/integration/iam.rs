@@ -1,0 +1,257 @@
+//! The catalog's DynamoDB actions are what each handler really sends: every
+//! request (and every item inside a transaction) is recorded by an SDK
+//! interceptor while the handler runs its success and failure paths against
+//! DynamoDB Local. Granted but never used, or used but not granted, fails.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::get_item::GetItemInput;
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
+use integration_tests::ddb;
+use integration_tests::http::Event;
+use lambda_runtime::{Context, LambdaEvent};
+use serde_json::json;
+use user_service::catalog::{self, Function};
+use user_service::config::StoreConfig;
+use user_service::{App, Store, api};
+
+use crate::handler_support::*;
+
+#[derive(Debug, Clone, Default)]
+struct Recorder(Arc<Mutex<BTreeSet<String>>>);
+
+impl Intercept for Recorder {
+    fn name(&self) -> &'static str {
+        "Recorder"
+    }
+
+    fn read_before_serialization(
+        &self,
+        context: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let input = context.input();
+        let mut seen = self.0.lock().unwrap();
+        if input.downcast_ref::<GetItemInput>().is_some() {
+            seen.insert("GetItem".into());
+        } else if let Some(q) = input.downcast_ref::<QueryInput>() {
+            seen.insert(if q.index_name().is_some() {
+                "Query:GSI1".into()
+            } else {
+                "Query".into()
+            });
+        } else if input.downcast_ref::<UpdateItemInput>().is_some() {
+            seen.insert("UpdateItem".into());
+        } else if let Some(tx) = input.downcast_ref::<TransactWriteItemsInput>() {
+            for item in tx.transact_items() {
+                let action = if item.put().is_some() {
+                    "PutItem"
+                } else if item.update().is_some() {
+                    "UpdateItem"
+                } else if item.delete().is_some() {
+                    "DeleteItem"
+                } else {
+                    "ConditionCheckItem"
+                };
+                seen.insert(action.into());
+            }
+        } else {
+            seen.insert(format!("unexpected:{input:?}"));
+        }
+        Ok(())
+    }
+}
+
+/// An App whose client records what `function`'s handler sends, on a table
+/// that `setup` has already filled (with an unrecorded client).
+async fn recording(setup: &App) -> (App, Recorder) {
+    let recorder = Recorder::default();
+    let client = Client::from_conf(
+        ddb::sdk_config_builder()
+            .endpoint_url(ddb::endpoint())
+            .interceptor(recorder.clone())
+            .build(),
+    );
+    let store = Store::new(
+        client,
+        StoreConfig::new(setup.store.config().table_name.clone()),
+    );
+    (App::new(store), recorder)
+}
+
+fn assert_actions(function: &Function, recorder: &Recorder) {
+    let used = recorder.0.lock().unwrap().clone();
+    let mut granted: BTreeSet<String> = function
+        .dynamodb_actions
+        .iter()
+        .map(|a| (*a).to_owned())
+        .collect();
+    if function.queries_gsi1 {
+        granted.insert("Query:GSI1".into());
+    }
+    assert_eq!(used, granted, "{}: used vs granted", function.name);
+}
+
+#[tokio::test]
+async fn every_function_uses_exactly_its_granted_actions() {
+    let setup = app().await;
+    sign_up(&setup, ADA, "ada@example.com").await;
+    sign_up(&setup, ADMIN, "grace@example.com").await;
+    let pending = add(&setup, ADA, "pending@example.com").await;
+
+    let (app, rec) = recording(&setup).await;
+    api::get_profile::handle(&app, Event::load("get-profile").request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::GET_PROFILE, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::get_account::handle(&app, Event::load("get-account").request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::GET_ACCOUNT, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::list_emails::handle(&app, Event::load("list-emails").request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::LIST_EMAILS, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::update_profile::handle(&app, Event::load("update-profile").request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::UPDATE_PROFILE, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::check_email::handle(&app, Event::load("check-email").request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::CHECK_EMAIL, &rec);
+
+    // Add, including the take-over of an expired claim (DeleteItem of the holder's record).
+    let expired = app_with(|c| c.verification_ttl_seconds = 0).await;
+    sign_up(&expired, ADA, "ada@example.com").await;
+    sign_up(&expired, ADMIN, "grace@example.com").await;
+    add(&expired, ADMIN, "contested@example.com").await;
+    let (app, rec) = recording(&expired).await;
+    let event = Event::load("add-email").body(json!({"email": "contested@example.com"}));
+    integration_tests::http::Reply::from(
+        api::add_email::handle(&app, event.request()).await.unwrap(),
+    )
+    .assert_status(201);
+    assert_actions(&catalog::ADD_EMAIL, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::send_verification::handle(
+        &app,
+        Event::load("send-verification")
+            .path_param("emailId", &pending)
+            .request(),
+    )
+    .await
+    .unwrap();
+    assert_actions(&catalog::SEND_VERIFICATION, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    let wrong = Event::load("verify-email")
+        .path_param("emailId", &pending)
+        .body(json!({"code": "000000"}));
+    api::verify_email::handle(&app, wrong.request())
+        .await
+        .unwrap();
+    assert_actions(&catalog::VERIFY_EMAIL, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    let work = with_verified_address(&setup).await;
+    api::set_primary_email::handle(
+        &app,
+        Event::load("set-primary-email")
+            .body(json!({"emailId": work}))
+            .request(),
+    )
+    .await
+    .unwrap();
+    assert_actions(&catalog::SET_PRIMARY_EMAIL, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::remove_email::handle(
+        &app,
+        Event::load("remove-email")
+            .path_param("emailId", &pending)
+            .request(),
+    )
+    .await
+    .unwrap();
+    assert_actions(&catalog::REMOVE_EMAIL, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::find_user_by_email::handle(
+        &app,
+        Event::load("find-user-by-email")
+            .query("email", "grace@example.com")
+            .request(),
+    )
+    .await
+    .unwrap();
+    assert_actions(&catalog::FIND_USER_BY_EMAIL, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    for status in ["suspended", "deleted"] {
+        let event = Event::load("set-user-status")
+            .path_param("userId", ADMIN)
+            .body(json!({ "status": status }));
+        api::set_user_status::handle(&app, event.request())
+            .await
+            .unwrap();
+    }
+    assert_actions(&catalog::SET_USER_STATUS, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    api::pre_sign_up::handle(&app, cognito_event("pre-sign-up", "x", "new@example.com"))
+        .await
+        .unwrap();
+    assert_actions(&catalog::PRE_SIGN_UP, &rec);
+
+    // Sign-up taking over an unverified claim: Put, Delete and Update.
+    let (app, rec) = recording(&setup).await;
+    add(&setup, ADA, "wanted@example.com").await;
+    let event = cognito_event("post-confirmation", "newcomer", "wanted@example.com");
+    api::post_confirmation::handle(&app, LambdaEvent::new(event.payload, Context::default()))
+        .await
+        .unwrap();
+    assert_actions(&catalog::POST_CONFIRMATION, &rec);
+}
+
+/// A verified second address of Ada's, set up without recording.
+async fn with_verified_address(setup: &App) -> String {
+    let user = user_service::domain::UserId::parse(ADA).unwrap();
+    let code = user_service::verification::VerificationCode::parse("424242").unwrap();
+    let now = user_service::domain::Timestamp::now();
+    let added = setup
+        .store
+        .add_email(
+            &user,
+            &user_service::domain::EmailAddress::parse("work@example.com").unwrap(),
+            &code,
+            now,
+        )
+        .await
+        .unwrap();
+    setup
+        .store
+        .verify_email(&user, added.email_id, &code, now)
+        .await
+        .unwrap();
+    added.email_id.to_string()
+}

@@ -1,0 +1,183 @@
+//! template.yaml must say what the code does: the key schema, one resource per
+//! function crate, the routes, the events, and least-privilege IAM.
+
+use std::collections::BTreeSet;
+
+use integration_tests::template::{self, tagged, text};
+use integration_tests::{events, lambda};
+use serde_norway::Value;
+use user_service::catalog::{self, Trigger};
+use user_service::keys;
+
+fn key_schema(v: &Value) -> Vec<(String, String)> {
+    v.as_sequence()
+        .unwrap()
+        .iter()
+        .map(|k| (text(&k["AttributeName"]), text(&k["KeyType"])))
+        .collect()
+}
+
+fn expected(keys: &[(&str, &str)]) -> Vec<(String, String)> {
+    keys.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn table_matches_the_key_schema() {
+    let t = template::load();
+    let tables = template::of_type(&t, "AWS::DynamoDB::Table");
+    assert_eq!(tables.len(), 1);
+    let p = &tables[0].1["Properties"];
+    assert_eq!(key_schema(&p["KeySchema"]), expected(&keys::TABLE_KEYS));
+    let gsis = p["GlobalSecondaryIndexes"].as_sequence().unwrap();
+    assert_eq!(gsis.len(), 1);
+    assert_eq!(text(&gsis[0]["IndexName"]), keys::GSI1);
+    assert_eq!(
+        key_schema(&gsis[0]["KeySchema"]),
+        expected(&keys::GSI1_KEYS)
+    );
+    assert_eq!(text(&gsis[0]["Projection"]["ProjectionType"]), "ALL");
+    let defined: BTreeSet<(String, String)> = p["AttributeDefinitions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| (text(&a["AttributeName"]), text(&a["AttributeType"])))
+        .collect();
+    let wanted: BTreeSet<(String, String)> = keys::TABLE_KEYS
+        .iter()
+        .chain(keys::GSI1_KEYS.iter())
+        .map(|(a, _)| ((*a).to_owned(), "S".to_owned()))
+        .collect();
+    assert_eq!(defined, wanted);
+    assert_eq!(text(&p["BillingMode"]), "PAY_PER_REQUEST");
+    assert_eq!(
+        p["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(p["SSESpecification"]["SSEEnabled"].as_bool(), Some(true));
+}
+
+#[test]
+fn every_function_crate_has_exactly_one_resource_and_an_event_file() {
+    let t = template::load();
+    let binaries: Vec<String> = template::of_type(&t, "AWS::Serverless::Function")
+        .iter()
+        .map(|(_, f)| {
+            assert_eq!(text(&f["Metadata"]["BuildMethod"]), "rust-cargolambda");
+            text(&f["Metadata"]["BuildProperties"]["Binary"])
+        })
+        .collect();
+    let crates: BTreeSet<String> = std::fs::read_dir(lambda::workspace_root().join("functions"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    for name in &crates {
+        assert_eq!(
+            binaries.iter().filter(|b| *b == name).count(),
+            1,
+            "one resource builds {name}"
+        );
+        assert!(catalog::by_name(name).is_some(), "{name} is in the catalog");
+        let files = events::all_names();
+        assert!(
+            files
+                .iter()
+                .any(|f| f == name || f.starts_with(&format!("{name}-"))),
+            "an events/ file for {name}"
+        );
+    }
+    assert_eq!(binaries.len(), crates.len(), "no resource without a crate");
+    assert_eq!(crates.len(), catalog::FUNCTIONS.len());
+}
+
+#[test]
+fn routes_equal_the_routes_the_code_serves() {
+    let declared = template::http_routes(&template::load());
+    let mut served: Vec<(String, String, String)> = catalog::FUNCTIONS
+        .iter()
+        .filter_map(|f| match f.trigger {
+            Trigger::Http { method, path, .. } => {
+                Some((f.name.to_owned(), method.to_owned(), path.to_owned()))
+            }
+            _ => None,
+        })
+        .collect();
+    served.sort();
+    assert_eq!(declared, served);
+}
+
+#[test]
+fn cognito_triggers_point_at_the_trigger_functions() {
+    let t = template::load();
+    let pools = template::of_type(&t, "AWS::Cognito::UserPool");
+    assert_eq!(pools.len(), 1);
+    let config = &pools[0].1["Properties"]["LambdaConfig"];
+    let target = |key: &str| {
+        let (tag, inner) = tagged(&config[key]).expect("a !GetAtt");
+        assert_eq!(tag, "GetAtt");
+        text(inner)
+    };
+    let logical_id = |binary: &str| {
+        template::of_type(&t, "AWS::Serverless::Function")
+            .into_iter()
+            .find(|(_, f)| text(&f["Metadata"]["BuildProperties"]["Binary"]) == binary)
+            .map(|(id, _)| format!("{id}.Arn"))
+            .unwrap()
+    };
+    assert_eq!(target("PreSignUp"), logical_id(catalog::PRE_SIGN_UP.name));
+    assert_eq!(
+        target("PostConfirmation"),
+        logical_id(catalog::POST_CONFIRMATION.name)
+    );
+}
+
+/// (actions, resources) granted to a function by its inline policy statements.
+fn grants(function: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut actions = BTreeSet::new();
+    let mut resources = BTreeSet::new();
+    for policy in function["Properties"]["Policies"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+    {
+        for statement in policy["Statement"].as_sequence().into_iter().flatten() {
+            assert_eq!(text(&statement["Effect"]), "Allow");
+            let list = |v: &Value| -> Vec<Value> {
+                v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()])
+            };
+            actions.extend(list(&statement["Action"]).iter().map(text));
+            resources.extend(list(&statement["Resource"]).iter().map(text));
+        }
+    }
+    (actions, resources)
+}
+
+#[test]
+fn iam_grants_exactly_the_actions_each_function_performs() {
+    let t = template::load();
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let binary = text(&function["Metadata"]["BuildProperties"]["Binary"]);
+        let spec = catalog::by_name(&binary).unwrap();
+        let (actions, resources) = grants(function);
+        let wanted: BTreeSet<String> = spec
+            .dynamodb_actions
+            .iter()
+            .map(|a| format!("dynamodb:{a}"))
+            .collect();
+        assert_eq!(actions, wanted, "{id}");
+        assert!(
+            !actions
+                .iter()
+                .any(|a| a.contains('*') || a.ends_with(":Scan")),
+            "{id}"
+        );
+        let mut expected_resources = BTreeSet::from(["Table.Arn".to_owned()]);
+        if spec.queries_gsi1 {
+            expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
+        }
+        assert_eq!(resources, expected_resources, "{id}");
+    }
+}
