@@ -32,4 +32,15 @@ lint:
 unit-and-integration: tools
 	scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast
 
-test: tools lint unit-and-integration
+sam-check: tools
+	scripts/sam-check
+
+test: tools lint unit-and-integration sam-check
+
+dev: tools
+	scripts/dev
+
+dev-reset:
+	@if curl -s -o /dev/null http://127.0.0.1:$${DDB_PORT:-8000}/; then echo "stop make dev first"; exit 1; fi
+	rm -rf .local/ddb
+	@echo "local database wiped"

@@ -8,4 +8,13 @@ pub mod events;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
-pub mod template;
+
+/// template.yaml as the local API reads it.
+pub mod template {
+    pub use local_api::template::*;
+
+    pub fn load() -> serde_norway::Value {
+        local_api::template::load(&crate::lambda::workspace_root().join("template.yaml"))
+            .expect("template.yaml parses")
+    }
+}

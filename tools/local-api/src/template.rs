@@ -1,18 +1,42 @@
-//! template.yaml, parsed with CloudFormation's tags (`!Ref`, `!GetAtt`, `!Sub`) kept.
+//! template.yaml, parsed with CloudFormation's tags (`!Ref`, `!GetAtt`, `!Sub`)
+//! kept. The routes the local API serves come from here, never from a second list.
+
+use std::path::Path;
 
 use serde_norway::Value;
 
-pub fn load() -> Value {
-    let path = crate::lambda::workspace_root().join("template.yaml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_norway::from_str(&text).expect("template.yaml is YAML")
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("reading {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("parsing {path}")]
+    Parse {
+        path: String,
+        #[source]
+        source: serde_norway::Error,
+    },
+}
+
+pub fn load(path: &Path) -> Result<Value, TemplateError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TemplateError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    serde_norway::from_str(&text).map_err(|source| TemplateError::Parse {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 pub fn resources(template: &Value) -> Vec<(String, &Value)> {
     template["Resources"]
         .as_mapping()
-        .expect("Resources")
-        .iter()
+        .into_iter()
+        .flatten()
         .map(|(k, v)| (k.as_str().unwrap_or_default().to_owned(), v))
         .collect()
 }

@@ -1,0 +1,268 @@
+//! `make dev` end to end: scripts/dev brings up DynamoDB Local, the functions
+//! under cargo lambda watch and the local API; the README's walkthrough runs
+//! against it exactly as written; Ctrl-C leaves no process behind.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use integration_tests::lambda::{free_port, group_alive, require_cargo_lambda, workspace_root};
+use serde_json::{Value, json};
+
+struct Dev {
+    child: Child,
+    ports: [u16; 3],
+    state: PathBuf,
+}
+
+impl Dev {
+    fn start(state: &Path) -> Self {
+        let ports = [free_port(), free_port(), free_port()];
+        let mut cmd = Command::new(workspace_root().join("scripts/dev"));
+        cmd.env("PORT", ports[0].to_string())
+            .env("LAMBDA_PORT", ports[1].to_string())
+            .env("DDB_PORT", ports[2].to_string())
+            .env("STATE_DIR", state)
+            .env("TABLE_NAME", "user-service-dev-test")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().expect("scripts/dev starts");
+        let (tx, rx) = mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(600);
+        let mut seen = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(line) if line.contains("dev: ready") => break,
+                Ok(line) => seen.push(line),
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {}
+                Err(_) => panic!("scripts/dev did not get ready:\n{}", seen.join("\n")),
+            }
+        }
+        std::thread::spawn(move || while rx.recv().is_ok() {});
+        Self {
+            child,
+            ports,
+            state: state.to_path_buf(),
+        }
+    }
+
+    fn api(&self) -> String {
+        format!("http://127.0.0.1:{}", self.ports[0])
+    }
+
+    /// Ctrl-C, as a person would: SIGINT to the script.
+    fn interrupt(mut self) {
+        let pid = self.child.id();
+        let _ = Command::new("kill")
+            .args(["-s", "INT", &pid.to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            self.child.try_wait().unwrap().is_some(),
+            "scripts/dev ended on Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!group_alive(pid), "a process of scripts/dev survived");
+        let state = self.state.display().to_string();
+        let left = Command::new("pgrep").args(["-f", &state]).output().unwrap();
+        assert!(
+            left.stdout.is_empty(),
+            "left running: {}",
+            String::from_utf8_lossy(&left.stdout)
+        );
+        for port in self.ports {
+            assert!(
+                std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+                "port {port} still open"
+            );
+        }
+    }
+
+    fn handled_requests(&self) -> usize {
+        std::fs::read_to_string(self.state.join("functions.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("\"request handled\""))
+            .count()
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .args(["-s", "TERM", &self.child.id().to_string()])
+                .status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The README's walkthrough block, verbatim.
+fn readme_walkthrough() -> String {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- walkthrough -->")
+        .expect("the README marks its walkthrough");
+    let block = &readme[start..];
+    let open = block.find("```sh\n").unwrap() + "```sh\n".len();
+    let close = block[open..].find("```").unwrap();
+    block[open..open + close].to_owned()
+}
+
+fn curl(args: &[&str]) -> (u16, Value) {
+    let out = Command::new("curl")
+        .args(["-s", "-w", "\n%{http_code}"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (body, status) = text.rsplit_once('\n').unwrap();
+    (
+        status.parse().unwrap(),
+        serde_json::from_str(body).unwrap_or(json!(body)),
+    )
+}
+
+#[test]
+fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
+    require_cargo_lambda();
+    let state = std::env::temp_dir().join(format!("user-service-dev-{}", uuid::Uuid::new_v4()));
+    let dev = Dev::start(&state);
+    let api = dev.api();
+
+    // No token, a bad token, a token signed with another key: 401, and no function runs.
+    let before = dev.handled_requests();
+    assert_eq!(
+        curl(&[&format!("{api}/me")]),
+        (401, json!({"message": "Unauthorized"}))
+    );
+    assert_eq!(
+        curl(&["-H", "authorization: Bearer nope", &format!("{api}/me")]).0,
+        401
+    );
+    let foreign = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
+    assert_eq!(
+        curl(&[
+            "-H",
+            &format!("authorization: Bearer {foreign}"),
+            &format!("{api}/me")
+        ])
+        .0,
+        401
+    );
+    assert_eq!(curl(&[&format!("{api}/nowhere")]).0, 404);
+
+    // The README's walkthrough, as a newcomer would paste it.
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &readme_walkthrough()])
+        .current_dir(workspace_root())
+        .env("PORT", dev.ports[0].to_string())
+        .env("STATE_DIR", &state)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "walkthrough failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "HTTP/1.1 200 OK",
+        "etag: \"1\"",
+        "\"isVerified\":true",
+        "etag: \"2\"",
+        "\"email\":\"ada.work@example.com\"",
+        "etag: \"3\"",
+        "\"firstName\":\"Augusta Ada\"",
+        "HTTP/1.1 412 Precondition Failed",
+        "\"code\":\"VERSION_MISMATCH\"",
+    ] {
+        assert!(
+            text.contains(expected),
+            "walkthrough output lacks {expected:?}:\n{text}"
+        );
+    }
+    assert!(
+        dev.handled_requests() >= before + 6,
+        "requests with a token reached the functions"
+    );
+    let unauthorized = curl(&[&format!("{api}/me/account")]);
+    assert_eq!(unauthorized.0, 401);
+
+    // An admin token from /local/token, for the admin routes.
+    let (status, grace) = curl(&[
+        "-X",
+        "POST",
+        &format!("{api}/local/sign-up"),
+        "-H",
+        "content-type: application/json",
+        "-d",
+        r#"{"email":"grace@example.com"}"#,
+    ]);
+    assert_eq!(status, 201, "{grace}");
+    let (status, admin) = curl(&[
+        "-X",
+        "POST",
+        &format!("{api}/local/token"),
+        "-H",
+        "content-type: application/json",
+        "-d",
+        r#"{"email":"grace@example.com","groups":["admin"]}"#,
+    ]);
+    assert_eq!(status, 200, "{admin}");
+    let bearer = format!("authorization: Bearer {}", admin["token"].as_str().unwrap());
+    let (status, found) = curl(&[
+        "-H",
+        &bearer,
+        &format!("{api}/admin/users?email=ada.work%40example.com"),
+    ]);
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found["profile"]["firstName"], "Augusta Ada");
+    let user_bearer = format!("authorization: Bearer {}", grace["token"].as_str().unwrap());
+    let (status, refused) = curl(&[
+        "-H",
+        &user_bearer,
+        &format!("{api}/admin/users?email=ada.work%40example.com"),
+    ]);
+    assert_eq!((status, refused["code"].as_str()), (403, Some("FORBIDDEN")));
+    let (status, taken) = curl(&[
+        "-X",
+        "POST",
+        &format!("{api}/local/sign-up"),
+        "-H",
+        "content-type: application/json",
+        "-d",
+        r#"{"email":"ADA.work@example.com"}"#,
+    ]);
+    assert_eq!((status, taken["code"].as_str()), (409, Some("EMAIL_TAKEN")));
+
+    dev.interrupt();
+
+    // Data survives a restart.
+    let dev = Dev::start(&state);
+    let (status, again) = curl(&[
+        "-H",
+        &bearer,
+        &format!("{}/admin/users?email=grace%40example.com", dev.api()),
+    ]);
+    assert_eq!(status, 200, "{again}");
+    dev.interrupt();
+    let _ = std::fs::remove_dir_all(&state);
+}

@@ -1,0 +1,333 @@
+//! The real function binaries under `cargo lambda watch` (bound to 127.0.0.1),
+//! every events/ file invoked with `cargo lambda invoke --data-file`, against
+//! DynamoDB Local.
+
+use std::path::PathBuf;
+
+use integration_tests::lambda::{Watch, group_alive, require_cargo_lambda};
+use integration_tests::{ddb, events};
+use serde_json::{Value, json};
+
+struct Run {
+    watch: Watch,
+    scratch: tempdir::Scratch,
+}
+
+mod tempdir {
+    use std::path::PathBuf;
+
+    /// A directory for adjusted event files, removed on drop.
+    pub struct Scratch(pub PathBuf);
+
+    impl Scratch {
+        pub fn new() -> Self {
+            let dir =
+                std::env::temp_dir().join(format!("user-service-e2e-{}", uuid::Uuid::new_v4()));
+            std::fs::create_dir_all(&dir).unwrap();
+            Self(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+impl Run {
+    fn file(name: &str) -> PathBuf {
+        events::events_dir().join(format!("{name}.json"))
+    }
+
+    /// Invokes `function` with events/<name>.json as it is.
+    fn invoke(&self, function: &str, name: &str) -> Result<Value, String> {
+        self.watch.invoke(function, &Self::file(name))
+    }
+
+    /// Invokes `function` with events/<name>.json changed by `adjust`.
+    fn invoke_with(
+        &self,
+        function: &str,
+        name: &str,
+        adjust: impl FnOnce(&mut Value),
+    ) -> Result<Value, String> {
+        let mut event = events::load(name);
+        adjust(&mut event);
+        let path = self
+            .scratch
+            .0
+            .join(format!("{}.json", uuid::Uuid::new_v4()));
+        std::fs::write(&path, event.to_string()).unwrap();
+        self.watch.invoke(function, &path)
+    }
+
+    fn http(&self, function: &str, name: &str) -> Http {
+        Http::from(
+            self.invoke(function, name)
+                .unwrap_or_else(|e| panic!("{function}: {e}")),
+        )
+    }
+
+    fn http_with(&self, function: &str, name: &str, adjust: impl FnOnce(&mut Value)) -> Http {
+        Http::from(
+            self.invoke_with(function, name, adjust)
+                .unwrap_or_else(|e| panic!("{function}: {e}")),
+        )
+    }
+
+    fn code_for(&self, email_id: &str) -> String {
+        self.watch
+            .log_lines()
+            .iter()
+            .rev()
+            .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
+            .and_then(|l| l["code"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no code logged for {email_id}:\n{}",
+                    self.watch.output().join("\n")
+                )
+            })
+    }
+}
+
+/// An API Gateway v2 response as the function returned it.
+#[derive(Debug)]
+struct Http {
+    status: u64,
+    headers: Value,
+    body: Value,
+}
+
+impl From<Value> for Http {
+    fn from(v: Value) -> Self {
+        let body = v["body"]
+            .as_str()
+            .map(|b| serde_json::from_str(b).unwrap_or(json!(b)))
+            .unwrap_or(Value::Null);
+        Self {
+            status: v["statusCode"].as_u64().unwrap(),
+            headers: v["headers"].clone(),
+            body,
+        }
+    }
+}
+
+impl Http {
+    #[track_caller]
+    fn expect(&self, status: u64) -> &Self {
+        assert_eq!(self.status, status, "{self:?}");
+        self
+    }
+
+    #[track_caller]
+    fn problem(&self, status: u64, code: &str) {
+        self.expect(status);
+        assert_eq!(self.body["code"], code, "{self:?}");
+        assert_eq!(self.headers["content-type"], "application/problem+json");
+    }
+}
+
+const FOREIGN_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+
+fn set_email_id(event: &mut Value, id: &str) {
+    event["pathParameters"]["emailId"] = json!(id);
+    let path = event["rawPath"].as_str().unwrap().replace(FOREIGN_ID, id);
+    event["rawPath"] = json!(path);
+    event["requestContext"]["http"]["path"] = json!(path);
+}
+
+#[test]
+fn every_event_file_against_the_real_binaries() {
+    require_cargo_lambda();
+    let table = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async { ddb::fresh_table(&ddb::client()).await });
+    let env = vec![
+        ("TABLE_NAME", table),
+        ("AWS_ENDPOINT_URL_DYNAMODB", ddb::endpoint()),
+        ("AWS_REGION", "us-east-1".to_owned()),
+        ("AWS_ACCESS_KEY_ID", "local".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
+        ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
+        ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000".to_owned()),
+        ("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000".to_owned()),
+        ("VERIFICATION_SENDER", "log".to_owned()),
+    ];
+    let run = Run {
+        watch: Watch::start(&env),
+        scratch: tempdir::Scratch::new(),
+    };
+    let mut invoked = std::collections::BTreeSet::new();
+    let mut note = |name: &str| {
+        invoked.insert(name.to_owned());
+    };
+
+    // Cognito: sign-up, repeated delivery, a taken address, a password reset.
+    let confirmation = events::load("post-confirmation");
+    for _ in 0..3 {
+        assert_eq!(
+            run.invoke("post-confirmation", "post-confirmation")
+                .unwrap(),
+            confirmation
+        );
+    }
+    note("post-confirmation");
+    for name in ["pre-sign-up", "pre-sign-up-admin-create-user"] {
+        let err = run.invoke("pre-sign-up", name).unwrap_err();
+        assert!(err.contains("EMAIL_TAKEN"), "{name}: {err}");
+        note(name);
+    }
+    let free = run
+        .invoke_with("pre-sign-up", "pre-sign-up", |e| {
+            e["request"]["userAttributes"]["email"] = json!("new@example.com")
+        })
+        .unwrap();
+    assert_eq!(
+        free["request"]["userAttributes"]["email"],
+        "new@example.com"
+    );
+    let reset = events::load("post-confirmation-forgot-password");
+    assert_eq!(
+        run.invoke("post-confirmation", "post-confirmation-forgot-password")
+            .unwrap(),
+        reset
+    );
+    note("post-confirmation-forgot-password");
+
+    // Profile.
+    let profile = run.http("get-profile", "get-profile");
+    profile.expect(200);
+    assert_eq!(
+        (
+            profile.body["email"].as_str(),
+            profile.headers["etag"].as_str()
+        ),
+        (Some("ada@example.com"), Some("\"1\""))
+    );
+    note("get-profile");
+    let updated = run.http("update-profile", "update-profile");
+    updated.expect(200);
+    assert_eq!(updated.headers["etag"], "\"2\"");
+    run.http("update-profile", "update-profile")
+        .problem(412, "VERSION_MISMATCH");
+    note("update-profile");
+
+    // Addresses: add, check, resend, verify, switch, remove.
+    let added = run.http("add-email", "add-email");
+    added.expect(201);
+    let id = added.body["emailId"].as_str().unwrap().to_owned();
+    assert_eq!(added.headers["location"], format!("/me/emails/{id}"));
+    note("add-email");
+    let check = run.http("check-email", "check-email");
+    check.expect(200);
+    assert_eq!(
+        check.body,
+        json!({"email": "ada.work@example.com", "available": false})
+    );
+    note("check-email");
+    run.http("list-emails", "list-emails").expect(200);
+    assert_eq!(
+        run.http("list-emails", "list-emails").body["emails"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    note("list-emails");
+    let account = run.http("get-account", "get-account");
+    account.expect(200);
+    assert_eq!(account.body["emails"].as_array().unwrap().len(), 2);
+    note("get-account");
+
+    run.http("send-verification", "send-verification")
+        .problem(404, "NOT_FOUND");
+    run.http_with("send-verification", "send-verification", |e| {
+        set_email_id(e, &id)
+    })
+    .problem(429, "TOO_MANY_REQUESTS");
+    note("send-verification");
+    run.http("verify-email", "verify-email")
+        .problem(404, "NOT_FOUND");
+    let code = run.code_for(&id);
+    let verified = run.http_with("verify-email", "verify-email", |e| {
+        set_email_id(e, &id);
+        e["body"] = json!(json!({ "code": code }).to_string());
+    });
+    verified.expect(200);
+    assert_eq!(verified.body["isVerified"], true);
+    note("verify-email");
+
+    let found = run.http("find-user-by-email", "find-user-by-email");
+    found.expect(200);
+    assert_eq!(
+        found.body["profile"]["userId"],
+        "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
+    );
+    note("find-user-by-email");
+
+    run.http("set-primary-email", "set-primary-email")
+        .problem(404, "NOT_FOUND");
+    let switched = run.http_with("set-primary-email", "set-primary-email", |e| {
+        e["body"] = json!(json!({ "emailId": id }).to_string());
+    });
+    switched.expect(200);
+    assert_eq!(
+        (
+            switched.body["email"].as_str(),
+            switched.headers["etag"].as_str()
+        ),
+        (Some("ada.work@example.com"), Some("\"3\""))
+    );
+    note("set-primary-email");
+
+    run.http("remove-email", "remove-email")
+        .problem(404, "NOT_FOUND");
+    let old = account.body["emails"][0]["emailId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run.http_with("remove-email", "remove-email", |e| set_email_id(e, &old))
+        .expect(204);
+    run.http_with("remove-email", "remove-email", |e| set_email_id(e, &id))
+        .problem(409, "PRIMARY_EMAIL");
+    note("remove-email");
+
+    let suspended = run.http("set-user-status", "set-user-status");
+    suspended.expect(200);
+    assert_eq!(suspended.body["status"], "suspended");
+    note("set-user-status");
+    run.http("add-email", "add-email")
+        .problem(403, "ACCOUNT_INACTIVE");
+
+    // Every file in events/ was invoked.
+    assert_eq!(invoked.into_iter().collect::<Vec<_>>(), events::all_names());
+
+    // The functions logged JSON lines with the request id and sub, and no addresses.
+    let lines = run.watch.log_lines();
+    assert!(lines.iter().any(|l| l["message"] == "request handled"));
+    for line in lines.iter().filter(|l| l["message"] == "request handled") {
+        let sub = line["span"]["sub"].as_str();
+        assert!(
+            matches!(
+                sub,
+                Some(
+                    "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e" | "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c"
+                )
+            ),
+            "{line}"
+        );
+        assert!(line["span"]["request_id"].is_string(), "{line}");
+        assert!(!line.to_string().contains("@example.com"), "{line}");
+    }
+
+    // Stopping leaves nothing behind.
+    let mut watch = run.watch;
+    let pgid = watch.pid();
+    watch.stop();
+    assert!(
+        !group_alive(pgid),
+        "processes of cargo lambda watch survived"
+    );
+}

@@ -1,0 +1,183 @@
+//! The local JWT authorizer: tokens signed with a development key created on
+//! first start, checked for signature, issuer, audience and expiry, as an HTTP
+//! API's JWT authorizer checks Cognito's.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde_json::{Map, Value, json};
+
+pub const AUDIENCE: &str = "user-service-local";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("the development key could not be read or created")]
+    Key(#[source] std::io::Error),
+    #[error("the token was refused")]
+    Token(#[source] jsonwebtoken::errors::Error),
+}
+
+#[derive(Clone)]
+pub struct DevKey {
+    secret: Vec<u8>,
+    pub issuer: String,
+}
+
+impl std::fmt::Debug for DevKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DevKey")
+            .field("issuer", &self.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DevKey {
+    /// The key in `path`, created (32 random bytes, mode 0600) when missing.
+    pub fn load_or_create(path: &Path, issuer: String) -> Result<Self, AuthError> {
+        let secret = match std::fs::read_to_string(path) {
+            Ok(hex) => decode_hex(hex.trim())
+                .ok_or_else(|| AuthError::Key(std::io::Error::other("not hex")))?,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                let mut secret = vec![0u8; 32];
+                getrandom::fill(&mut secret)
+                    .map_err(|e| AuthError::Key(std::io::Error::other(e)))?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(AuthError::Key)?;
+                }
+                let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+                std::fs::write(path, hex).map_err(AuthError::Key)?;
+                restrict(path).map_err(AuthError::Key)?;
+                secret
+            }
+            Err(err) => return Err(AuthError::Key(err)),
+        };
+        Ok(Self { secret, issuer })
+    }
+
+    /// An ID token like Cognito's, valid for an hour.
+    pub fn issue(&self, sub: &str, email: &str, groups: &[String]) -> Result<String, AuthError> {
+        let now = unix_now();
+        let mut claims = json!({
+            "sub": sub,
+            "iss": self.issuer,
+            "aud": AUDIENCE,
+            "token_use": "id",
+            "auth_time": now,
+            "iat": now,
+            "exp": now + 3600,
+            "email": email,
+            "email_verified": true,
+            "cognito:username": sub,
+        });
+        if !groups.is_empty() {
+            claims["cognito:groups"] = json!(groups);
+        }
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &EncodingKey::from_secret(&self.secret),
+        )
+        .map_err(AuthError::Token)
+    }
+
+    /// The claims of a valid token.
+    pub fn verify(&self, token: &str) -> Result<Map<String, Value>, AuthError> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.leeway = 0;
+        jsonwebtoken::decode::<Map<String, Value>>(
+            token,
+            &DecodingKey::from_secret(&self.secret),
+            &validation,
+        )
+        .map(|data| data.claims)
+        .map_err(AuthError::Token)
+    }
+}
+
+/// Claims as an HTTP API hands them to the function: every value a string,
+/// lists as `[a b]`.
+pub fn claims_as_api_gateway(claims: &Map<String, Value>) -> HashMap<String, String> {
+    claims
+        .iter()
+        .map(|(k, v)| {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Array(items) => {
+                    let parts: Vec<String> = items
+                        .iter()
+                        .map(|i| {
+                            i.as_str()
+                                .map(str::to_owned)
+                                .unwrap_or_else(|| i.to_string())
+                        })
+                        .collect();
+                    format!("[{}]", parts.join(" "))
+                }
+                other => other.to_string(),
+            };
+            (k.clone(), text)
+        })
+        .collect()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect()
+}
+
+fn restrict(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(dir: &Path) -> DevKey {
+        DevKey::load_or_create(&dir.join("key"), "http://127.0.0.1:3000/local".into()).unwrap()
+    }
+
+    #[test]
+    fn issued_tokens_verify_and_others_do_not() {
+        let dir = std::env::temp_dir().join(format!("local-api-{}", uuid::Uuid::new_v4()));
+        let key = key(&dir);
+        let token = key
+            .issue("u-1", "a@example.com", &["admin".into()])
+            .unwrap();
+        let claims = key.verify(&token).unwrap();
+        assert_eq!(claims["sub"], "u-1");
+        let gw = claims_as_api_gateway(&claims);
+        assert_eq!(gw["cognito:groups"], "[admin]");
+        assert_eq!(gw["email_verified"], "true");
+
+        // The same key file gives the same key; another key refuses the token.
+        assert!(self::key(&dir).verify(&token).is_ok());
+        let other = DevKey::load_or_create(&dir.join("other"), key.issuer.clone()).unwrap();
+        assert!(other.verify(&token).is_err());
+        let wrong_issuer = DevKey {
+            secret: key.secret.clone(),
+            issuer: "elsewhere".into(),
+        };
+        assert!(wrong_issuer.verify(&token).is_err());
+        assert!(key.verify("not.a.token").is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

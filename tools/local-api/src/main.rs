@@ -1,0 +1,79 @@
+//! `local-api`: the HTTP API on 127.0.0.1 for local development (see `make dev`).
+// A command-line tool: its banner goes to stdout.
+#![allow(clippy::print_stdout)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use local_api::auth::{AUDIENCE, DevKey};
+use local_api::invoke::Lambda;
+use local_api::routes::Routes;
+use local_api::server::{State_, router};
+use user_service::Store;
+use user_service::config::{ClientTimeouts, StoreConfig};
+use user_service::store::{dynamodb_client, schema};
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Fixed, so tokens stay valid when the port changes.
+const ISSUER: &str = "http://127.0.0.1/local-cognito";
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn port_arg(flag: &str, env: &str, default: u16) -> Result<u16, Error> {
+    match arg(flag).or_else(|| std::env::var(env).ok()) {
+        Some(raw) => Ok(raw.parse()?),
+        None => Ok(default),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    tracing_subscriber::fmt()
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
+    let port = port_arg("--port", "LOCAL_API_PORT", 3000)?;
+    let lambda_port = port_arg("--lambda-port", "LAMBDA_PORT", 9000)?;
+    let template = PathBuf::from(arg("--template").unwrap_or_else(|| "template.yaml".into()));
+    let state_dir = PathBuf::from(arg("--state-dir").unwrap_or_else(|| ".local".into()));
+
+    let routes = Routes::from_template(&local_api::template::load(&template)?);
+    let issuer = ISSUER.to_owned();
+    let key = DevKey::load_or_create(&state_dir.join("dev-jwt.key"), issuer.clone())?;
+    let config = StoreConfig::from_env()?;
+    let client = dynamodb_client(ClientTimeouts::from_lookup(|k| std::env::var(k).ok())?).await;
+    if schema::ensure_table(&client, &config.table_name).await? {
+        tracing::info!(table = %config.table_name, "created the table");
+    }
+    let store = Store::new(client, config);
+
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    println!("local API on http://127.0.0.1:{port} (issuer {issuer}, audience {AUDIENCE})");
+    for route in routes.all() {
+        println!("  {:<40} -> {}", route.key(), route.function);
+    }
+    println!("  POST /local/sign-up  {{email, givenName?, familyName?}} -> {{sub, token}}");
+    println!("  POST /local/token    {{email, groups?}} -> {{sub, token}}");
+    let shared = Arc::new(State_ {
+        routes,
+        key,
+        lambda: Lambda::new(lambda_port),
+        store,
+    });
+    axum::serve(
+        listener,
+        router(shared).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}

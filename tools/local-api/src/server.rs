@@ -1,0 +1,94 @@
+//! The local HTTP API: routes from template.yaml, the JWT authorizer, and the
+//! local Cognito routes.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{Response, StatusCode};
+use axum::routing::post;
+use user_service::Store;
+
+use crate::auth::{DevKey, claims_as_api_gateway};
+use crate::event::{Incoming, api_gateway_v2, gateway_message, http_response};
+use crate::invoke::{InvokeError, Lambda};
+use crate::routes::Routes;
+
+/// API Gateway's payload limit.
+const MAX_BODY: usize = 10 * 1024 * 1024;
+
+pub struct State_ {
+    pub routes: Routes,
+    pub key: DevKey,
+    pub lambda: Lambda,
+    pub store: Store,
+}
+
+pub type Shared = Arc<State_>;
+
+pub fn router(shared: Shared) -> Router {
+    Router::new()
+        .route("/local/sign-up", post(crate::cognito::sign_up))
+        .route("/local/token", post(crate::cognito::token))
+        .fallback(proxy)
+        .with_state(shared)
+}
+
+/// Every API route: authorize, build the event, invoke, answer.
+async fn proxy(
+    State(shared): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let Some((route, params)) = shared.routes.find(parts.method.as_str(), parts.uri.path()) else {
+        return gateway_message(StatusCode::NOT_FOUND, "Not Found");
+    };
+    // The JWT authorizer: no valid token, no invocation.
+    let token = parts
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        });
+    let claims = match token.map(|t| shared.key.verify(t.trim())) {
+        Some(Ok(claims)) => claims,
+        Some(Err(_)) | None => {
+            tracing::info!(route = %route.key(), "unauthorized request refused before any function");
+            return gateway_message(StatusCode::UNAUTHORIZED, "Unauthorized");
+        }
+    };
+    let Ok(bytes) = to_bytes(body, MAX_BODY).await else {
+        return gateway_message(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large");
+    };
+    let host = parts
+        .headers
+        .get("host")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("127.0.0.1")
+        .to_owned();
+    let incoming = Incoming {
+        method: &parts.method,
+        uri: &parts.uri,
+        headers: &parts.headers,
+        body: &bytes,
+        source_ip: peer.ip().to_string(),
+        host,
+    };
+    let event = api_gateway_v2(route, &params, &claims_as_api_gateway(&claims), &incoming);
+    match shared.lambda.invoke(&route.function, &event).await {
+        Ok(payload) => http_response(&payload),
+        Err(InvokeError::Function { error_type, .. }) => {
+            tracing::error!(function = %route.function, error_type, "function error: API Gateway answers 500");
+            gateway_message(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+        }
+        Err(InvokeError::Transport(err)) => {
+            tracing::error!(function = %route.function, error = %err, "cargo lambda watch is not answering");
+            gateway_message(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
+        }
+    }
+}
