@@ -30,10 +30,12 @@ impl App {
         let lookup = |name: &str| std::env::var(name).ok();
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
-        let sender = VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default())
-            .map_err(|reason| ConfigError::Invalid {
-                name: "VERIFICATION_SENDER",
-                reason,
+        let sender =
+            VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default()).map_err(|reason| {
+                ConfigError::Invalid {
+                    name: "VERIFICATION_SENDER",
+                    reason,
+                }
             })?;
         let admin_group = lookup("ADMIN_GROUP")
             .map(|g| g.trim().to_owned())
@@ -61,9 +63,8 @@ where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn")
-    });
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn"));
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(filter)

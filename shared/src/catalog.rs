@@ -43,33 +43,16 @@ const fn http(
 ) -> Function {
     Function {
         name,
-        trigger: Trigger::Http {
-            method,
-            path,
-            access,
-        },
+        trigger: Trigger::Http { method, path, access },
         dynamodb_actions,
         queries_gsi1: false,
     }
 }
 
 pub const GET_PROFILE: Function = http("get-profile", "GET", "/me", Access::User, &["GetItem"]);
-pub const GET_ACCOUNT: Function = http(
-    "get-account",
-    "GET",
-    "/me/account",
-    Access::User,
-    &["Query"],
-);
-pub const UPDATE_PROFILE: Function = http(
-    "update-profile",
-    "PATCH",
-    "/me",
-    Access::User,
-    &["UpdateItem"],
-);
-pub const LIST_EMAILS: Function =
-    http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
+pub const GET_ACCOUNT: Function = http("get-account", "GET", "/me/account", Access::User, &["Query"]);
+pub const UPDATE_PROFILE: Function = http("update-profile", "PATCH", "/me", Access::User, &["UpdateItem"]);
+pub const LIST_EMAILS: Function = http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
 pub const ADD_EMAIL: Function = http(
     "add-email",
     "POST",
@@ -105,22 +88,10 @@ pub const REMOVE_EMAIL: Function = http(
     Access::User,
     &["GetItem", "UpdateItem", "DeleteItem"],
 );
-pub const CHECK_EMAIL: Function = http(
-    "check-email",
-    "GET",
-    "/emails/availability",
-    Access::User,
-    &["GetItem"],
-);
+pub const CHECK_EMAIL: Function = http("check-email", "GET", "/emails/availability", Access::User, &["GetItem"]);
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
-    ..http(
-        "find-user-by-email",
-        "GET",
-        "/admin/users",
-        Access::Admin,
-        &["Query"],
-    )
+    ..http("find-user-by-email", "GET", "/admin/users", Access::Admin, &["Query"])
 };
 pub const SET_USER_STATUS: Function = http(
     "set-user-status",

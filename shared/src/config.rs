@@ -7,10 +7,7 @@ pub enum ConfigError {
     #[error("{0} is not set; set it to the DynamoDB table name (see README)")]
     Missing(&'static str),
     #[error("{name} is invalid: {reason}")]
-    Invalid {
-        name: &'static str,
-        reason: &'static str,
-    },
+    Invalid { name: &'static str, reason: &'static str },
 }
 
 /// What the store needs to know.
@@ -52,10 +49,9 @@ impl StoreConfig {
         config.max_emails_per_user =
             number(&lookup, "MAX_EMAILS_PER_USER", 1, 50)?.unwrap_or(config.max_emails_per_user);
         config.verification_ttl_seconds =
-            number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?
-                .unwrap_or(config.verification_ttl_seconds);
-        config.verification_max_attempts = number(&lookup, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?
-            .unwrap_or(config.verification_max_attempts);
+            number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?.unwrap_or(config.verification_ttl_seconds);
+        config.verification_max_attempts =
+            number(&lookup, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?.unwrap_or(config.verification_max_attempts);
         Ok(config)
     }
 }
@@ -115,10 +111,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         move |k| map.get(k).cloned()
     }
 
@@ -167,11 +160,7 @@ mod tests {
 
     #[test]
     fn bad_numbers_are_refused_by_name() {
-        let err = StoreConfig::from_lookup(lookup(&[
-            ("TABLE_NAME", "t"),
-            ("MAX_EMAILS_PER_USER", "ten"),
-        ]))
-        .unwrap_err();
+        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "ten")])).unwrap_err();
         assert_eq!(
             err,
             ConfigError::Invalid {
@@ -179,11 +168,8 @@ mod tests {
                 reason: "not a whole number"
             }
         );
-        let err = StoreConfig::from_lookup(lookup(&[
-            ("TABLE_NAME", "t"),
-            ("VERIFICATION_MAX_ATTEMPTS", "0"),
-        ]))
-        .unwrap_err();
+        let err =
+            StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("VERIFICATION_MAX_ATTEMPTS", "0")])).unwrap_err();
         assert_eq!(
             err,
             ConfigError::Invalid {

@@ -103,10 +103,7 @@ impl EmailAddress {
         if normalized.len() > Self::MAX_LEN {
             return Err(Invalid("must be at most 254 characters"));
         }
-        if normalized
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control())
-        {
+        if normalized.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(Invalid("must not contain whitespace or control characters"));
         }
         let (local, domain) = match normalized.split_once('@') {
@@ -178,9 +175,8 @@ impl Phone {
         let digits = raw
             .strip_prefix('+')
             .ok_or(Invalid("must be E.164, like +14155550100"))?;
-        let well_formed = (2..=15).contains(&digits.len())
-            && digits.chars().all(|c| c.is_ascii_digit())
-            && !digits.starts_with('0');
+        let well_formed =
+            (2..=15).contains(&digits.len()) && digits.chars().all(|c| c.is_ascii_digit()) && !digits.starts_with('0');
         if !well_formed {
             return Err(Invalid("must be E.164, like +14155550100"));
         }
@@ -473,21 +469,10 @@ mod tests {
 
     #[test]
     fn phone_is_e164() {
-        assert_eq!(
-            Phone::parse("+14155550100").unwrap().as_str(),
-            "+14155550100"
-        );
+        assert_eq!(Phone::parse("+14155550100").unwrap().as_str(), "+14155550100");
         assert!(Phone::parse("+12").is_ok());
         assert!(Phone::parse("+123456789012345").is_ok());
-        for bad in [
-            "14155550100",
-            "+0123",
-            "+1",
-            "+1234567890123456",
-            "+1 415",
-            "+1a",
-            "",
-        ] {
+        for bad in ["14155550100", "+0123", "+1", "+1234567890123456", "+1 415", "+1a", ""] {
             assert!(Phone::parse(bad).is_err(), "accepted {bad:?}");
         }
     }
@@ -520,11 +505,7 @@ mod tests {
 
     #[test]
     fn status_round_trips() {
-        for s in [
-            UserStatus::Active,
-            UserStatus::Suspended,
-            UserStatus::Deleted,
-        ] {
+        for s in [UserStatus::Active, UserStatus::Suspended, UserStatus::Deleted] {
             assert_eq!(s.as_str().parse::<UserStatus>().unwrap(), s);
         }
         assert!("gone".parse::<UserStatus>().is_err());

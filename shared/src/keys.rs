@@ -99,9 +99,7 @@ pub fn claim_address(pk: &str) -> Option<&str> {
 
 /// The string value of a key attribute of a stored item.
 pub fn key_string<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
-    item.get(attribute)
-        .and_then(|v| v.as_s().ok())
-        .map(String::as_str)
+    item.get(attribute).and_then(|v| v.as_s().ok()).map(String::as_str)
 }
 
 #[cfg(test)]
@@ -119,27 +117,15 @@ mod tests {
         let email = EmailAddress::parse("Ada@Example.com").unwrap();
 
         let profile = profile_key(&user);
-        assert_eq!(
-            s(&profile, "PK"),
-            "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
-        );
+        assert_eq!(s(&profile, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
         assert_eq!(s(&profile, "SK"), "PROFILE");
         assert_eq!(profile.len(), 2);
 
         let record = email_record_keys(&user, email_id, &email);
-        assert_eq!(
-            s(&record, "PK"),
-            "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
-        );
-        assert_eq!(
-            s(&record, "SK"),
-            "EMAIL#0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
-        );
+        assert_eq!(s(&record, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert_eq!(s(&record, "SK"), "EMAIL#0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
         assert_eq!(s(&record, "GSI1PK"), "EMAIL#ada@example.com");
-        assert_eq!(
-            s(&record, "GSI1SK"),
-            "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
-        );
+        assert_eq!(s(&record, "GSI1SK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
 
         let claim = claim_key(&email);
         assert_eq!(s(&claim, "PK"), "EMAIL#ada@example.com");
@@ -149,10 +135,7 @@ mod tests {
 
     #[test]
     fn schema_names_are_exact() {
-        assert_eq!(
-            (PK, SK, GSI1, GSI1PK, GSI1SK),
-            ("PK", "SK", "GSI1", "GSI1PK", "GSI1SK")
-        );
+        assert_eq!((PK, SK, GSI1, GSI1PK, GSI1SK), ("PK", "SK", "GSI1", "GSI1PK", "GSI1SK"));
         assert_eq!(EMAIL_SK_PREFIX, "EMAIL#");
         assert_eq!(TABLE_KEYS, [("PK", "HASH"), ("SK", "RANGE")]);
         assert_eq!(GSI1_KEYS, [("GSI1PK", "HASH"), ("GSI1SK", "RANGE")]);

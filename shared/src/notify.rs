@@ -23,12 +23,7 @@ impl VerificationSender {
         }
     }
 
-    pub async fn send(
-        &self,
-        email_id: EmailId,
-        _to: &EmailAddress,
-        code: &VerificationCode,
-    ) -> Result<(), SendError> {
+    pub async fn send(&self, email_id: EmailId, _to: &EmailAddress, code: &VerificationCode) -> Result<(), SendError> {
         match self {
             Self::Log => {
                 tracing::info!(email_id = %email_id, code = code.reveal(), "verification code issued");

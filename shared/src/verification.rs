@@ -59,10 +59,7 @@ impl VerificationCode {
 
     /// Constant-time comparison with a stored hash.
     pub fn matches(&self, email_id: EmailId, stored_hash: &str) -> bool {
-        self.hash(email_id)
-            .as_bytes()
-            .ct_eq(stored_hash.as_bytes())
-            .into()
+        self.hash(email_id).as_bytes().ct_eq(stored_hash.as_bytes()).into()
     }
 }
 
@@ -86,11 +83,7 @@ mod tests {
                 .iter()
                 .all(|c| c.len() == 6 && c.bytes().all(|b| b.is_ascii_digit()))
         );
-        assert!(
-            codes.len() > 190,
-            "only {} distinct codes of 200",
-            codes.len()
-        );
+        assert!(codes.len() > 190, "only {} distinct codes of 200", codes.len());
     }
 
     #[test]
@@ -103,11 +96,7 @@ mod tests {
         assert!(!stored.contains("012345"));
         assert!(code.matches(id, &stored));
         assert!(!code.matches(other, &stored));
-        assert!(
-            !VerificationCode::parse("012346")
-                .unwrap()
-                .matches(id, &stored)
-        );
+        assert!(!VerificationCode::parse("012346").unwrap().matches(id, &stored));
     }
 
     #[test]

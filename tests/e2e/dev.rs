@@ -63,9 +63,7 @@ impl Dev {
     /// Ctrl-C, as a person would: SIGINT to the script.
     fn interrupt(mut self) {
         let pid = self.child.id();
-        let _ = Command::new("kill")
-            .args(["-s", "INT", &pid.to_string()])
-            .status();
+        let _ = Command::new("kill").args(["-s", "INT", &pid.to_string()]).status();
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -73,10 +71,7 @@ impl Dev {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        assert!(
-            self.child.try_wait().unwrap().is_some(),
-            "scripts/dev ended on Ctrl-C"
-        );
+        assert!(self.child.try_wait().unwrap().is_some(), "scripts/dev ended on Ctrl-C");
         std::thread::sleep(Duration::from_millis(500));
         assert!(!group_alive(pid), "a process of scripts/dev survived");
         let state = self.state.display().to_string();
@@ -149,22 +144,11 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
 
     // No token, a bad token, a token signed with another key: 401, and no function runs.
     let before = dev.handled_requests();
-    assert_eq!(
-        curl(&[&format!("{api}/me")]),
-        (401, json!({"message": "Unauthorized"}))
-    );
-    assert_eq!(
-        curl(&["-H", "authorization: Bearer nope", &format!("{api}/me")]).0,
-        401
-    );
+    assert_eq!(curl(&[&format!("{api}/me")]), (401, json!({"message": "Unauthorized"})));
+    assert_eq!(curl(&["-H", "authorization: Bearer nope", &format!("{api}/me")]).0, 401);
     let foreign = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
     assert_eq!(
-        curl(&[
-            "-H",
-            &format!("authorization: Bearer {foreign}"),
-            &format!("{api}/me")
-        ])
-        .0,
+        curl(&["-H", &format!("authorization: Bearer {foreign}"), &format!("{api}/me")]).0,
         401
     );
     assert_eq!(curl(&[&format!("{api}/nowhere")]).0, 404);

@@ -21,8 +21,7 @@ mod tempdir {
 
     impl Scratch {
         pub fn new() -> Self {
-            let dir =
-                std::env::temp_dir().join(format!("user-service-e2e-{}", uuid::Uuid::new_v4()));
+            let dir = std::env::temp_dir().join(format!("user-service-e2e-{}", uuid::Uuid::new_v4()));
             std::fs::create_dir_all(&dir).unwrap();
             Self(dir)
         }
@@ -46,18 +45,10 @@ impl Run {
     }
 
     /// Invokes `function` with events/<name>.json changed by `adjust`.
-    fn invoke_with(
-        &self,
-        function: &str,
-        name: &str,
-        adjust: impl FnOnce(&mut Value),
-    ) -> Result<Value, String> {
+    fn invoke_with(&self, function: &str, name: &str, adjust: impl FnOnce(&mut Value)) -> Result<Value, String> {
         let mut event = events::load(name);
         adjust(&mut event);
-        let path = self
-            .scratch
-            .0
-            .join(format!("{}.json", uuid::Uuid::new_v4()));
+        let path = self.scratch.0.join(format!("{}.json", uuid::Uuid::new_v4()));
         std::fs::write(&path, event.to_string()).unwrap();
         self.watch.invoke(function, &path)
     }
@@ -83,12 +74,7 @@ impl Run {
             .rev()
             .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
             .and_then(|l| l["code"].as_str().map(str::to_owned))
-            .unwrap_or_else(|| {
-                panic!(
-                    "no code logged for {email_id}:\n{}",
-                    self.watch.output().join("\n")
-                )
-            })
+            .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.watch.output().join("\n")))
     }
 }
 
@@ -168,8 +154,7 @@ fn every_event_file_against_the_real_binaries() {
     let confirmation = events::load("post-confirmation");
     for _ in 0..3 {
         assert_eq!(
-            run.invoke("post-confirmation", "post-confirmation")
-                .unwrap(),
+            run.invoke("post-confirmation", "post-confirmation").unwrap(),
             confirmation
         );
     }
@@ -184,10 +169,7 @@ fn every_event_file_against_the_real_binaries() {
             e["request"]["userAttributes"]["email"] = json!("new@example.com")
         })
         .unwrap();
-    assert_eq!(
-        free["request"]["userAttributes"]["email"],
-        "new@example.com"
-    );
+    assert_eq!(free["request"]["userAttributes"]["email"], "new@example.com");
     let reset = events::load("post-confirmation-forgot-password");
     assert_eq!(
         run.invoke("post-confirmation", "post-confirmation-forgot-password")
@@ -200,10 +182,7 @@ fn every_event_file_against_the_real_binaries() {
     let profile = run.http("get-profile", "get-profile");
     profile.expect(200);
     assert_eq!(
-        (
-            profile.body["email"].as_str(),
-            profile.headers["etag"].as_str()
-        ),
+        (profile.body["email"].as_str(), profile.headers["etag"].as_str()),
         (Some("ada@example.com"), Some("\"1\""))
     );
     note("get-profile");
@@ -222,10 +201,7 @@ fn every_event_file_against_the_real_binaries() {
     note("add-email");
     let check = run.http("check-email", "check-email");
     check.expect(200);
-    assert_eq!(
-        check.body,
-        json!({"email": "ada.work@example.com", "available": false})
-    );
+    assert_eq!(check.body, json!({"email": "ada.work@example.com", "available": false}));
     note("check-email");
     run.http("list-emails", "list-emails").expect(200);
     assert_eq!(
@@ -243,13 +219,10 @@ fn every_event_file_against_the_real_binaries() {
 
     run.http("send-verification", "send-verification")
         .problem(404, "NOT_FOUND");
-    run.http_with("send-verification", "send-verification", |e| {
-        set_email_id(e, &id)
-    })
-    .problem(429, "TOO_MANY_REQUESTS");
+    run.http_with("send-verification", "send-verification", |e| set_email_id(e, &id))
+        .problem(429, "TOO_MANY_REQUESTS");
     note("send-verification");
-    run.http("verify-email", "verify-email")
-        .problem(404, "NOT_FOUND");
+    run.http("verify-email", "verify-email").problem(404, "NOT_FOUND");
     let code = run.code_for(&id);
     let verified = run.http_with("verify-email", "verify-email", |e| {
         set_email_id(e, &id);
@@ -261,10 +234,7 @@ fn every_event_file_against_the_real_binaries() {
 
     let found = run.http("find-user-by-email", "find-user-by-email");
     found.expect(200);
-    assert_eq!(
-        found.body["profile"]["userId"],
-        "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
-    );
+    assert_eq!(found.body["profile"]["userId"], "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
     note("find-user-by-email");
 
     run.http("set-primary-email", "set-primary-email")
@@ -274,20 +244,13 @@ fn every_event_file_against_the_real_binaries() {
     });
     switched.expect(200);
     assert_eq!(
-        (
-            switched.body["email"].as_str(),
-            switched.headers["etag"].as_str()
-        ),
+        (switched.body["email"].as_str(), switched.headers["etag"].as_str()),
         (Some("ada.work@example.com"), Some("\"3\""))
     );
     note("set-primary-email");
 
-    run.http("remove-email", "remove-email")
-        .problem(404, "NOT_FOUND");
-    let old = account.body["emails"][0]["emailId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    run.http("remove-email", "remove-email").problem(404, "NOT_FOUND");
+    let old = account.body["emails"][0]["emailId"].as_str().unwrap().to_owned();
     run.http_with("remove-email", "remove-email", |e| set_email_id(e, &old))
         .expect(204);
     run.http_with("remove-email", "remove-email", |e| set_email_id(e, &id))
@@ -298,8 +261,7 @@ fn every_event_file_against_the_real_binaries() {
     suspended.expect(200);
     assert_eq!(suspended.body["status"], "suspended");
     note("set-user-status");
-    run.http("add-email", "add-email")
-        .problem(403, "ACCOUNT_INACTIVE");
+    run.http("add-email", "add-email").problem(403, "ACCOUNT_INACTIVE");
 
     // Every file in events/ was invoked.
     assert_eq!(invoked.into_iter().collect::<Vec<_>>(), events::all_names());
@@ -312,9 +274,7 @@ fn every_event_file_against_the_real_binaries() {
         assert!(
             matches!(
                 sub,
-                Some(
-                    "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e" | "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c"
-                )
+                Some("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e" | "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c")
             ),
             "{line}"
         );
@@ -326,8 +286,5 @@ fn every_event_file_against_the_real_binaries() {
     let mut watch = run.watch;
     let pgid = watch.pid();
     watch.stop();
-    assert!(
-        !group_alive(pgid),
-        "processes of cargo lambda watch survived"
-    );
+    assert!(!group_alive(pgid), "processes of cargo lambda watch survived");
 }

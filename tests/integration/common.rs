@@ -32,28 +32,15 @@ pub fn new_user(user: &UserId, email: &str) -> NewUser {
 /// A confirmed user with a verified primary address.
 pub async fn signed_up(store: &Store, name: &str, email: &str) -> UserId {
     let user = uid(name);
-    store
-        .create_user(&new_user(&user, email), now())
-        .await
-        .unwrap();
+    store.create_user(&new_user(&user, email), now()).await.unwrap();
     user
 }
 
 /// A user with a second, verified address; returns its email id.
-pub async fn with_verified(
-    store: &Store,
-    user: &UserId,
-    email: &str,
-) -> user_service::domain::EmailId {
+pub async fn with_verified(store: &Store, user: &UserId, email: &str) -> user_service::domain::EmailId {
     let c = code("111111");
-    let added = store
-        .add_email(user, &addr(email), &c, now())
-        .await
-        .unwrap();
-    store
-        .verify_email(user, added.email_id, &c, now())
-        .await
-        .unwrap();
+    let added = store.add_email(user, &addr(email), &c, now()).await.unwrap();
+    store.verify_email(user, added.email_id, &c, now()).await.unwrap();
     added.email_id
 }
 
@@ -62,7 +49,5 @@ pub async fn assert_invariants(store: &Store) {
 }
 
 pub async fn item_count(store: &Store) -> usize {
-    invariants::scan(store.client(), &store.config().table_name)
-        .await
-        .len()
+    invariants::scan(store.client(), &store.config().table_name).await.len()
 }

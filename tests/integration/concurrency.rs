@@ -40,8 +40,7 @@ async fn fifty_users_adding_one_address_leave_exactly_one_owner() {
     assert_eq!(winners.len(), 1, "exactly one owner; others: {other:?}");
     assert_eq!(taken, 49);
 
-    let items =
-        integration_tests::invariants::scan(store.client(), &store.config().table_name).await;
+    let items = integration_tests::invariants::scan(store.client(), &store.config().table_name).await;
     let records = items
         .iter()
         .filter(|i| {
@@ -85,9 +84,7 @@ async fn twenty_concurrent_primary_switches_leave_one_verified_primary() {
     let results: Vec<_> = results.into_iter().map(|r| r.unwrap()).collect();
     // Each switch either happened or lost every retry; none may break the rules.
     assert!(
-        results
-            .iter()
-            .all(|r| matches!(r, Ok(_) | Err(StoreError::Contended))),
+        results.iter().all(|r| matches!(r, Ok(_) | Err(StoreError::Contended))),
         "{results:?}"
     );
     assert!(results.iter().any(|r| r.is_ok()));
@@ -146,11 +143,7 @@ async fn create_user_delivered_five_times_concurrently_gives_one_user() {
     let results = join_all((0..5).map(|_| {
         let store = Arc::clone(&store);
         let user = user.clone();
-        tokio::spawn(async move {
-            store
-                .create_user(&new_user(&user, "ada@example.com"), now())
-                .await
-        })
+        tokio::spawn(async move { store.create_user(&new_user(&user, "ada@example.com"), now()).await })
     }))
     .await;
     let results: Vec<_> = results.into_iter().map(|r| r.unwrap()).collect();
@@ -158,13 +151,7 @@ async fn create_user_delivered_five_times_concurrently_gives_one_user() {
         results.iter().all(Result::is_ok),
         "every delivery succeeds: {results:?}"
     );
-    assert_eq!(
-        results
-            .iter()
-            .filter(|r| matches!(r, Ok(Created::New)))
-            .count(),
-        1
-    );
+    assert_eq!(results.iter().filter(|r| matches!(r, Ok(Created::New))).count(), 1);
     assert_eq!(item_count(&store).await, 3);
     assert_eq!(store.get_account(&user).await.unwrap().emails.len(), 1);
     assert_invariants(&store).await;
@@ -185,11 +172,7 @@ async fn racing_verify_remove_and_switch_keep_the_rules() {
     let (s, u) = (Arc::clone(&store), user.clone());
     let remove = tokio::spawn(async move { s.remove_email(&u, a).await });
     let (s, u) = (Arc::clone(&store), user.clone());
-    let verify = tokio::spawn(async move {
-        s.verify_email(&u, b, &code("123456"), now())
-            .await
-            .map(|_| ())
-    });
+    let verify = tokio::spawn(async move { s.verify_email(&u, b, &code("123456"), now()).await.map(|_| ()) });
     let (s, u) = (Arc::clone(&store), user.clone());
     let remove_b = tokio::spawn(async move { s.remove_email(&u, b).await });
     for r in [
@@ -201,8 +184,7 @@ async fn racing_verify_remove_and_switch_keep_the_rules() {
         assert!(
             matches!(
                 r,
-                Ok(())
-                    | Err(StoreError::PrimaryEmail | StoreError::NotFound | StoreError::Contended)
+                Ok(()) | Err(StoreError::PrimaryEmail | StoreError::NotFound | StoreError::Contended)
             ),
             "{r:?}"
         );

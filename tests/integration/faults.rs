@@ -6,9 +6,7 @@ use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::CancellationReason;
-use aws_sdk_dynamodb::types::error::{
-    ProvisionedThroughputExceededException, TransactionCanceledException,
-};
+use aws_sdk_dynamodb::types::error::{ProvisionedThroughputExceededException, TransactionCanceledException};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use user_service::config::StoreConfig;
 use user_service::domain::{PersonName, ProfilePatch};
@@ -41,7 +39,9 @@ async fn server_errors_are_unavailable() {
     let rule = mock!(Client::update_item).then_http_response(|| {
         aws_smithy_runtime_api::http::Response::new(
             aws_smithy_runtime_api::http::StatusCode::try_from(500).unwrap(),
-            aws_smithy_types::body::SdkBody::from(r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"boom"}"#),
+            aws_smithy_types::body::SdkBody::from(
+                r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"boom"}"#,
+            ),
         )
     });
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
@@ -62,11 +62,7 @@ async fn transaction_conflicts_are_retried_then_reported_as_contention() {
         TransactWriteItemsError::TransactionCanceledException(
             TransactionCanceledException::builder()
                 .message("Transaction cancelled")
-                .cancellation_reasons(
-                    CancellationReason::builder()
-                        .code("TransactionConflict")
-                        .build(),
-                )
+                .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
                 .cancellation_reasons(CancellationReason::builder().code("None").build())
                 .cancellation_reasons(CancellationReason::builder().code("None").build())
                 .build(),
@@ -79,11 +75,7 @@ async fn transaction_conflicts_are_retried_then_reported_as_contention() {
         .unwrap_err();
     assert!(matches!(err, StoreError::Contended), "{err:?}");
     assert!(err.is_retryable());
-    assert_eq!(
-        rule.num_calls(),
-        6,
-        "the store retried the conflicting transaction"
-    );
+    assert_eq!(rule.num_calls(), 6, "the store retried the conflicting transaction");
 }
 
 #[tokio::test]
@@ -93,18 +85,11 @@ async fn a_conflict_then_success_succeeds() {
         .error(|| {
             TransactWriteItemsError::TransactionCanceledException(
                 TransactionCanceledException::builder()
-                    .cancellation_reasons(
-                        CancellationReason::builder()
-                            .code("TransactionConflict")
-                            .build(),
-                    )
+                    .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
                     .build(),
             )
         })
-        .output(|| {
-            aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput::builder()
-                .build()
-        })
+        .output(|| aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput::builder().build())
         .build();
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let created = store(client)
@@ -120,11 +105,7 @@ async fn throttled_transaction_items_are_unavailable() {
     let rule = mock!(Client::transact_write_items).then_error(|| {
         TransactWriteItemsError::TransactionCanceledException(
             TransactionCanceledException::builder()
-                .cancellation_reasons(
-                    CancellationReason::builder()
-                        .code("ThrottlingError")
-                        .build(),
-                )
+                .cancellation_reasons(CancellationReason::builder().code("ThrottlingError").build())
                 .build(),
         )
     });

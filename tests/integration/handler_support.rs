@@ -61,6 +61,5 @@ pub async fn item_count(app: &App) -> usize {
 }
 
 pub async fn assert_invariants(app: &App) {
-    integration_tests::invariants::assert_holds(app.store.client(), &app.store.config().table_name)
-        .await;
+    integration_tests::invariants::assert_holds(app.store.client(), &app.store.config().table_name).await;
 }

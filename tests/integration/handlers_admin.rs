@@ -7,9 +7,7 @@ use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use integration_tests::http::{Event, LogCapture, Reply};
 use serde_json::json;
-use user_service::api::{
-    add_email, find_user_by_email, get_profile, set_user_status, update_profile, verify_email,
-};
+use user_service::api::{add_email, find_user_by_email, get_profile, set_user_status, update_profile, verify_email};
 use user_service::config::StoreConfig;
 use user_service::{App, Store};
 
@@ -35,22 +33,13 @@ async fn admins_find_users_by_email() {
             .unwrap(),
     )
     .assert_problem(404, "NOT_FOUND");
-    Reply::from(
-        find_user_by_email::handle(&app, ask("bad").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(400, "VALIDATION_FAILED");
+    Reply::from(find_user_by_email::handle(&app, ask("bad").request()).await.unwrap())
+        .assert_problem(400, "VALIDATION_FAILED");
     // The JSON-array form of the groups claim works too.
     let reply = Reply::from(
-        find_user_by_email::handle(
-            &app,
-            ask("ada@example.com")
-                .groups(r#"["editors","admin"]"#)
-                .request(),
-        )
-        .await
-        .unwrap(),
+        find_user_by_email::handle(&app, ask("ada@example.com").groups(r#"["editors","admin"]"#).request())
+            .await
+            .unwrap(),
     );
     reply.assert_status(200);
     for event in [
@@ -58,12 +47,7 @@ async fn admins_find_users_by_email() {
         ask("ada@example.com").no_groups(),
         Event::load("get-profile").query("email", "ada@example.com"),
     ] {
-        Reply::from(
-            find_user_by_email::handle(&app, event.request())
-                .await
-                .unwrap(),
-        )
-        .assert_problem(403, "FORBIDDEN");
+        Reply::from(find_user_by_email::handle(&app, event.request()).await.unwrap()).assert_problem(403, "FORBIDDEN");
     }
     Reply::from(
         find_user_by_email::handle(&app, ask("ada@example.com").anonymous().request())
@@ -85,20 +69,13 @@ async fn admins_suspend_and_delete_users() {
     );
     reply.assert_status(200);
     assert_eq!(
-        (
-            reply.body["status"].as_str(),
-            reply.body["version"].as_u64()
-        ),
+        (reply.body["status"].as_str(), reply.body["version"].as_u64()),
         (Some("suspended"), Some(2))
     );
     assert_eq!(reply.header("etag"), Some("\"2\""));
 
-    Reply::from(
-        set_user_status::handle(&app, status("gone").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(400, "VALIDATION_FAILED");
+    Reply::from(set_user_status::handle(&app, status("gone").request()).await.unwrap())
+        .assert_problem(400, "VALIDATION_FAILED");
     Reply::from(
         set_user_status::handle(&app, status("active").no_groups().request())
             .await
@@ -106,12 +83,9 @@ async fn admins_suspend_and_delete_users() {
     )
     .assert_problem(403, "FORBIDDEN");
     Reply::from(
-        set_user_status::handle(
-            &app,
-            status("active").path_param("userId", "nobody").request(),
-        )
-        .await
-        .unwrap(),
+        set_user_status::handle(&app, status("active").path_param("userId", "nobody").request())
+            .await
+            .unwrap(),
     )
     .assert_problem(404, "NOT_FOUND");
     Reply::from(
@@ -156,30 +130,20 @@ async fn server_side_failures_hide_internals() {
         )
     });
     let reply = Reply::from(
-        get_profile::handle(
-            &failing_app(&throttled),
-            Event::load("get-profile").request(),
-        )
-        .await
-        .unwrap(),
+        get_profile::handle(&failing_app(&throttled), Event::load("get-profile").request())
+            .await
+            .unwrap(),
     );
     reply.assert_problem(503, "SERVICE_UNAVAILABLE");
     assert_eq!(reply.header("retry-after"), Some("1"));
 
     let missing_table = mock!(Client::get_item).then_error(|| {
-        GetItemError::ResourceNotFoundException(
-            ResourceNotFoundException::builder()
-                .message("secret-detail-2")
-                .build(),
-        )
+        GetItemError::ResourceNotFoundException(ResourceNotFoundException::builder().message("secret-detail-2").build())
     });
     let reply = Reply::from(
-        get_profile::handle(
-            &failing_app(&missing_table),
-            Event::load("get-profile").request(),
-        )
-        .await
-        .unwrap(),
+        get_profile::handle(&failing_app(&missing_table), Event::load("get-profile").request())
+            .await
+            .unwrap(),
     );
     reply.assert_problem(500, "INTERNAL");
     let body = reply.body.to_string();
@@ -193,16 +157,10 @@ async fn server_side_failures_hide_internals() {
         .into_iter()
         .find(|l| l["message"] == "request failed")
         .expect("logged");
-    assert!(
-        failed["cause"].as_str().unwrap().contains("GetItem failed"),
-        "{failed}"
-    );
+    assert!(failed["cause"].as_str().unwrap().contains("GetItem failed"), "{failed}");
     assert_eq!(failed["span"]["sub"], ADA);
     let event = Event::load("get-profile").0;
-    assert_eq!(
-        failed["span"]["request_id"],
-        event["requestContext"]["requestId"]
-    );
+    assert_eq!(failed["span"]["request_id"], event["requestContext"]["requestId"]);
 }
 
 #[tokio::test]
@@ -246,10 +204,7 @@ async fn logs_carry_request_id_and_sub_but_no_pii() {
         if line["message"] != "verification code issued" {
             assert!(!text.contains(&code), "code in log line {text}");
         }
-        assert!(
-            line["span"]["sub"] == ADA,
-            "every line names the sub: {text}"
-        );
+        assert!(line["span"]["sub"] == ADA, "every line names the sub: {text}");
         assert!(
             line["span"]["request_id"].is_string(),
             "every line has a request id: {text}"

@@ -2,9 +2,7 @@
 
 use integration_tests::http::{Event, LogCapture, Reply};
 use serde_json::json;
-use user_service::api::{
-    add_email, check_email, remove_email, send_verification, set_primary_email, verify_email,
-};
+use user_service::api::{add_email, check_email, remove_email, send_verification, set_primary_email, verify_email};
 use user_service::domain::{Timestamp, UserId, UserStatus};
 
 use crate::handler_support::*;
@@ -21,11 +19,7 @@ async fn resend(app: &user_service::App, sub: &str, email_id: &str) -> Reply {
     let event = Event::load("send-verification")
         .caller(sub)
         .path_param("emailId", email_id);
-    Reply::from(
-        send_verification::handle(app, event.request())
-            .await
-            .unwrap(),
-    )
+    Reply::from(send_verification::handle(app, event.request()).await.unwrap())
 }
 
 #[tokio::test]
@@ -42,16 +36,10 @@ async fn add_verify_switch_and_remove() {
     );
     reply.assert_status(201);
     let id = reply.body["emailId"].as_str().unwrap().to_owned();
-    assert_eq!(
-        reply.header("location"),
-        Some(format!("/me/emails/{id}").as_str())
-    );
+    assert_eq!(reply.header("location"), Some(format!("/me/emails/{id}").as_str()));
     assert_eq!(reply.body["email"], "ada.work@example.com");
     assert_eq!(
-        (
-            reply.body["isPrimary"].as_bool(),
-            reply.body["isVerified"].as_bool()
-        ),
+        (reply.body["isPrimary"].as_bool(), reply.body["isVerified"].as_bool()),
         (Some(false), Some(false))
     );
 
@@ -63,54 +51,31 @@ async fn add_verify_switch_and_remove() {
     assert!(reply.body["verifiedAt"].is_string());
 
     let event = Event::load("set-primary-email").body(json!({ "emailId": id }));
-    let reply = Reply::from(
-        set_primary_email::handle(&app, event.request())
-            .await
-            .unwrap(),
-    );
+    let reply = Reply::from(set_primary_email::handle(&app, event.request()).await.unwrap());
     reply.assert_status(200);
     assert_eq!(reply.body["email"], "ada.work@example.com");
     assert_eq!(reply.header("etag"), Some("\"2\""));
 
     // The old primary can go now; the new one cannot.
-    let old = app
-        .store
-        .list_emails(&UserId::parse(ADA).unwrap())
-        .await
-        .unwrap()[0]
+    let old = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap()[0]
         .email_id
         .to_string();
     let reply = Reply::from(
-        remove_email::handle(
-            &app,
-            Event::load("remove-email")
-                .path_param("emailId", &id)
-                .request(),
-        )
-        .await
-        .unwrap(),
+        remove_email::handle(&app, Event::load("remove-email").path_param("emailId", &id).request())
+            .await
+            .unwrap(),
     );
     reply.assert_problem(409, "PRIMARY_EMAIL");
     let reply = Reply::from(
-        remove_email::handle(
-            &app,
-            Event::load("remove-email")
-                .path_param("emailId", &old)
-                .request(),
-        )
-        .await
-        .unwrap(),
+        remove_email::handle(&app, Event::load("remove-email").path_param("emailId", &old).request())
+            .await
+            .unwrap(),
     );
     reply.assert_status(204);
     let reply = Reply::from(
-        remove_email::handle(
-            &app,
-            Event::load("remove-email")
-                .path_param("emailId", &old)
-                .request(),
-        )
-        .await
-        .unwrap(),
+        remove_email::handle(&app, Event::load("remove-email").path_param("emailId", &old).request())
+            .await
+            .unwrap(),
     );
     reply.assert_problem(404, "NOT_FOUND");
     assert_invariants(&app).await;
@@ -124,11 +89,7 @@ async fn add_email_errors() {
     let count = item_count(&app).await;
     let base = || Event::load("add-email");
     let cases: Vec<(Event, u16, &str)> = vec![
-        (
-            base().body(json!({"email": "grace@example.com"})),
-            409,
-            "EMAIL_TAKEN",
-        ),
+        (base().body(json!({"email": "grace@example.com"})), 409, "EMAIL_TAKEN"),
         (
             base().body(json!({"email": "ADA@example.com"})),
             409,
@@ -150,53 +111,35 @@ async fn add_email_errors() {
             415,
             "UNSUPPORTED_MEDIA_TYPE",
         ),
-        (
-            base().raw_body(&" ".repeat(16 * 1024 + 1)),
-            413,
-            "PAYLOAD_TOO_LARGE",
-        ),
+        (base().raw_body(&" ".repeat(16 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE"),
         (base().anonymous(), 401, "UNAUTHENTICATED"),
         (base().caller("nobody"), 404, "NOT_FOUND"),
     ];
     for (event, status, code) in cases {
-        Reply::from(add_email::handle(&app, event.request()).await.unwrap())
-            .assert_problem(status, code);
+        Reply::from(add_email::handle(&app, event.request()).await.unwrap()).assert_problem(status, code);
     }
     assert_eq!(item_count(&app).await, count, "nothing was written");
     let reply = Reply::from(
-        add_email::handle(
-            &app,
-            base().body(json!({"email": "x@example.com"})).request(),
-        )
-        .await
-        .unwrap(),
+        add_email::handle(&app, base().body(json!({"email": "x@example.com"})).request())
+            .await
+            .unwrap(),
     );
     assert_eq!(reply.body["field"], json!(null));
     reply.assert_status(201);
     let reply = Reply::from(
-        add_email::handle(
-            &app,
-            base().body(json!({"email": "y@example.com"})).request(),
-        )
-        .await
-        .unwrap(),
+        add_email::handle(&app, base().body(json!({"email": "y@example.com"})).request())
+            .await
+            .unwrap(),
     );
     reply.assert_problem(409, "EMAIL_LIMIT_REACHED");
     app.store
-        .set_status(
-            &UserId::parse(ADMIN).unwrap(),
-            UserStatus::Suspended,
-            Timestamp::now(),
-        )
+        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, Timestamp::now())
         .await
         .unwrap();
     let reply = Reply::from(
         add_email::handle(
             &app,
-            base()
-                .caller(ADMIN)
-                .body(json!({"email": "z@example.com"}))
-                .request(),
+            base().caller(ADMIN).body(json!({"email": "z@example.com"})).request(),
         )
         .await
         .unwrap(),
@@ -221,9 +164,7 @@ async fn verification_errors() {
     let code = logs.code_for(&id);
     let wrong = if code == "000000" { "111111" } else { "000000" };
 
-    verify(&app, ADMIN, &id, &code)
-        .await
-        .assert_problem(404, "NOT_FOUND");
+    verify(&app, ADMIN, &id, &code).await.assert_problem(404, "NOT_FOUND");
     verify(&app, ADA, "not-a-uuid", &code)
         .await
         .assert_problem(400, "VALIDATION_FAILED");
@@ -245,70 +186,39 @@ async fn verification_errors() {
     reply.assert_problem(429, "TOO_MANY_REQUESTS");
     let retry_after: u64 = reply.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry_after));
-    resend(&app, ADMIN, &id)
-        .await
-        .assert_problem(404, "NOT_FOUND");
-    resend(&app, ADA, "nope")
-        .await
-        .assert_problem(400, "VALIDATION_FAILED");
+    resend(&app, ADMIN, &id).await.assert_problem(404, "NOT_FOUND");
+    resend(&app, ADA, "nope").await.assert_problem(400, "VALIDATION_FAILED");
     resend(&app, ADA, &id).await;
-    let primary = app
-        .store
-        .list_emails(&UserId::parse(ADA).unwrap())
-        .await
-        .unwrap()[0]
+    let primary = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap()[0]
         .email_id
         .to_string();
     resend(&app, ADA, &primary)
         .await
         .assert_problem(409, "EMAIL_ALREADY_VERIFIED");
     let event = Event::load("set-primary-email").body(json!({ "emailId": id }));
-    Reply::from(
-        set_primary_email::handle(&app, event.request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(409, "EMAIL_NOT_VERIFIED");
-    let event = Event::load("set-primary-email")
-        .body(json!({ "emailId": "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" }));
-    Reply::from(
-        set_primary_email::handle(&app, event.request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(404, "NOT_FOUND");
+    Reply::from(set_primary_email::handle(&app, event.request()).await.unwrap())
+        .assert_problem(409, "EMAIL_NOT_VERIFIED");
+    let event = Event::load("set-primary-email").body(json!({ "emailId": "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" }));
+    Reply::from(set_primary_email::handle(&app, event.request()).await.unwrap()).assert_problem(404, "NOT_FOUND");
     let event = Event::load("set-primary-email").body(json!({ "emailId": 7 }));
-    Reply::from(
-        set_primary_email::handle(&app, event.request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(400, "VALIDATION_FAILED");
+    Reply::from(set_primary_email::handle(&app, event.request()).await.unwrap())
+        .assert_problem(400, "VALIDATION_FAILED");
 
     let other = add(&app, ADMIN, "grace.work@example.com").await;
     let other_code = logs.code_for(&other);
     app.store
-        .set_status(
-            &UserId::parse(ADMIN).unwrap(),
-            UserStatus::Suspended,
-            Timestamp::now(),
-        )
+        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, Timestamp::now())
         .await
         .unwrap();
     verify(&app, ADMIN, &other, &other_code)
         .await
         .assert_problem(403, "ACCOUNT_INACTIVE");
     app.store
-        .set_status(
-            &UserId::parse(ADA).unwrap(),
-            UserStatus::Suspended,
-            Timestamp::now(),
-        )
+        .set_status(&UserId::parse(ADA).unwrap(), UserStatus::Suspended, Timestamp::now())
         .await
         .unwrap();
     let event = Event::load("remove-email").path_param("emailId", &id);
-    Reply::from(remove_email::handle(&app, event.request()).await.unwrap())
-        .assert_problem(403, "ACCOUNT_INACTIVE");
+    Reply::from(remove_email::handle(&app, event.request()).await.unwrap()).assert_problem(403, "ACCOUNT_INACTIVE");
     assert_invariants(&app).await;
 }
 
@@ -325,17 +235,12 @@ async fn a_new_code_replaces_the_old_one() {
     let user = UserId::parse(ADA).unwrap();
     let email_id = user_service::domain::EmailId::parse(&id).unwrap();
     let code = user_service::verification::VerificationCode::generate().unwrap();
-    app.store
-        .issue_code(&user, email_id, &code, later)
-        .await
-        .unwrap();
+    app.store.issue_code(&user, email_id, &code, later).await.unwrap();
     assert_ne!(first, code.reveal());
     verify(&app, ADA, &id, &first)
         .await
         .assert_problem(400, "VERIFICATION_FAILED");
-    verify(&app, ADA, &id, code.reveal())
-        .await
-        .assert_status(200);
+    verify(&app, ADA, &id, code.reveal()).await.assert_status(200);
 }
 
 #[tokio::test]
@@ -351,9 +256,7 @@ async fn an_expired_code_is_gone() {
     let reply = Reply::from(
         send_verification::handle(
             &app,
-            Event::load("send-verification")
-                .path_param("emailId", &id)
-                .request(),
+            Event::load("send-verification").path_param("emailId", &id).request(),
         )
         .await
         .unwrap(),
@@ -374,10 +277,7 @@ async fn send_verification_issues_a_fresh_code() {
         .client()
         .update_item()
         .table_name(&app.store.config().table_name)
-        .key(
-            "PK",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("USER#{ADA}")),
-        )
+        .key("PK", aws_sdk_dynamodb::types::AttributeValue::S(format!("USER#{ADA}")))
         .key(
             "SK",
             aws_sdk_dynamodb::types::AttributeValue::S(format!("EMAIL#{email_id}")),
@@ -385,9 +285,7 @@ async fn send_verification_issues_a_fresh_code() {
         .update_expression("SET verificationSentAt = :t")
         .expression_attribute_values(
             ":t",
-            aws_sdk_dynamodb::types::AttributeValue::S(
-                Timestamp::now().plus_seconds(-61).to_string(),
-            ),
+            aws_sdk_dynamodb::types::AttributeValue::S(Timestamp::now().plus_seconds(-61).to_string()),
         )
         .send()
         .await
@@ -416,25 +314,11 @@ async fn check_email_normalizes_and_answers() {
     let app = app().await;
     sign_up(&app, ADA, "ada@example.com").await;
     let ask = |email: &str| Event::load("check-email").query("email", email).request();
-    let reply = Reply::from(
-        check_email::handle(&app, ask(" ADA@Example.com"))
-            .await
-            .unwrap(),
-    );
+    let reply = Reply::from(check_email::handle(&app, ask(" ADA@Example.com")).await.unwrap());
     reply.assert_status(200);
-    assert_eq!(
-        reply.body,
-        json!({"email": "ada@example.com", "available": false})
-    );
-    let reply = Reply::from(
-        check_email::handle(&app, ask("free@example.com"))
-            .await
-            .unwrap(),
-    );
-    assert_eq!(
-        reply.body,
-        json!({"email": "free@example.com", "available": true})
-    );
+    assert_eq!(reply.body, json!({"email": "ada@example.com", "available": false}));
+    let reply = Reply::from(check_email::handle(&app, ask("free@example.com")).await.unwrap());
+    assert_eq!(reply.body, json!({"email": "free@example.com", "available": true}));
     let reply = Reply::from(check_email::handle(&app, ask("nope")).await.unwrap());
     reply.assert_problem(400, "VALIDATION_FAILED");
     assert_eq!(reply.body["field"], "email");

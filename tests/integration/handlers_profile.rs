@@ -27,15 +27,9 @@ async fn get_profile_returns_the_profile_with_its_etag() {
         (Some("Ada"), Some("Lovelace"))
     );
     assert_eq!(b["phone"], "+14155550100");
-    assert_eq!(
-        (b["status"].as_str(), b["version"].as_u64()),
-        (Some("active"), Some(1))
-    );
+    assert_eq!((b["status"].as_str(), b["version"].as_u64()), (Some("active"), Some(1)));
     assert!(b["createdAt"].as_str().unwrap().ends_with('Z') && b["updatedAt"].is_string());
-    assert!(
-        b.get("emailCount").is_none(),
-        "internal counters stay internal"
-    );
+    assert!(b.get("emailCount").is_none(), "internal counters stay internal");
 }
 
 #[tokio::test]
@@ -76,11 +70,7 @@ async fn a_suspended_user_can_read_but_not_write() {
     sign_up(&app, ADA, "ada@example.com").await;
     let ada = UserId::parse(ADA).unwrap();
     app.store
-        .set_status(
-            &ada,
-            UserStatus::Suspended,
-            user_service::domain::Timestamp::now(),
-        )
+        .set_status(&ada, UserStatus::Suspended, user_service::domain::Timestamp::now())
         .await
         .unwrap();
     let reply = Reply::from(
@@ -93,9 +83,7 @@ async fn a_suspended_user_can_read_but_not_write() {
     let reply = Reply::from(
         update_profile::handle(
             &app,
-            Event::load("update-profile")
-                .header("if-match", "\"2\"")
-                .request(),
+            Event::load("update-profile").header("if-match", "\"2\"").request(),
         )
         .await
         .unwrap(),
@@ -147,10 +135,7 @@ async fn list_emails_oldest_first() {
     );
     reply.assert_status(200);
     let emails = reply.body["emails"].as_array().unwrap();
-    let ids: Vec<&str> = emails
-        .iter()
-        .map(|e| e["emailId"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = emails.iter().map(|e| e["emailId"].as_str().unwrap()).collect();
     assert_eq!(&ids[1..], &[second.as_str(), third.as_str()]);
     for e in emails {
         let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
@@ -196,9 +181,7 @@ async fn update_profile_with_if_match() {
     let reply = Reply::from(
         update_profile::handle(
             &app,
-            Event::load("update-profile")
-                .header("if-match", "W/\"2\"")
-                .request(),
+            Event::load("update-profile").header("if-match", "W/\"2\"").request(),
         )
         .await
         .unwrap(),
@@ -219,12 +202,7 @@ async fn update_profile_refuses_bad_input_and_writes_nothing() {
     .body;
     let base = || Event::load("update-profile");
     let cases: Vec<(Event, u16, &str, Option<&str>)> = vec![
-        (
-            base().without_header("if-match"),
-            428,
-            "PRECONDITION_REQUIRED",
-            None,
-        ),
+        (base().without_header("if-match"), 428, "PRECONDITION_REQUIRED", None),
         (
             base().header("if-match", "*"),
             400,
@@ -261,18 +239,8 @@ async fn update_profile_refuses_bad_input_and_writes_nothing() {
             "VALIDATION_FAILED",
             Some("firstName"),
         ),
-        (
-            base().body(json!({"nickname": "Ada"})),
-            400,
-            "VALIDATION_FAILED",
-            None,
-        ),
-        (
-            base().body(json!({})),
-            400,
-            "VALIDATION_FAILED",
-            Some("body"),
-        ),
+        (base().body(json!({"nickname": "Ada"})), 400, "VALIDATION_FAILED", None),
+        (base().body(json!({})), 400, "VALIDATION_FAILED", Some("body")),
         (base().raw_body("{not json"), 400, "VALIDATION_FAILED", None),
         (base().raw_body(""), 400, "VALIDATION_FAILED", Some("body")),
         (

@@ -82,20 +82,13 @@ async fn recording(setup: &App) -> (App, Recorder) {
             .interceptor(recorder.clone())
             .build(),
     );
-    let store = Store::new(
-        client,
-        StoreConfig::new(setup.store.config().table_name.clone()),
-    );
+    let store = Store::new(client, StoreConfig::new(setup.store.config().table_name.clone()));
     (App::new(store), recorder)
 }
 
 fn assert_actions(function: &Function, recorder: &Recorder) {
     let used = recorder.0.lock().unwrap().clone();
-    let mut granted: BTreeSet<String> = function
-        .dynamodb_actions
-        .iter()
-        .map(|a| (*a).to_owned())
-        .collect();
+    let mut granted: BTreeSet<String> = function.dynamodb_actions.iter().map(|a| (*a).to_owned()).collect();
     if function.queries_gsi1 {
         granted.insert("Query:GSI1".into());
     }
@@ -146,10 +139,8 @@ async fn every_function_uses_exactly_its_granted_actions() {
     add(&expired, ADMIN, "contested@example.com").await;
     let (app, rec) = recording(&expired).await;
     let event = Event::load("add-email").body(json!({"email": "contested@example.com"}));
-    integration_tests::http::Reply::from(
-        api::add_email::handle(&app, event.request()).await.unwrap(),
-    )
-    .assert_status(201);
+    integration_tests::http::Reply::from(api::add_email::handle(&app, event.request()).await.unwrap())
+        .assert_status(201);
     assert_actions(&catalog::ADD_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
@@ -167,9 +158,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     let wrong = Event::load("verify-email")
         .path_param("emailId", &pending)
         .body(json!({"code": "000000"}));
-    api::verify_email::handle(&app, wrong.request())
-        .await
-        .unwrap();
+    api::verify_email::handle(&app, wrong.request()).await.unwrap();
     assert_actions(&catalog::VERIFY_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
@@ -187,9 +176,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     let (app, rec) = recording(&setup).await;
     api::remove_email::handle(
         &app,
-        Event::load("remove-email")
-            .path_param("emailId", &pending)
-            .request(),
+        Event::load("remove-email").path_param("emailId", &pending).request(),
     )
     .await
     .unwrap();
@@ -211,9 +198,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
         let event = Event::load("set-user-status")
             .path_param("userId", ADMIN)
             .body(json!({ "status": status }));
-        api::set_user_status::handle(&app, event.request())
-            .await
-            .unwrap();
+        api::set_user_status::handle(&app, event.request()).await.unwrap();
     }
     assert_actions(&catalog::SET_USER_STATUS, &rec);
 

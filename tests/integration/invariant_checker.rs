@@ -18,13 +18,7 @@ async fn put(store: &user_service::Store, pk: &str, sk: &str, fields: &[(&str, A
     req.send().await.unwrap();
 }
 
-async fn update(
-    store: &user_service::Store,
-    pk: &str,
-    sk: &str,
-    expression: &str,
-    values: &[(&str, AttributeValue)],
-) {
+async fn update(store: &user_service::Store, pk: &str, sk: &str, expression: &str, values: &[(&str, AttributeValue)]) {
     let mut req = store
         .client()
         .update_item()
@@ -73,10 +67,7 @@ async fn the_checker_reports_each_kind_of_violation() {
             ("email", AttributeValue::S("ada@example.com".into())),
             ("isPrimary", AttributeValue::Bool(true)),
             ("isVerified", AttributeValue::Bool(true)),
-            (
-                "createdAt",
-                AttributeValue::S("2026-11-21T10:00:00.000Z".into()),
-            ),
+            ("createdAt", AttributeValue::S("2026-11-21T10:00:00.000Z".into())),
         ],
     )
     .await;
@@ -88,10 +79,7 @@ async fn the_checker_reports_each_kind_of_violation() {
         &[
             ("entityType", AttributeValue::S("EmailClaim".into())),
             ("userId", AttributeValue::S(ada.to_string())),
-            (
-                "emailId",
-                AttributeValue::S(uuid::Uuid::new_v4().to_string()),
-            ),
+            ("emailId", AttributeValue::S(uuid::Uuid::new_v4().to_string())),
         ],
     )
     .await;
@@ -125,9 +113,6 @@ async fn the_checker_reports_each_kind_of_violation() {
         "code fields do not match isVerified",
     ];
     for e in expect {
-        assert!(
-            found.iter().any(|f| f.contains(e)),
-            "missing {e:?} in {found:#?}"
-        );
+        assert!(found.iter().any(|f| f.contains(e)), "missing {e:?} in {found:#?}");
     }
 }

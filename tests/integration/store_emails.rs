@@ -11,12 +11,7 @@ async fn add_email_writes_an_unverified_record_and_a_claim() {
     let store = ddb::store().await;
     let user = signed_up(&store, "ada", "ada@example.com").await;
     let added = store
-        .add_email(
-            &user,
-            &addr(" Ada.Work@Example.com"),
-            &code("123456"),
-            now(),
-        )
+        .add_email(&user, &addr(" Ada.Work@Example.com"), &code("123456"), now())
         .await
         .unwrap();
     assert_eq!(added.email.as_str(), "ada.work@example.com");
@@ -30,12 +25,7 @@ async fn add_email_writes_an_unverified_record_and_a_claim() {
     );
     assert_eq!(account.emails.len(), 2);
     assert_eq!(account.emails[1].email_id, added.email_id, "oldest first");
-    assert!(
-        !store
-            .is_available(&addr("ada.work@example.com"), now())
-            .await
-            .unwrap()
-    );
+    assert!(!store.is_available(&addr("ada.work@example.com"), now()).await.unwrap());
     assert_invariants(&store).await;
 }
 
@@ -91,10 +81,7 @@ async fn add_email_errors() {
         .unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
 
-    store
-        .set_status(&grace, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    store.set_status(&grace, UserStatus::Suspended, now()).await.unwrap();
     let err = store
         .add_email(&grace, &addr("y@example.com"), &c, now())
         .await
@@ -114,12 +101,7 @@ async fn an_expired_unverified_claim_is_taken_over_atomically() {
         .unwrap();
 
     let later = now().plus_seconds(120);
-    assert!(
-        store
-            .is_available(&addr("shared@example.com"), later)
-            .await
-            .unwrap()
-    );
+    assert!(store.is_available(&addr("shared@example.com"), later).await.unwrap());
     let taken = store
         .add_email(&ada, &addr("shared@example.com"), &code("654321"), later)
         .await
@@ -231,12 +213,7 @@ async fn expired_codes_are_refused() {
         .await
         .unwrap();
     let err = store
-        .verify_email(
-            &user,
-            added.email_id,
-            &code("123456"),
-            now().plus_seconds(61),
-        )
+        .verify_email(&user, added.email_id, &code("123456"), now().plus_seconds(61))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::VerificationExpired), "{err:?}");
@@ -279,12 +256,7 @@ async fn verify_and_resend_errors() {
         "{err:?}"
     );
     let address = store
-        .issue_code(
-            &ada,
-            added.email_id,
-            &code("222222"),
-            now().plus_seconds(61),
-        )
+        .issue_code(&ada, added.email_id, &code("222222"), now().plus_seconds(61))
         .await
         .unwrap();
     assert_eq!(address.as_str(), "work@example.com");
@@ -296,27 +268,14 @@ async fn verify_and_resend_errors() {
         .unwrap_err();
     assert!(matches!(err, StoreError::AlreadyVerified), "{err:?}");
 
-    store
-        .set_status(&ada, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    store.set_status(&ada, UserStatus::Suspended, now()).await.unwrap();
     let err = store
-        .verify_email(
-            &ada,
-            added.email_id,
-            &code("222222"),
-            now().plus_seconds(62),
-        )
+        .verify_email(&ada, added.email_id, &code("222222"), now().plus_seconds(62))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::AccountInactive), "{err:?}");
     let err = store
-        .issue_code(
-            &ada,
-            added.email_id,
-            &code("333333"),
-            now().plus_seconds(200),
-        )
+        .issue_code(&ada, added.email_id, &code("333333"), now().plus_seconds(200))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::AccountInactive), "{err:?}");
@@ -362,13 +321,7 @@ async fn set_primary_switches_atomically() {
     assert_eq!(store.get_profile(&user).await.unwrap(), profile);
     let emails = store.list_emails(&user).await.unwrap();
     assert_eq!(emails.iter().filter(|e| e.is_primary).count(), 1);
-    assert!(
-        emails
-            .iter()
-            .find(|e| e.email_id == work)
-            .unwrap()
-            .is_primary
-    );
+    assert!(emails.iter().find(|e| e.email_id == work).unwrap().is_primary);
 
     let same = store.set_primary(&user, work, now()).await.unwrap();
     assert_eq!(same.version, 2, "already primary: nothing changes");
@@ -384,29 +337,14 @@ async fn set_primary_errors() {
         .add_email(&ada, &addr("pending@example.com"), &code("123456"), now())
         .await
         .unwrap();
-    let err = store
-        .set_primary(&ada, pending.email_id, now())
-        .await
-        .unwrap_err();
+    let err = store.set_primary(&ada, pending.email_id, now()).await.unwrap_err();
     assert!(matches!(err, StoreError::NotVerified), "{err:?}");
-    let err = store
-        .set_primary(&grace, pending.email_id, now())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, StoreError::NotFound),
-        "another user's id: {err:?}"
-    );
-    let err = store
-        .set_primary(&ada, EmailId::new(), now())
-        .await
-        .unwrap_err();
+    let err = store.set_primary(&grace, pending.email_id, now()).await.unwrap_err();
+    assert!(matches!(err, StoreError::NotFound), "another user's id: {err:?}");
+    let err = store.set_primary(&ada, EmailId::new(), now()).await.unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
     let work = with_verified(&store, &ada, "work@example.com").await;
-    store
-        .set_status(&ada, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    store.set_status(&ada, UserStatus::Suspended, now()).await.unwrap();
     let err = store.set_primary(&ada, work, now()).await.unwrap_err();
     assert!(matches!(err, StoreError::AccountInactive), "{err:?}");
     assert_invariants(&store).await;
@@ -426,18 +364,10 @@ async fn remove_email_releases_the_address() {
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
 
     store.remove_email(&ada, work).await.unwrap();
-    assert_eq!(
-        store.get_account(&ada).await.unwrap().profile.email_count,
-        1
-    );
+    assert_eq!(store.get_account(&ada).await.unwrap().profile.email_count, 1);
     let err = store.remove_email(&ada, work).await.unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
-    assert!(
-        store
-            .is_available(&addr("work@example.com"), now())
-            .await
-            .unwrap()
-    );
+    assert!(store.is_available(&addr("work@example.com"), now()).await.unwrap());
     store
         .add_email(&grace, &addr("work@example.com"), &code("123456"), now())
         .await
@@ -450,10 +380,7 @@ async fn find_by_email_returns_the_owner_with_all_addresses() {
     let store = ddb::store().await;
     let ada = signed_up(&store, "ada", "ada@example.com").await;
     with_verified(&store, &ada, "work@example.com").await;
-    let found = store
-        .find_by_email(&addr("WORK@example.com"))
-        .await
-        .unwrap();
+    let found = store.find_by_email(&addr("WORK@example.com")).await.unwrap();
     assert_eq!(found.profile.user_id, ada);
     assert_eq!(found.emails.len(), 2);
     assert_eq!(found.emails[0].email.as_str(), "ada@example.com");

@@ -22,19 +22,11 @@ async fn create_user_writes_profile_primary_and_claim() {
     assert_eq!(account.profile.version, 1);
     assert_eq!(account.profile.status, UserStatus::Active);
     assert_eq!(account.profile.email_count, 1);
-    assert_eq!(
-        account.profile.phone.as_ref().map(|p| p.as_str()),
-        Some("+14155550100")
-    );
+    assert_eq!(account.profile.phone.as_ref().map(|p| p.as_str()), Some("+14155550100"));
     assert_eq!(account.emails.len(), 1);
     let primary = &account.emails[0];
     assert!(primary.is_primary && primary.is_verified && primary.verified_at.is_some());
-    assert!(
-        !store
-            .is_available(&addr("ada@example.com"), now())
-            .await
-            .unwrap()
-    );
+    assert!(!store.is_available(&addr("ada@example.com"), now()).await.unwrap());
     assert_eq!(item_count(&store).await, 3);
     assert_invariants(&store).await;
 }
@@ -70,10 +62,7 @@ async fn create_user_with_a_verified_address_of_another_user_is_refused() {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::EmailTaken), "{err:?}");
-    assert!(matches!(
-        store.get_profile(&second).await,
-        Err(StoreError::NotFound)
-    ));
+    assert!(matches!(store.get_profile(&second).await, Err(StoreError::NotFound)));
     assert_eq!(item_count(&store).await, 3);
     assert_invariants(&store).await;
 }
@@ -123,23 +112,14 @@ async fn update_profile_with_optimistic_locking() {
     assert_eq!(updated.last_name.as_ref().unwrap().as_str(), "Lovelace");
     assert_eq!(updated.phone.as_ref().unwrap().as_str(), "+442071234567");
 
-    let stale = store
-        .update_profile(&user, 1, &patch, now())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(stale, StoreError::VersionMismatch { current: 2 }),
-        "{stale:?}"
-    );
+    let stale = store.update_profile(&user, 1, &patch, now()).await.unwrap_err();
+    assert!(matches!(stale, StoreError::VersionMismatch { current: 2 }), "{stale:?}");
 
     let remove_phone = ProfilePatch {
         phone: Some(None),
         ..Default::default()
     };
-    let updated = store
-        .update_profile(&user, 2, &remove_phone, now())
-        .await
-        .unwrap();
+    let updated = store.update_profile(&user, 2, &remove_phone, now()).await.unwrap();
     assert_eq!(updated.version, 3);
     assert!(updated.phone.is_none());
     assert_eq!(store.get_profile(&user).await.unwrap(), updated);
@@ -159,25 +139,13 @@ async fn update_profile_tells_missing_suspended_and_deleted_apart() {
     ));
 
     let user = signed_up(&store, "ada", "ada@example.com").await;
-    let suspended = store
-        .set_status(&user, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    let suspended = store.set_status(&user, UserStatus::Suspended, now()).await.unwrap();
     assert_eq!(suspended.version, 2);
-    let err = store
-        .update_profile(&user, 2, &patch, now())
-        .await
-        .unwrap_err();
+    let err = store.update_profile(&user, 2, &patch, now()).await.unwrap_err();
     assert!(matches!(err, StoreError::AccountInactive), "{err:?}");
 
-    store
-        .set_status(&user, UserStatus::Deleted, now())
-        .await
-        .unwrap();
-    let err = store
-        .update_profile(&user, 3, &patch, now())
-        .await
-        .unwrap_err();
+    store.set_status(&user, UserStatus::Deleted, now()).await.unwrap();
+    let err = store.update_profile(&user, 3, &patch, now()).await.unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
 }
 
@@ -185,29 +153,18 @@ async fn update_profile_tells_missing_suspended_and_deleted_apart() {
 async fn status_changes_bump_the_version_once() {
     let store = ddb::store().await;
     let user = signed_up(&store, "ada", "ada@example.com").await;
-    let s = store
-        .set_status(&user, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    let s = store.set_status(&user, UserStatus::Suspended, now()).await.unwrap();
     assert_eq!((s.status, s.version), (UserStatus::Suspended, 2));
-    let again = store
-        .set_status(&user, UserStatus::Suspended, now())
-        .await
-        .unwrap();
+    let again = store.set_status(&user, UserStatus::Suspended, now()).await.unwrap();
     assert_eq!(
         (again.status, again.version),
         (UserStatus::Suspended, 2),
         "no change, no bump"
     );
-    let active = store
-        .set_status(&user, UserStatus::Active, now())
-        .await
-        .unwrap();
+    let active = store.set_status(&user, UserStatus::Active, now()).await.unwrap();
     assert_eq!((active.status, active.version), (UserStatus::Active, 3));
     assert!(matches!(
-        store
-            .set_status(&uid("nobody"), UserStatus::Suspended, now())
-            .await,
+        store.set_status(&uid("nobody"), UserStatus::Suspended, now()).await,
         Err(StoreError::NotFound)
     ));
     assert_invariants(&store).await;
@@ -219,43 +176,18 @@ async fn deleting_a_user_releases_every_address() {
     let user = signed_up(&store, "ada", "ada@example.com").await;
     with_verified(&store, &user, "ada.work@example.com").await;
     store
-        .add_email(
-            &user,
-            &addr("ada.pending@example.com"),
-            &code("222222"),
-            now(),
-        )
+        .add_email(&user, &addr("ada.pending@example.com"), &code("222222"), now())
         .await
         .unwrap();
 
-    let deleted = store
-        .set_status(&user, UserStatus::Deleted, now())
-        .await
-        .unwrap();
+    let deleted = store.set_status(&user, UserStatus::Deleted, now()).await.unwrap();
     assert_eq!(deleted.status, UserStatus::Deleted);
-    assert!(matches!(
-        store.get_profile(&user).await,
-        Err(StoreError::NotFound)
-    ));
-    assert!(matches!(
-        store.get_account(&user).await,
-        Err(StoreError::NotFound)
-    ));
-    for a in [
-        "ada@example.com",
-        "ada.work@example.com",
-        "ada.pending@example.com",
-    ] {
-        assert!(
-            store.is_available(&addr(a), now()).await.unwrap(),
-            "{a} released"
-        );
+    assert!(matches!(store.get_profile(&user).await, Err(StoreError::NotFound)));
+    assert!(matches!(store.get_account(&user).await, Err(StoreError::NotFound)));
+    for a in ["ada@example.com", "ada.work@example.com", "ada.pending@example.com"] {
+        assert!(store.is_available(&addr(a), now()).await.unwrap(), "{a} released");
     }
-    assert_eq!(
-        item_count(&store).await,
-        1,
-        "only the deleted profile stays"
-    );
+    assert_eq!(item_count(&store).await, 1, "only the deleted profile stays");
     // Deleted stays deleted.
     assert!(matches!(
         store.set_status(&user, UserStatus::Active, now()).await,
@@ -270,14 +202,8 @@ async fn deleting_a_user_releases_every_address() {
 async fn reads_of_missing_users_are_not_found() {
     let store = ddb::store().await;
     let nobody = uid("nobody");
-    assert!(matches!(
-        store.get_profile(&nobody).await,
-        Err(StoreError::NotFound)
-    ));
-    assert!(matches!(
-        store.get_account(&nobody).await,
-        Err(StoreError::NotFound)
-    ));
+    assert!(matches!(store.get_profile(&nobody).await, Err(StoreError::NotFound)));
+    assert!(matches!(store.get_account(&nobody).await, Err(StoreError::NotFound)));
     assert!(store.list_emails(&nobody).await.unwrap().is_empty());
     assert!(matches!(
         store.find_by_email(&addr("none@example.com")).await,

@@ -18,9 +18,7 @@ fn key_schema(v: &Value) -> Vec<(String, String)> {
 }
 
 fn expected(keys: &[(&str, &str)]) -> Vec<(String, String)> {
-    keys.iter()
-        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-        .collect()
+    keys.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
 }
 
 #[test]
@@ -33,10 +31,7 @@ fn table_matches_the_key_schema() {
     let gsis = p["GlobalSecondaryIndexes"].as_sequence().unwrap();
     assert_eq!(gsis.len(), 1);
     assert_eq!(text(&gsis[0]["IndexName"]), keys::GSI1);
-    assert_eq!(
-        key_schema(&gsis[0]["KeySchema"]),
-        expected(&keys::GSI1_KEYS)
-    );
+    assert_eq!(key_schema(&gsis[0]["KeySchema"]), expected(&keys::GSI1_KEYS));
     assert_eq!(text(&gsis[0]["Projection"]["ProjectionType"]), "ALL");
     let defined: BTreeSet<(String, String)> = p["AttributeDefinitions"]
         .as_sequence()
@@ -83,9 +78,7 @@ fn every_function_crate_has_exactly_one_resource_and_an_event_file() {
         assert!(catalog::by_name(name).is_some(), "{name} is in the catalog");
         let files = events::all_names();
         assert!(
-            files
-                .iter()
-                .any(|f| f == name || f.starts_with(&format!("{name}-"))),
+            files.iter().any(|f| f == name || f.starts_with(&format!("{name}-"))),
             "an events/ file for {name}"
         );
     }
@@ -99,9 +92,7 @@ fn routes_equal_the_routes_the_code_serves() {
     let mut served: Vec<(String, String, String)> = catalog::FUNCTIONS
         .iter()
         .filter_map(|f| match f.trigger {
-            Trigger::Http { method, path, .. } => {
-                Some((f.name.to_owned(), method.to_owned(), path.to_owned()))
-            }
+            Trigger::Http { method, path, .. } => Some((f.name.to_owned(), method.to_owned(), path.to_owned())),
             _ => None,
         })
         .collect();
@@ -128,26 +119,17 @@ fn cognito_triggers_point_at_the_trigger_functions() {
             .unwrap()
     };
     assert_eq!(target("PreSignUp"), logical_id(catalog::PRE_SIGN_UP.name));
-    assert_eq!(
-        target("PostConfirmation"),
-        logical_id(catalog::POST_CONFIRMATION.name)
-    );
+    assert_eq!(target("PostConfirmation"), logical_id(catalog::POST_CONFIRMATION.name));
 }
 
 /// (actions, resources) granted to a function by its inline policy statements.
 fn grants(function: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut actions = BTreeSet::new();
     let mut resources = BTreeSet::new();
-    for policy in function["Properties"]["Policies"]
-        .as_sequence()
-        .into_iter()
-        .flatten()
-    {
+    for policy in function["Properties"]["Policies"].as_sequence().into_iter().flatten() {
         for statement in policy["Statement"].as_sequence().into_iter().flatten() {
             assert_eq!(text(&statement["Effect"]), "Allow");
-            let list = |v: &Value| -> Vec<Value> {
-                v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()])
-            };
+            let list = |v: &Value| -> Vec<Value> { v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()]) };
             actions.extend(list(&statement["Action"]).iter().map(text));
             resources.extend(list(&statement["Resource"]).iter().map(text));
         }
@@ -162,18 +144,9 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         let binary = text(&function["Metadata"]["BuildProperties"]["Binary"]);
         let spec = catalog::by_name(&binary).unwrap();
         let (actions, resources) = grants(function);
-        let wanted: BTreeSet<String> = spec
-            .dynamodb_actions
-            .iter()
-            .map(|a| format!("dynamodb:{a}"))
-            .collect();
+        let wanted: BTreeSet<String> = spec.dynamodb_actions.iter().map(|a| format!("dynamodb:{a}")).collect();
         assert_eq!(actions, wanted, "{id}");
-        assert!(
-            !actions
-                .iter()
-                .any(|a| a.contains('*') || a.ends_with(":Scan")),
-            "{id}"
-        );
+        assert!(!actions.iter().any(|a| a.contains('*') || a.ends_with(":Scan")), "{id}");
         let mut expected_resources = BTreeSet::from(["Table.Arn".to_owned()]);
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());

@@ -18,42 +18,29 @@ async fn pre_sign_up_passes_free_addresses_unchanged() {
             .unwrap();
         assert_eq!(out, event, "{name} is returned unchanged");
     }
-    assert_eq!(
-        item_count(&app).await,
-        0,
-        "a pre-sign-up check writes nothing"
-    );
+    assert_eq!(item_count(&app).await, 0, "a pre-sign-up check writes nothing");
 }
 
 #[tokio::test]
 async fn pre_sign_up_refuses_held_addresses() {
     let app = app().await;
     sign_up(&app, ADMIN, "ada@example.com").await;
-    let err = pre_sign_up::handle(
-        &app,
-        cognito_event("pre-sign-up", "someone", " ADA@example.com"),
-    )
-    .await
-    .unwrap_err();
+    let err = pre_sign_up::handle(&app, cognito_event("pre-sign-up", "someone", " ADA@example.com"))
+        .await
+        .unwrap_err();
     assert!(err.error_message.starts_with("EMAIL_TAKEN"), "{err:?}");
     assert!(!err.error_message.contains("ada@"), "{err:?}");
 
     // A live unverified claim holds the address too.
     add(&app, ADMIN, "pending@example.com").await;
-    let err = pre_sign_up::handle(
-        &app,
-        cognito_event("pre-sign-up", "someone", "pending@example.com"),
-    )
-    .await
-    .unwrap_err();
+    let err = pre_sign_up::handle(&app, cognito_event("pre-sign-up", "someone", "pending@example.com"))
+        .await
+        .unwrap_err();
     assert!(err.error_message.starts_with("EMAIL_TAKEN"));
 
-    let err = pre_sign_up::handle(
-        &app,
-        cognito_event("pre-sign-up", "someone", "not an address"),
-    )
-    .await
-    .unwrap_err();
+    let err = pre_sign_up::handle(&app, cognito_event("pre-sign-up", "someone", "not an address"))
+        .await
+        .unwrap_err();
     assert!(err.error_message.starts_with("VALIDATION_FAILED"));
 }
 
@@ -61,10 +48,9 @@ async fn pre_sign_up_refuses_held_addresses() {
 async fn post_confirmation_creates_the_user_once_however_often_delivered() {
     let app = app().await;
     let event = events::load("post-confirmation");
-    let deliveries = join_all((0..4).map(|_| {
-        post_confirmation::handle(&app, LambdaEvent::new(event.clone(), Context::default()))
-    }))
-    .await;
+    let deliveries =
+        join_all((0..4).map(|_| post_confirmation::handle(&app, LambdaEvent::new(event.clone(), Context::default()))))
+            .await;
     for out in deliveries {
         assert_eq!(
             out.unwrap(),
@@ -92,10 +78,7 @@ async fn post_confirmation_creates_the_user_once_however_often_delivered() {
     assert_eq!(profile["phone"], "+14155550100");
     let primary = &reply.body["emails"][0];
     assert_eq!(
-        (
-            primary["isPrimary"].as_bool(),
-            primary["isVerified"].as_bool()
-        ),
+        (primary["isPrimary"].as_bool(), primary["isVerified"].as_bool()),
         (Some(true), Some(true))
     );
     assert_invariants(&app).await;
@@ -105,9 +88,7 @@ async fn post_confirmation_creates_the_user_once_however_often_delivered() {
 async fn post_confirmation_without_optional_attributes() {
     let app = app().await;
     let mut event = cognito_event("post-confirmation", ADA, "ada@example.com");
-    let attributes = event.payload["request"]["userAttributes"]
-        .as_object_mut()
-        .unwrap();
+    let attributes = event.payload["request"]["userAttributes"].as_object_mut().unwrap();
     attributes.remove("given_name");
     attributes.remove("family_name");
     attributes.insert("phone_number".into(), "12345".into());
@@ -119,9 +100,7 @@ async fn post_confirmation_without_optional_attributes() {
     );
     let profile = &reply.body["profile"];
     assert!(
-        profile["firstName"].is_null()
-            && profile["lastName"].is_null()
-            && profile["phone"].is_null(),
+        profile["firstName"].is_null() && profile["lastName"].is_null() && profile["phone"].is_null(),
         "{profile}"
     );
 }
@@ -140,12 +119,9 @@ async fn confirmed_sign_up_takes_an_unverified_address_over() {
     assert_eq!(reply.body["emails"].as_array().unwrap().len(), 1);
     assert_invariants(&app).await;
     // And a verified address is never taken over.
-    let err = post_confirmation::handle(
-        &app,
-        cognito_event("post-confirmation", "third", "grace@example.com"),
-    )
-    .await
-    .unwrap_err();
+    let err = post_confirmation::handle(&app, cognito_event("post-confirmation", "third", "grace@example.com"))
+        .await
+        .unwrap_err();
     assert!(err.error_message.starts_with("EMAIL_TAKEN"));
 }
 

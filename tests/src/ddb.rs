@@ -58,7 +58,7 @@ pub async fn fresh_table(client: &Client) -> String {
         Err(err) => panic!(
             "DynamoDB Local is not reachable at {} ({}): {HOW_TO_START}",
             endpoint(),
-            error_chain(&err)
+            user_service::error_chain(&err)
         ),
     }
 }
@@ -75,15 +75,4 @@ pub async fn store_with(adjust: impl FnOnce(&mut StoreConfig)) -> Store {
     let mut config = StoreConfig::new(table);
     adjust(&mut config);
     Store::new(client, config)
-}
-
-pub fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
 }

@@ -28,9 +28,7 @@ impl Event {
     }
 
     pub fn no_groups(mut self) -> Self {
-        if let Some(claims) =
-            self.0["requestContext"]["authorizer"]["jwt"]["claims"].as_object_mut()
-        {
+        if let Some(claims) = self.0["requestContext"]["authorizer"]["jwt"]["claims"].as_object_mut() {
             claims.remove("cognito:groups");
         }
         self
@@ -75,9 +73,7 @@ impl Event {
         let encoded: String = value
             .bytes()
             .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                    (b as char).to_string()
-                }
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
                 _ => format!("%{b:02X}"),
             })
             .collect();
@@ -115,11 +111,7 @@ impl Reply {
             Body::Binary(b) => serde_json::from_slice(b).unwrap_or(Value::Null),
             _ => Value::Null,
         };
-        Self {
-            status,
-            headers,
-            body,
-        }
+        Self { status, headers, body }
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -135,17 +127,10 @@ impl Reply {
             "body: {}",
             self.body
         );
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/problem+json")
-        );
+        assert_eq!(self.header("content-type"), Some("application/problem+json"));
         assert_eq!(self.body["status"], json!(status));
         for key in ["type", "title", "detail"] {
-            assert!(
-                self.body[key].is_string(),
-                "problem has {key}: {}",
-                self.body
-            );
+            assert!(self.body[key].is_string(), "problem has {key}: {}", self.body);
         }
     }
 

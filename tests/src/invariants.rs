@@ -34,12 +34,8 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut claims: HashMap<String, ClaimItem> = HashMap::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
-        let pk = keys::key_string(&item, keys::PK)
-            .unwrap_or_default()
-            .to_owned();
-        let sk = keys::key_string(&item, keys::SK)
-            .unwrap_or_default()
-            .to_owned();
+        let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
+        let sk = keys::key_string(&item, keys::SK).unwrap_or_default().to_owned();
         match keys::classify(&pk, &sk) {
             ItemKind::Profile => match serde_dynamo::from_item::<_, ProfileItem>(item) {
                 Ok(p) => {
@@ -50,9 +46,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
             ItemKind::Email => match serde_dynamo::from_item::<_, EmailItem>(item) {
                 Ok(r) => {
                     if r.verification_code_hash.is_some() == r.is_verified {
-                        out.push(format!(
-                            "record {pk}/{sk}: code fields do not match isVerified"
-                        ));
+                        out.push(format!("record {pk}/{sk}: code fields do not match isVerified"));
                     }
                     records.push(r)
                 }
@@ -74,10 +68,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     }
     for (address, holders) in &owners {
         if holders.len() > 1 {
-            out.push(format!(
-                "address {address} is held by {} records",
-                holders.len()
-            ));
+            out.push(format!("address {address} is held by {} records", holders.len()));
         }
         for r in holders {
             match claims.get(*address) {
@@ -86,27 +77,24 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                     "record {}/{} has a claim of {}/{}",
                     r.user_id, r.email_id, c.user_id, c.email_id
                 )),
-                Some(c) if c.expires_at.is_some() == r.is_verified => out.push(format!(
-                    "claim of {address}: expiresAt does not match isVerified"
-                )),
+                Some(c) if c.expires_at.is_some() == r.is_verified => {
+                    out.push(format!("claim of {address}: expiresAt does not match isVerified"))
+                }
                 Some(_) => {}
             }
         }
     }
     for (address, c) in &claims {
-        let has_record = records.iter().any(|r| {
-            r.user_id == c.user_id && r.email_id == c.email_id && r.email.as_str() == address
-        });
+        let has_record = records
+            .iter()
+            .any(|r| r.user_id == c.user_id && r.email_id == c.email_id && r.email.as_str() == address);
         if !has_record {
             out.push(format!("claim of {address} has no record"));
         }
     }
 
     for (user, p) in &profiles {
-        let mine: Vec<&EmailItem> = records
-            .iter()
-            .filter(|r| r.user_id.as_str() == user)
-            .collect();
+        let mine: Vec<&EmailItem> = records.iter().filter(|r| r.user_id.as_str() == user).collect();
         if p.email_count as usize != mine.len() {
             out.push(format!(
                 "user {user}: emailCount {} but {} records",
@@ -124,9 +112,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                     out.push(format!("user {user}: primary address is unverified"));
                 }
                 if primary.email != p.email {
-                    out.push(format!(
-                        "user {user}: profile email is not the primary address"
-                    ));
+                    out.push(format!("user {user}: profile email is not the primary address"));
                 }
             }
             other => out.push(format!("user {user}: {} primary addresses", other.len())),
@@ -134,10 +120,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     }
     for r in &records {
         if !profiles.contains_key(r.user_id.as_str()) {
-            out.push(format!(
-                "record {}/{} has no profile",
-                r.user_id, r.email_id
-            ));
+            out.push(format!("record {}/{} has no profile", r.user_id, r.email_id));
         }
     }
     out.sort();
@@ -147,9 +130,5 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
 /// Fails the test with every violation listed.
 pub async fn assert_holds(client: &Client, table: &str) {
     let found = violations(client, table).await;
-    assert!(
-        found.is_empty(),
-        "invariants broken:\n  {}",
-        found.join("\n  ")
-    );
+    assert!(found.is_empty(), "invariants broken:\n  {}", found.join("\n  "));
 }

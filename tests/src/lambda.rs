@@ -50,10 +50,7 @@ impl Watch {
         for f in user_service::catalog::FUNCTIONS {
             build.args(["-p", f.name]);
         }
-        assert!(
-            build.status().unwrap().success(),
-            "building the functions failed"
-        );
+        assert!(build.status().unwrap().success(), "building the functions failed");
 
         let port = free_port();
         let env_vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -98,11 +95,7 @@ impl Watch {
                 }
             });
         }
-        let watch = Self {
-            child,
-            port,
-            output,
-        };
+        let watch = Self { child, port, output };
         watch.wait_until_listening();
         watch
     }
@@ -144,19 +137,8 @@ impl Watch {
     pub fn invoke(&self, function: &str, data_file: &Path) -> Result<Value, String> {
         let out = Command::new("cargo")
             .current_dir(workspace_root())
-            .args([
-                "lambda",
-                "invoke",
-                function,
-                "--invoke-address",
-                "127.0.0.1",
-            ])
-            .args([
-                "--invoke-port",
-                &self.port.to_string(),
-                "--output-format",
-                "json",
-            ])
+            .args(["lambda", "invoke", function, "--invoke-address", "127.0.0.1"])
+            .args(["--invoke-port", &self.port.to_string(), "--output-format", "json"])
             .arg("--data-file")
             .arg(data_file)
             .output()
@@ -173,9 +155,7 @@ impl Watch {
     /// Stops watch and every process it started.
     pub fn stop(&mut self) {
         let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill")
-            .args(["-s", "TERM", "--", &group])
-            .status();
+        let _ = Command::new("kill").args(["-s", "TERM", "--", &group]).status();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -183,9 +163,7 @@ impl Watch {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = Command::new("kill")
-            .args(["-s", "KILL", "--", &group])
-            .status();
+        let _ = Command::new("kill").args(["-s", "KILL", "--", &group]).status();
         let _ = self.child.try_wait();
     }
 }

@@ -14,7 +14,6 @@ pub mod template {
     pub use local_api::template::*;
 
     pub fn load() -> serde_norway::Value {
-        local_api::template::load(&crate::lambda::workspace_root().join("template.yaml"))
-            .expect("template.yaml parses")
+        local_api::template::load(&crate::lambda::workspace_root().join("template.yaml")).expect("template.yaml parses")
     }
 }

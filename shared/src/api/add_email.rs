@@ -17,10 +17,7 @@ struct AddEmail {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, ADD_EMAIL.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

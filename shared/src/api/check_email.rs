@@ -11,17 +11,11 @@ use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response, serve};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, CHECK_EMAIL.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, _caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email = query_param(&req, "email", EmailAddress::parse)?;
     let available = app.store.is_available(&email, Timestamp::now()).await?;
-    response::json(
-        StatusCode::OK,
-        &json!({ "email": email, "available": available }),
-    )
+    response::json(StatusCode::OK, &json!({ "email": email, "available": available }))
 }

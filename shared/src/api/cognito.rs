@@ -30,8 +30,5 @@ pub fn store_failure(err: StoreError) -> Diagnostic {
 }
 
 pub fn email_taken() -> Diagnostic {
-    refuse(
-        "EMAIL_TAKEN",
-        "An account with this email address already exists.",
-    )
+    refuse("EMAIL_TAKEN", "An account with this email address already exists.")
 }

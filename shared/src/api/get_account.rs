@@ -12,8 +12,5 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 }
 
 async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {
-    response::json(
-        StatusCode::OK,
-        &app.store.get_account(&caller.user_id).await?,
-    )
+    response::json(StatusCode::OK, &app.store.get_account(&caller.user_id).await?)
 }

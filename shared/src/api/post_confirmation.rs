@@ -3,8 +3,7 @@
 //! triggers; every delivery of the same event succeeds and there is one user.
 
 use aws_lambda_events::event::cognito::{
-    CognitoEventUserPoolsPostConfirmation,
-    CognitoEventUserPoolsPostConfirmationTriggerSource as Source,
+    CognitoEventUserPoolsPostConfirmation, CognitoEventUserPoolsPostConfirmationTriggerSource as Source,
 };
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde::Deserialize;
@@ -17,10 +16,8 @@ use crate::domain::{EmailAddress, NewUser, PersonName, Phone, Timestamp, UserId}
 use crate::store::Created;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
-    let parsed =
-        <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload).map_err(|_| {
-            cognito::refuse("INVALID_EVENT", "The confirmation event could not be read.")
-        })?;
+    let parsed = <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload)
+        .map_err(|_| cognito::refuse("INVALID_EVENT", "The confirmation event could not be read."))?;
     let header = &parsed.cognito_event_user_pools_header;
     if header.trigger_source != Some(Source::ConfirmSignUp) {
         // A confirmed password reset changes nothing here.
@@ -33,14 +30,12 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .cloned()
         .unwrap_or_default();
     async {
-        let user_id = UserId::parse(&sub)
-            .map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
+        let user_id =
+            UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
         let email = attributes
             .get("email")
             .and_then(|raw| EmailAddress::parse(raw).ok())
-            .ok_or_else(|| {
-                cognito::refuse("VALIDATION_FAILED", "The email address is not valid.")
-            })?;
+            .ok_or_else(|| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
         // Optional attributes that do not parse are left out rather than failing a sign-up.
         let optional = |name: &str| attributes.get(name).map(String::as_str);
         let user = NewUser {

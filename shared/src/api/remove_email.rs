@@ -9,10 +9,7 @@ use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response, serve};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, REMOVE_EMAIL.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, REMOVE_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

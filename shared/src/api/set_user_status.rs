@@ -16,20 +16,14 @@ struct SetStatus {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, SET_USER_STATUS.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, SET_USER_STATUS.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let user = path_param(&req, "userId", UserId::parse)?;
     let body: SetStatus = json_body(&req)?;
     let status = field("status", &body.status, str::parse::<UserStatus>)?;
-    let profile = app
-        .store
-        .set_status(&user, status, Timestamp::now())
-        .await?;
+    let profile = app.store.set_status(&user, status, Timestamp::now()).await?;
     tracing::info!(admin = %admin.user_id, target_user = %user, status = status.as_str(), "status set");
     response::profile(&profile)
 }

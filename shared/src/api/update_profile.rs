@@ -35,10 +35,7 @@ fn name(field_name: &str, value: Option<Option<String>>) -> Result<Option<Person
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, UPDATE_PROFILE.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, UPDATE_PROFILE.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
@@ -54,11 +51,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
         },
     };
     if patch.is_empty() {
-        return Err(Problem::validation(
-            "body",
-            "change at least one of firstName, lastName, phone",
-        )
-        .into());
+        return Err(Problem::validation("body", "change at least one of firstName, lastName, phone").into());
     }
     let profile = app
         .store

@@ -18,10 +18,7 @@ struct Verify {
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, VERIFY_EMAIL.access(), |caller, req| {
-        run(app, caller, req)
-    })
-    .await
+    serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -19,12 +19,7 @@ pub use request::Caller;
 /// Runs `handler` for the verified caller and turns every outcome into a
 /// response: expected failures are problem responses, never `Err` (API Gateway
 /// would answer 502) and never a panic. Logs carry the request id and `sub`.
-pub async fn serve<F, Fut>(
-    app: &App,
-    req: Request,
-    access: Access,
-    handler: F,
-) -> Result<Response<Body>, Infallible>
+pub async fn serve<F, Fut>(app: &App, req: Request, access: Access, handler: F) -> Result<Response<Body>, Infallible>
 where
     F: FnOnce(Caller, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, Failure>>,
@@ -42,11 +37,7 @@ where
     .await;
     let response = match outcome {
         Ok(response) => response,
-        Err(failure) => span
-            .in_scope(|| log_failure(&failure))
-            .problem
-            .clone()
-            .into_response(),
+        Err(failure) => span.in_scope(|| log_failure(&failure)).problem.clone().into_response(),
     };
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), "request handled"));
     Ok(response)
@@ -63,11 +54,7 @@ fn log_failure(failure: &Failure) -> &Failure {
             .unwrap_or_default();
         tracing::error!(code = problem.code, status = problem.status.as_u16(), cause = %chain, "request failed");
     } else {
-        tracing::info!(
-            code = problem.code,
-            status = problem.status.as_u16(),
-            "request refused"
-        );
+        tracing::info!(code = problem.code, status = problem.status.as_u16(), "request refused");
     }
     failure
 }

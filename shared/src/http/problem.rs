@@ -37,12 +37,7 @@ struct Body9457<'a> {
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 impl Problem {
-    pub fn new(
-        status: StatusCode,
-        code: &'static str,
-        title: &'static str,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn new(status: StatusCode, code: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -199,12 +194,7 @@ impl From<&StoreError> for Problem {
         use StatusCode as S;
         use StoreError as E;
         match err {
-            E::NotFound => Self::new(
-                S::NOT_FOUND,
-                "NOT_FOUND",
-                "Not found",
-                "No such user or address.",
-            ),
+            E::NotFound => Self::new(S::NOT_FOUND, "NOT_FOUND", "Not found", "No such user or address."),
             E::AccountInactive => Self::new(
                 S::FORBIDDEN,
                 "ACCOUNT_INACTIVE",
@@ -251,9 +241,7 @@ impl From<&StoreError> for Problem {
                 S::PRECONDITION_FAILED,
                 "VERSION_MISMATCH",
                 "Version mismatch",
-                format!(
-                    "The profile changed; it is at version {current}. Read it again and retry."
-                ),
+                format!("The profile changed; it is at version {current}. Read it again and retry."),
             ),
             &E::VerificationFailed { attempts_left } => {
                 let mut problem = Self::new(
@@ -285,11 +273,9 @@ impl From<&StoreError> for Problem {
             )
             .retry_after(retry_after_secs),
             E::Contended | E::Unavailable(_) => Self::unavailable(),
-            E::Dynamo(_)
-            | E::UnexpectedCancellation(_)
-            | E::Inconsistent(_)
-            | E::Build(_)
-            | E::Corrupt(_) => Self::internal(),
+            E::Dynamo(_) | E::UnexpectedCancellation(_) | E::Inconsistent(_) | E::Build(_) | E::Corrupt(_) => {
+                Self::internal()
+            }
         }
     }
 }

@@ -88,8 +88,7 @@ fn is_json(content_type: &str) -> bool {
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 /// The JSON body as `T`: JSON only (415), at most 16 KiB (413), no unknown
@@ -128,19 +127,11 @@ fn describe_json_error(err: &serde_json::Error) -> String {
 }
 
 /// A value parsed with its domain parser; errors name the field.
-pub fn field<T>(
-    name: &str,
-    raw: &str,
-    parse: impl FnOnce(&str) -> Result<T, Invalid>,
-) -> Result<T, Problem> {
+pub fn field<T>(name: &str, raw: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     parse(raw).map_err(|e| Problem::validation(name, e))
 }
 
-pub fn path_param<T>(
-    req: &Request,
-    name: &str,
-    parse: impl FnOnce(&str) -> Result<T, Invalid>,
-) -> Result<T, Problem> {
+pub fn path_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     let params = req.path_parameters_ref();
     let raw = params
         .and_then(|p| p.first(name))
@@ -152,11 +143,7 @@ pub fn email_id_param(req: &Request) -> Result<EmailId, Problem> {
     path_param(req, "emailId", EmailId::parse)
 }
 
-pub fn query_param<T>(
-    req: &Request,
-    name: &str,
-    parse: impl FnOnce(&str) -> Result<T, Invalid>,
-) -> Result<T, Problem> {
+pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     let params = req.query_string_parameters_ref();
     let raw = params
         .and_then(|p| p.first(name))
@@ -186,10 +173,7 @@ mod tests {
     #[test]
     fn groups_in_every_form() {
         assert_eq!(parse_groups("[admin editors]"), vec!["admin", "editors"]);
-        assert_eq!(
-            parse_groups(r#"["admin","editors"]"#),
-            vec!["admin", "editors"]
-        );
+        assert_eq!(parse_groups(r#"["admin","editors"]"#), vec!["admin", "editors"]);
         assert_eq!(parse_groups("admin"), vec!["admin"]);
         assert_eq!(parse_groups("[]"), Vec::<String>::new());
         assert_eq!(parse_groups(""), Vec::<String>::new());

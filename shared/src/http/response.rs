@@ -14,10 +14,9 @@ pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Result<Response<Body
     })?;
     let mut response = Response::new(Body::Text(body));
     *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(response)
 }
 
@@ -35,11 +34,7 @@ pub fn profile(profile: &Profile) -> Result<Response<Body>, Failure> {
     Ok(response)
 }
 
-pub fn with_header(
-    mut response: Response<Body>,
-    name: header::HeaderName,
-    value: &str,
-) -> Response<Body> {
+pub fn with_header(mut response: Response<Body>, name: header::HeaderName, value: &str) -> Response<Body> {
     if let Ok(value) = HeaderValue::from_str(value) {
         response.headers_mut().insert(name, value);
     }

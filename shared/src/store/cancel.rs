@@ -103,9 +103,7 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
     let failed = |e: StoreError| Ok(Rejection::Failed(e));
     match role {
         Role::NewProfile => Ok(Rejection::UserExists),
-        Role::ActiveProfile => {
-            Ok(profile_unwritable(parse(old)?.as_ref()).unwrap_or(Rejection::Retry))
-        }
+        Role::ActiveProfile => Ok(profile_unwritable(parse(old)?.as_ref()).unwrap_or(Rejection::Retry)),
         Role::ProfileWithRoom { max_emails } => {
             let profile: Option<ProfileItem> = parse(old)?;
             if let Some(rejection) = profile_unwritable(profile.as_ref()) {
@@ -193,9 +191,7 @@ pub fn profile_update_failed(old: Option<&Item>, expected_version: u64) -> Store
         return err;
     }
     match profile {
-        Some(p) if p.version != expected_version => {
-            StoreError::VersionMismatch { current: p.version }
-        }
+        Some(p) if p.version != expected_version => StoreError::VersionMismatch { current: p.version },
         // Active and at the expected version, yet the condition failed: it changed
         // in between. The client re-reads either way.
         Some(p) => StoreError::VersionMismatch { current: p.version },
@@ -267,10 +263,7 @@ mod tests {
             StoreError::LimitReached
         ));
         let fine = profile(UserStatus::Active, 3, 1);
-        assert!(matches!(
-            condition_failed(&room, Some(&fine), now()),
-            Rejection::Retry
-        ));
+        assert!(matches!(condition_failed(&room, Some(&fine), now()), Rejection::Retry));
     }
 
     #[test]
@@ -307,10 +300,7 @@ mod tests {
             condition_failed(&add, Some(&expired), now()),
             Rejection::TakeOver(_)
         ));
-        assert!(matches!(
-            condition_failed(&add, None, now()),
-            Rejection::Retry
-        ));
+        assert!(matches!(condition_failed(&add, None, now()), Rejection::Retry));
     }
 
     #[test]
@@ -325,10 +315,7 @@ mod tests {
             profile_update_failed(Some(&suspended), 7),
             StoreError::AccountInactive
         ));
-        assert!(matches!(
-            profile_update_failed(None, 7),
-            StoreError::NotFound
-        ));
+        assert!(matches!(profile_update_failed(None, 7), StoreError::NotFound));
     }
 
     #[test]
@@ -336,8 +323,7 @@ mod tests {
         let user = UserId::parse("me").unwrap();
         let address = EmailAddress::parse("a@example.com").unwrap();
         let sent = now().plus_seconds(-20);
-        let mut record =
-            EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
+        let mut record = EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
         record.verification_sent_at = Some(sent);
         let item = items::to_item(keys::email_key(&user, record.email_id), &record).unwrap();
         let role = Role::RecordToResend {
@@ -345,9 +331,7 @@ mod tests {
         };
         assert!(matches!(
             failed(condition_failed(&role, Some(&item), now())),
-            StoreError::TooManyRequests {
-                retry_after_secs: 40
-            }
+            StoreError::TooManyRequests { retry_after_secs: 40 }
         ));
     }
 }

@@ -38,72 +38,44 @@ trait Transient: ProvideErrorMetadata {
     fn is_transient_variant(&self) -> bool;
 
     fn is_transient(&self) -> bool {
-        self.is_transient_variant()
-            || self
-                .code()
-                .is_some_and(|code| RETRYABLE_CODES.contains(&code))
+        self.is_transient_variant() || self.code().is_some_and(|code| RETRYABLE_CODES.contains(&code))
     }
 }
 
-impl Transient for GetItemError {
-    fn is_transient_variant(&self) -> bool {
-        matches!(
-            self,
-            Self::InternalServerError(_)
-                | Self::ProvisionedThroughputExceededException(_)
-                | Self::RequestLimitExceeded(_)
-                | Self::ThrottlingException(_)
-        )
-    }
+macro_rules! transient_variants {
+    ($($op:ty => [$($variant:ident),+]),+ $(,)?) => {$(
+        impl Transient for $op {
+            fn is_transient_variant(&self) -> bool {
+                matches!(self, $(Self::$variant(_))|+)
+            }
+        }
+    )+};
 }
 
-impl Transient for QueryError {
-    fn is_transient_variant(&self) -> bool {
-        matches!(
-            self,
-            Self::InternalServerError(_)
-                | Self::ProvisionedThroughputExceededException(_)
-                | Self::RequestLimitExceeded(_)
-                | Self::ThrottlingException(_)
-        )
-    }
-}
-
-impl Transient for UpdateItemError {
-    fn is_transient_variant(&self) -> bool {
-        matches!(
-            self,
-            Self::InternalServerError(_)
-                | Self::ProvisionedThroughputExceededException(_)
-                | Self::RequestLimitExceeded(_)
-                | Self::ThrottlingException(_)
-                | Self::TransactionConflictException(_)
-                | Self::ReplicatedWriteConflictException(_)
-        )
-    }
-}
-
-impl Transient for TransactWriteItemsError {
-    fn is_transient_variant(&self) -> bool {
-        matches!(
-            self,
-            Self::InternalServerError(_)
-                | Self::ProvisionedThroughputExceededException(_)
-                | Self::RequestLimitExceeded(_)
-                | Self::ThrottlingException(_)
-                | Self::TransactionInProgressException(_)
-        )
-    }
-}
+transient_variants!(
+    GetItemError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
+    QueryError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
+    UpdateItemError => [
+        InternalServerError,
+        ProvisionedThroughputExceededException,
+        RequestLimitExceeded,
+        ThrottlingException,
+        TransactionConflictException,
+        ReplicatedWriteConflictException
+    ],
+    TransactWriteItemsError => [
+        InternalServerError,
+        ProvisionedThroughputExceededException,
+        RequestLimitExceeded,
+        ThrottlingException,
+        TransactionInProgressException
+    ],
+);
 
 fn sdk_error_is_retryable<E: Transient>(err: &SdkError<E, HttpResponse>) -> bool {
     match err {
-        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => {
-            true
-        }
-        SdkError::ServiceError(service) => {
-            service.raw().status().is_server_error() || service.err().is_transient()
-        }
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => true,
+        SdkError::ServiceError(service) => service.raw().status().is_server_error() || service.err().is_transient(),
         _ => false,
     }
 }
@@ -208,9 +180,4 @@ macro_rules! store_error_from_sdk {
         }
     )*};
 }
-store_error_from_sdk!(
-    GetItemError,
-    QueryError,
-    UpdateItemError,
-    TransactWriteItemsError
-);
+store_error_from_sdk!(GetItemError, QueryError, UpdateItemError, TransactWriteItemsError);

@@ -16,10 +16,7 @@ pub struct Expr {
 impl Expr {
     /// Names every attribute in `attributes` as `#attribute`.
     pub fn names(attributes: &[&str]) -> Self {
-        let names = attributes
-            .iter()
-            .map(|a| (format!("#{a}"), (*a).to_owned()))
-            .collect();
+        let names = attributes.iter().map(|a| (format!("#{a}"), (*a).to_owned())).collect();
         Self {
             names,
             values: HashMap::new(),
@@ -28,8 +25,7 @@ impl Expr {
 
     /// Adds `#pk` for the partition key, for `attribute_exists(#pk)` conditions.
     pub fn with_pk(mut self) -> Self {
-        self.names
-            .insert("#pk".to_owned(), crate::keys::PK.to_owned());
+        self.names.insert("#pk".to_owned(), crate::keys::PK.to_owned());
         self
     }
 
@@ -46,8 +42,7 @@ impl Expr {
     }
 
     pub fn b(mut self, placeholder: &str, value: bool) -> Self {
-        self.values
-            .insert(placeholder.to_owned(), AttributeValue::Bool(value));
+        self.values.insert(placeholder.to_owned(), AttributeValue::Bool(value));
         self
     }
 

@@ -3,9 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{
-    Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus,
-};
+use crate::domain::{Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus};
 use crate::keys::{self, Item};
 
 use super::error::StoreError;
@@ -214,10 +212,7 @@ pub fn profile_item(item: &ProfileItem) -> Result<Item, StoreError> {
 }
 
 pub fn email_item(item: &EmailItem) -> Result<Item, StoreError> {
-    to_item(
-        keys::email_record_keys(&item.user_id, item.email_id, &item.email),
-        item,
-    )
+    to_item(keys::email_record_keys(&item.user_id, item.email_id, &item.email), item)
 }
 
 pub fn claim_item(email: &EmailAddress, item: &ClaimItem) -> Result<Item, StoreError> {

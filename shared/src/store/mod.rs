@@ -19,8 +19,7 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 use crate::config::{ClientTimeouts, StoreConfig};
 use crate::domain::{
-    Account, Email, EmailAddress, EmailId, NewUser, Profile, ProfilePatch, Timestamp, UserId,
-    UserStatus,
+    Account, Email, EmailAddress, EmailId, NewUser, Profile, ProfilePatch, Timestamp, UserId, UserStatus,
 };
 use crate::keys::{self, Item};
 use crate::verification::VerificationCode;
@@ -85,10 +84,7 @@ impl Store {
     /// The profile of a user; deleted users are not found.
     pub async fn get_profile(&self, user: &UserId) -> Result<Profile, StoreError> {
         let item = self.get(keys::profile_key(user)).await?;
-        let profile: ProfileItem = item
-            .map(items::from_item)
-            .transpose()?
-            .ok_or(StoreError::NotFound)?;
+        let profile: ProfileItem = item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)?;
         visible(profile).map(ProfileItem::into_domain)
     }
 
@@ -123,11 +119,7 @@ impl Store {
         let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
         Ok(Account {
             profile: profile.into_domain(),
-            emails: items
-                .emails
-                .into_iter()
-                .map(EmailItem::into_domain)
-                .collect(),
+            emails: items.emails.into_iter().map(EmailItem::into_domain).collect(),
         })
     }
 
@@ -158,11 +150,7 @@ impl Store {
 
     /// Whether an address can be added or signed up with: no claim, or an
     /// unverified one whose code has expired. A strongly consistent read.
-    pub async fn is_available(
-        &self,
-        email: &EmailAddress,
-        now: Timestamp,
-    ) -> Result<bool, StoreError> {
+    pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
         let claim: Option<ClaimItem> = self
             .get(keys::claim_key(email))
             .await?
@@ -185,19 +173,11 @@ impl Store {
             if !with_token {
                 plan.client_request_token = None;
             }
-            match self.transact(&plan, now).await {
+            match after_claim_write(self.transact(&plan, now).await, &mut held) {
                 Ok(()) => Ok(Created::New),
                 Err(Rejection::UserExists) => Ok(Created::Existing),
-                Err(Rejection::TakeOver(claim)) => {
-                    held = Some(claim);
-                    Err(Rejection::Retry)
-                }
                 Err(Rejection::TokenInUse) => {
                     with_token = false;
-                    Err(Rejection::Retry)
-                }
-                Err(Rejection::Retry) => {
-                    held = None;
                     Err(Rejection::Retry)
                 }
                 Err(other) => Err(other),
@@ -215,8 +195,7 @@ impl Store {
     ) -> Result<Email, StoreError> {
         let email_id = EmailId::new();
         let expires_at = now.plus_seconds(self.config.verification_ttl_seconds);
-        let record =
-            EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
+        let record = EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
         let mut held: Option<ClaimItem> = None;
         retrying!({
             let plan = tx::add_email(
@@ -226,18 +205,7 @@ impl Store {
                 held.as_ref(),
                 now,
             )?;
-            match self.transact(&plan, now).await {
-                Ok(()) => Ok(record.clone().into_domain()),
-                Err(Rejection::TakeOver(claim)) => {
-                    held = Some(claim);
-                    Err(Rejection::Retry)
-                }
-                Err(Rejection::Retry) => {
-                    held = None;
-                    Err(Rejection::Retry)
-                }
-                Err(other) => Err(other),
-            }
+            after_claim_write(self.transact(&plan, now).await, &mut held).map(|()| record.clone().into_domain())
         })
     }
 
@@ -288,31 +256,21 @@ impl Store {
             if attempts >= max_attempts {
                 return Err(StoreError::TooManyAttempts.into());
             }
-            let (Some(stored), Some(expires_at)) = (
-                record.verification_code_hash.as_deref(),
-                record.verification_expires_at,
-            ) else {
+            let (Some(stored), Some(expires_at)) =
+                (record.verification_code_hash.as_deref(), record.verification_expires_at)
+            else {
                 return Err(StoreError::VerificationExpired.into());
             };
             if expires_at <= now {
                 return Err(StoreError::VerificationExpired.into());
             }
             if !code.matches(email_id, stored) {
-                let plan =
-                    tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
+                let plan = tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
                 self.transact(&plan, now).await?;
                 let attempts_left = max_attempts.saturating_sub(attempts + 1);
                 return Err(StoreError::VerificationFailed { attempts_left }.into());
             }
-            let plan = tx::verify_email(
-                self.table(),
-                user,
-                email_id,
-                &record.email,
-                stored,
-                max_attempts,
-                now,
-            )?;
+            let plan = tx::verify_email(self.table(), user, email_id, &record.email, stored, max_attempts, now)?;
             match self.transact(&plan, now).await {
                 Ok(()) => {
                     let mut verified = record.into_domain();
@@ -328,12 +286,7 @@ impl Store {
     }
 
     /// Makes a verified address the primary one, atomically.
-    pub async fn set_primary(
-        &self,
-        user: &UserId,
-        email_id: EmailId,
-        now: Timestamp,
-    ) -> Result<Profile, StoreError> {
+    pub async fn set_primary(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<Profile, StoreError> {
         retrying!({
             let items = self.user_items(user).await?;
             let profile = writable(items.profile)?;
@@ -348,14 +301,11 @@ impl Store {
             if !target.is_verified {
                 return Err(StoreError::NotVerified.into());
             }
-            let current =
-                items
-                    .emails
-                    .iter()
-                    .find(|r| r.is_primary)
-                    .ok_or(StoreError::Inconsistent(
-                        "active user without a primary address",
-                    ))?;
+            let current = items
+                .emails
+                .iter()
+                .find(|r| r.is_primary)
+                .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
             let plan = tx::set_primary(self.table(), &profile, current.email_id, target, now)?;
             self.transact(&plan, now).await?;
             let mut updated = profile.into_domain();
@@ -398,14 +348,12 @@ impl Store {
         if let Some(first) = &patch.first_name {
             sets.push("#firstName = :firstName");
             expr = expr.s(":firstName", first.as_str());
-            expr.names
-                .insert("#firstName".into(), attr::FIRST_NAME.into());
+            expr.names.insert("#firstName".into(), attr::FIRST_NAME.into());
         }
         if let Some(last) = &patch.last_name {
             sets.push("#lastName = :lastName");
             expr = expr.s(":lastName", last.as_str());
-            expr.names
-                .insert("#lastName".into(), attr::LAST_NAME.into());
+            expr.names.insert("#lastName".into(), attr::LAST_NAME.into());
         }
         match &patch.phone {
             Some(Some(phone)) => {
@@ -422,40 +370,15 @@ impl Store {
         if !removes.is_empty() {
             update_expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
         }
-        let result = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(keys::profile_key(user)))
-            .update_expression(update_expression)
-            .condition_expression(
-                "attribute_exists(#pk) AND #version = :expected AND #status = :active",
-            )
-            .set_expression_attribute_names(expr.names_or_none())
-            .set_expression_attribute_values(expr.values_or_none())
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(out) => updated_profile(out.attributes),
-            Err(err) => match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Err(
-                    cancel::profile_update_failed(failed.item(), expected_version),
-                ),
-                _ => Err(err.into()),
-            },
-        }
+        let condition = "attribute_exists(#pk) AND #version = :expected AND #status = :active";
+        self.update_profile_item(user, &update_expression, condition, &expr)
+            .await?
+            .map_err(|old| cancel::profile_update_failed(old.as_ref(), expected_version))
     }
 
     /// Sets a user's status. Deleting releases every address in the same
     /// transaction; a deleted user stays deleted.
-    pub async fn set_status(
-        &self,
-        user: &UserId,
-        status: UserStatus,
-        now: Timestamp,
-    ) -> Result<Profile, StoreError> {
+    pub async fn set_status(&self, user: &UserId, status: UserStatus, now: Timestamp) -> Result<Profile, StoreError> {
         if status == UserStatus::Deleted {
             return self.delete_user(user, now).await;
         }
@@ -465,17 +388,34 @@ impl Store {
             .s(":deleted", UserStatus::Deleted.as_str())
             .n(":one", 1)
             .t(":now", now);
+        let update = "SET #status = :status, #version = #version + :one, #updatedAt = :now";
+        let condition = "attribute_exists(#pk) AND #status <> :deleted AND #status <> :status";
+        match self.update_profile_item(user, update, condition, &expr).await? {
+            Ok(profile) => Ok(profile),
+            // Missing or deleted: not found. Already in that status: nothing to change.
+            Err(old) => {
+                let old: Option<ProfileItem> = old.map(items::from_item).transpose()?;
+                visible(old.ok_or(StoreError::NotFound)?).map(ProfileItem::into_domain)
+            }
+        }
+    }
+
+    /// An UpdateItem of a profile: the profile as it is after, or, when the
+    /// condition failed, as it was (ALL_OLD, so no second read is needed).
+    async fn update_profile_item(
+        &self,
+        user: &UserId,
+        update: &str,
+        condition: &str,
+        expr: &Expr,
+    ) -> Result<Result<Profile, Option<Item>>, StoreError> {
         let result = self
             .client
             .update_item()
             .table_name(self.table())
             .set_key(Some(keys::profile_key(user)))
-            .update_expression(
-                "SET #status = :status, #version = #version + :one, #updatedAt = :now",
-            )
-            .condition_expression(
-                "attribute_exists(#pk) AND #status <> :deleted AND #status <> :status",
-            )
+            .update_expression(update)
+            .condition_expression(condition)
             .set_expression_attribute_names(expr.names_or_none())
             .set_expression_attribute_values(expr.values_or_none())
             .return_values(ReturnValue::AllNew)
@@ -483,14 +423,9 @@ impl Store {
             .send()
             .await;
         match result {
-            Ok(out) => updated_profile(out.attributes),
+            Ok(out) => updated_profile(out.attributes).map(Ok),
             Err(err) => match err.as_service_error() {
-                // Missing or deleted: not found. Already in that status: nothing to change.
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    let old: Option<ProfileItem> =
-                        failed.item().cloned().map(items::from_item).transpose()?;
-                    visible(old.ok_or(StoreError::NotFound)?).map(ProfileItem::into_domain)
-                }
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Ok(Err(failed.item().cloned())),
                 _ => Err(err.into()),
             },
         }
@@ -525,15 +460,9 @@ impl Store {
         Ok(out.item)
     }
 
-    async fn email_record(
-        &self,
-        user: &UserId,
-        email_id: EmailId,
-    ) -> Result<EmailItem, StoreError> {
+    async fn email_record(&self, user: &UserId, email_id: EmailId) -> Result<EmailItem, StoreError> {
         let item = self.get(keys::email_key(user, email_id)).await?;
-        item.map(items::from_item)
-            .transpose()?
-            .ok_or(StoreError::NotFound)
+        item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)
     }
 
     async fn user_items(&self, user: &UserId) -> Result<UserItems, StoreError> {
@@ -543,10 +472,7 @@ impl Store {
             .table_name(self.table())
             .key_condition_expression("#pk = :pk")
             .expression_attribute_names("#pk", keys::PK)
-            .expression_attribute_values(
-                ":pk",
-                aws_sdk_dynamodb::types::AttributeValue::S(keys::user_pk(user)),
-            )
+            .expression_attribute_values(":pk", aws_sdk_dynamodb::types::AttributeValue::S(keys::user_pk(user)))
             .consistent_read(true);
         UserItems::from_items(query_all(query).await?)
     }
@@ -580,10 +506,7 @@ macro_rules! retrying {
 }
 use retrying;
 
-async fn settle<T>(
-    result: Result<T, Rejection>,
-    attempt: &mut u32,
-) -> Result<Option<T>, StoreError> {
+async fn settle<T>(result: Result<T, Rejection>, attempt: &mut u32) -> Result<Option<T>, StoreError> {
     match result {
         Ok(value) => Ok(Some(value)),
         Err(Rejection::Failed(err)) => Err(err),
@@ -599,16 +522,29 @@ async fn settle<T>(
     }
 }
 
+/// After a write of a claim: a claim that may be taken over is remembered for
+/// the next attempt; any other lost race forgets it, so the next attempt reads afresh.
+fn after_claim_write(result: Result<(), Rejection>, held: &mut Option<ClaimItem>) -> Result<(), Rejection> {
+    match result {
+        Err(Rejection::TakeOver(claim)) => {
+            *held = Some(claim);
+            Err(Rejection::Retry)
+        }
+        Err(Rejection::Retry) => {
+            *held = None;
+            Err(Rejection::Retry)
+        }
+        other => other,
+    }
+}
+
 async fn backoff(attempt: u32) {
     let mut jitter = [0u8; 2];
     let jitter_ms = match getrandom::fill(&mut jitter) {
         Ok(()) => u64::from(u16::from_le_bytes(jitter) % 20),
         Err(_) => 10,
     };
-    tokio::time::sleep(Duration::from_millis(
-        10 * (1 << attempt.min(5)) + jitter_ms,
-    ))
-    .await;
+    tokio::time::sleep(Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)).await;
 }
 
 async fn query_all(

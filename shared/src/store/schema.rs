@@ -4,8 +4,8 @@
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
-    ProjectionType, ScalarAttributeType,
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
+    ScalarAttributeType,
 };
 
 use crate::keys;
@@ -15,12 +15,7 @@ pub enum SchemaError {
     #[error("CreateTable failed")]
     Create(
         #[source]
-        Box<
-            aws_sdk_dynamodb::error::SdkError<
-                CreateTableError,
-                aws_sdk_dynamodb::config::http::HttpResponse,
-            >,
-        >,
+        Box<aws_sdk_dynamodb::error::SdkError<CreateTableError, aws_sdk_dynamodb::config::http::HttpResponse>>,
     ),
     #[error("request could not be built")]
     Build(#[from] aws_sdk_dynamodb::error::BuildError),
@@ -51,11 +46,7 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
     let gsi1 = GlobalSecondaryIndex::builder()
         .index_name(keys::GSI1)
         .set_key_schema(Some(key_schema(&keys::GSI1_KEYS)?))
-        .projection(
-            Projection::builder()
-                .projection_type(ProjectionType::All)
-                .build(),
-        )
+        .projection(Projection::builder().projection_type(ProjectionType::All).build())
         .build()?;
     let result = client
         .create_table()

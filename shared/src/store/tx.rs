@@ -29,10 +29,7 @@ pub enum Role {
     /// The claim of an address being added by `user`. A confirmed sign-up proved
     /// ownership through Cognito, so any unverified claim yields to it; an added
     /// address waits until the other user's code has expired.
-    NewClaim {
-        user: UserId,
-        live_claims_yield: bool,
-    },
+    NewClaim { user: UserId, live_claims_yield: bool },
     /// Something read just before, changed by a concurrent writer since: retry.
     ReadBefore,
     /// The caller's unverified record holding the code being checked.
@@ -73,74 +70,70 @@ impl TxPlan {
 
 const ALL_OLD: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
 
-fn put(
-    table: &str,
-    item: Item,
-    condition: &str,
-    expr: &Expr,
-) -> Result<TransactWriteItem, StoreError> {
-    let put = Put::builder()
-        .table_name(table)
-        .set_item(Some(item))
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ALL_OLD)
-        .build()?;
-    Ok(TransactWriteItem::builder().put(put).build())
+/// Finishes a conditioned write builder: condition, names, values, and ALL_OLD
+/// on failure so `cancel` can read the item as it was.
+macro_rules! conditioned {
+    ($builder:expr, $condition:expr, $expr:expr) => {
+        $builder
+            .condition_expression($condition)
+            .set_expression_attribute_names($expr.names_or_none())
+            .set_expression_attribute_values($expr.values_or_none())
+            .return_values_on_condition_check_failure(ALL_OLD)
+            .build()?
+    };
 }
 
-fn update(
-    table: &str,
-    key: Item,
-    update_expression: &str,
-    condition: &str,
-    expr: &Expr,
-) -> Result<TransactWriteItem, StoreError> {
-    let update = Update::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .update_expression(update_expression)
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ALL_OLD)
-        .build()?;
-    Ok(TransactWriteItem::builder().update(update).build())
+/// One conditioned item of a transaction.
+enum Write<'a> {
+    Put(Item),
+    Update(Item, &'a str),
+    Delete(Item),
+    Check(Item),
 }
 
-fn delete(
-    table: &str,
-    key: Item,
-    condition: &str,
-    expr: &Expr,
-) -> Result<TransactWriteItem, StoreError> {
-    let delete = Delete::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ALL_OLD)
-        .build()?;
-    Ok(TransactWriteItem::builder().delete(delete).build())
+fn write(table: &str, write: Write<'_>, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+    let item = TransactWriteItem::builder();
+    let item = match write {
+        Write::Put(value) => item.put(conditioned!(
+            Put::builder().table_name(table).set_item(Some(value)),
+            condition,
+            expr
+        )),
+        Write::Update(key, update) => {
+            let builder = Update::builder()
+                .table_name(table)
+                .set_key(Some(key))
+                .update_expression(update);
+            item.update(conditioned!(builder, condition, expr))
+        }
+        Write::Delete(key) => item.delete(conditioned!(
+            Delete::builder().table_name(table).set_key(Some(key)),
+            condition,
+            expr
+        )),
+        Write::Check(key) => item.condition_check(conditioned!(
+            ConditionCheck::builder().table_name(table).set_key(Some(key)),
+            condition,
+            expr
+        )),
+    };
+    Ok(item.build())
 }
 
-fn check(
-    table: &str,
-    key: Item,
-    condition: &str,
-    expr: &Expr,
-) -> Result<TransactWriteItem, StoreError> {
-    let check = ConditionCheck::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ALL_OLD)
-        .build()?;
-    Ok(TransactWriteItem::builder().condition_check(check).build())
+fn put(table: &str, item: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+    write(table, Write::Put(item), condition, expr)
+}
+
+fn update(table: &str, key: Item, update: &str, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+    write(table, Write::Update(key, update), condition, expr)
+}
+
+fn delete(table: &str, key: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+    write(table, Write::Delete(key), condition, expr)
+}
+
+fn check(table: &str, key: Item, condition: &str, expr: &Expr) -> Result<TransactWriteItem, StoreError> {
+    write(table, Write::Check(key), condition, expr)
 }
 
 const ACTIVE_PROFILE: &str = "attribute_exists(#pk) AND #status = :active";
@@ -169,14 +162,10 @@ fn push_claim(
     };
     let Some(held) = held else {
         let expr = Expr::default().with_pk();
-        plan.push(
-            put(table, claim, "attribute_not_exists(#pk)", &expr)?,
-            new_claim,
-        );
+        plan.push(put(table, claim, "attribute_not_exists(#pk)", &expr)?, new_claim);
         return Ok(());
     };
-    let mut condition =
-        "#userId = :heldBy AND #emailId = :heldEmail AND attribute_exists(#expiresAt)".to_owned();
+    let mut condition = "#userId = :heldBy AND #emailId = :heldEmail AND attribute_exists(#expiresAt)".to_owned();
     let mut expr = Expr::names(&[attr::USER_ID, attr::EMAIL_ID, attr::EXPIRES_AT])
         .s(":heldBy", held.user_id.as_str())
         .s(":heldEmail", held.email_id.to_string());
@@ -186,9 +175,7 @@ fn push_claim(
     }
     plan.push(put(table, claim, &condition, &expr)?, new_claim);
 
-    let unverified = Expr::names(&[attr::IS_VERIFIED])
-        .with_pk()
-        .b(":false", false);
+    let unverified = Expr::names(&[attr::IS_VERIFIED]).with_pk().b(":false", false);
     plan.push(
         delete(
             table,
@@ -232,12 +219,7 @@ pub fn create_user(
         Role::NewProfile,
     );
     plan.push(
-        put(
-            table,
-            items::email_item(record)?,
-            "attribute_not_exists(#pk)",
-            &absent,
-        )?,
+        put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
         Role::NewRecord,
     );
     push_claim(&mut plan, table, record, true, held, now)?;
@@ -278,12 +260,7 @@ pub fn add_email(
     );
     let absent = Expr::default().with_pk();
     plan.push(
-        put(
-            table,
-            items::email_item(record)?,
-            "attribute_not_exists(#pk)",
-            &absent,
-        )?,
+        put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
         Role::NewRecord,
     );
     push_claim(&mut plan, table, record, false, held, now)?;
@@ -467,9 +444,7 @@ pub fn set_primary(
             version: profile.version,
         },
     );
-    let demote = Expr::names(&[attr::IS_PRIMARY])
-        .b(":true", true)
-        .b(":false", false);
+    let demote = Expr::names(&[attr::IS_PRIMARY]).b(":true", true).b(":false", false);
     plan.push(
         update(
             table,
@@ -550,18 +525,13 @@ pub fn delete_user(
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
-    let expr = Expr::names(&[
-        attr::STATUS,
-        attr::EMAIL_COUNT,
-        attr::VERSION,
-        attr::UPDATED_AT,
-    ])
-    .s(":deleted", UserStatus::Deleted.as_str())
-    .n(":zero", 0)
-    .n(":one", 1)
-    .t(":now", now)
-    .n(":version", profile.version)
-    .n(":count", profile.email_count);
+    let expr = Expr::names(&[attr::STATUS, attr::EMAIL_COUNT, attr::VERSION, attr::UPDATED_AT])
+        .s(":deleted", UserStatus::Deleted.as_str())
+        .n(":zero", 0)
+        .n(":one", 1)
+        .t(":now", now)
+        .n(":version", profile.version)
+        .n(":count", profile.email_count);
     plan.push(
         update(
             table,
@@ -680,14 +650,7 @@ mod tests {
     #[test]
     fn add_email_takeover_removes_the_holders_record_in_the_same_transaction() {
         let expires = now().plus_seconds(86_400);
-        let record = EmailItem::unverified(
-            &user(),
-            EmailId::new(),
-            &address(),
-            "h".into(),
-            expires,
-            now(),
-        );
+        let record = EmailItem::unverified(&user(), EmailId::new(), &address(), "h".into(), expires, now());
         let holder = UserId::parse("user-b").unwrap();
         let held = ClaimItem {
             entity_type: items::EntityType::EmailClaim,
@@ -699,43 +662,25 @@ mod tests {
         assert_eq!(plan.items.len(), 5);
         assert_eq!(plan.roles[0], Role::ProfileWithRoom { max_emails: 10 });
         let claim = put_of(&plan.items[2]);
-        assert!(
-            claim
-                .condition_expression()
-                .unwrap()
-                .contains("#expiresAt < :now")
-        );
+        assert!(claim.condition_expression().unwrap().contains("#expiresAt < :now"));
         assert_eq!(s(claim.item(), "expiresAt"), &expires.to_string());
         let del = plan.items[3].delete().unwrap();
         assert_eq!(s(del.key(), "PK"), "USER#user-b");
-        assert_eq!(
-            del.key()["SK"].as_s().unwrap(),
-            &format!("EMAIL#{}", held.email_id)
-        );
+        assert_eq!(del.key()["SK"].as_s().unwrap(), &format!("EMAIL#{}", held.email_id));
         let dec = plan.items[4].update().unwrap();
-        assert_eq!(
-            dec.update_expression(),
-            "SET #emailCount = #emailCount - :one"
-        );
+        assert_eq!(dec.update_expression(), "SET #emailCount = #emailCount - :one");
         assert_eq!(s(dec.key(), "PK"), "USER#user-b");
 
         let record_put = put_of(&plan.items[1]);
         assert!(record_put.item().contains_key("verificationCodeHash"));
-        assert_eq!(
-            record_put.item()["verificationAttempts"].as_n().unwrap(),
-            "0"
-        );
+        assert_eq!(record_put.item()["verificationAttempts"].as_n().unwrap(), "0");
     }
 
     #[test]
     fn set_primary_flips_both_records_and_bumps_the_profile() {
         let profile = ProfileItem::new(&new_user(), 2, now());
         let old = EmailId::new();
-        let mut next = EmailItem::verified_primary(
-            &user(),
-            &EmailAddress::parse("b@example.com").unwrap(),
-            now(),
-        );
+        let mut next = EmailItem::verified_primary(&user(), &EmailAddress::parse("b@example.com").unwrap(), now());
         next.is_primary = false;
         let plan = set_primary("t", &profile, old, &next, now()).unwrap();
         let p = plan.items[0].update().unwrap();

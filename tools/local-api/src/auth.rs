@@ -37,12 +37,10 @@ impl DevKey {
     /// The key in `path`, created (32 random bytes, mode 0600) when missing.
     pub fn load_or_create(path: &Path, issuer: String) -> Result<Self, AuthError> {
         let secret = match std::fs::read_to_string(path) {
-            Ok(hex) => decode_hex(hex.trim())
-                .ok_or_else(|| AuthError::Key(std::io::Error::other("not hex")))?,
+            Ok(hex) => decode_hex(hex.trim()).ok_or_else(|| AuthError::Key(std::io::Error::other("not hex")))?,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 let mut secret = vec![0u8; 32];
-                getrandom::fill(&mut secret)
-                    .map_err(|e| AuthError::Key(std::io::Error::other(e)))?;
+                getrandom::fill(&mut secret).map_err(|e| AuthError::Key(std::io::Error::other(e)))?;
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(AuthError::Key)?;
                 }
@@ -89,13 +87,9 @@ impl DevKey {
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.leeway = 0;
-        jsonwebtoken::decode::<Map<String, Value>>(
-            token,
-            &DecodingKey::from_secret(&self.secret),
-            &validation,
-        )
-        .map(|data| data.claims)
-        .map_err(AuthError::Token)
+        jsonwebtoken::decode::<Map<String, Value>>(token, &DecodingKey::from_secret(&self.secret), &validation)
+            .map(|data| data.claims)
+            .map_err(AuthError::Token)
     }
 }
 
@@ -110,11 +104,7 @@ pub fn claims_as_api_gateway(claims: &Map<String, Value>) -> HashMap<String, Str
                 Value::Array(items) => {
                     let parts: Vec<String> = items
                         .iter()
-                        .map(|i| {
-                            i.as_str()
-                                .map(str::to_owned)
-                                .unwrap_or_else(|| i.to_string())
-                        })
+                        .map(|i| i.as_str().map(str::to_owned).unwrap_or_else(|| i.to_string()))
                         .collect();
                     format!("[{}]", parts.join(" "))
                 }
@@ -135,10 +125,7 @@ fn unix_now() -> u64 {
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     (0..hex.len())
         .step_by(2)
-        .map(|i| {
-            hex.get(i..i + 2)
-                .and_then(|b| u8::from_str_radix(b, 16).ok())
-        })
+        .map(|i| hex.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
         .collect()
 }
 
@@ -159,9 +146,7 @@ mod tests {
     fn issued_tokens_verify_and_others_do_not() {
         let dir = std::env::temp_dir().join(format!("local-api-{}", uuid::Uuid::new_v4()));
         let key = key(&dir);
-        let token = key
-            .issue("u-1", "a@example.com", &["admin".into()])
-            .unwrap();
+        let token = key.issue("u-1", "a@example.com", &["admin".into()]).unwrap();
         let claims = key.verify(&token).unwrap();
         assert_eq!(claims["sub"], "u-1");
         let gw = claims_as_api_gateway(&claims);

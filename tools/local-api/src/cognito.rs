@@ -47,8 +47,7 @@ fn header(trigger: &str, sub: &str) -> Value {
 fn pre_sign_up_event(sub: &str, attributes: &Value) -> Value {
     let mut event = header("PreSignUp_SignUp", sub);
     event["request"] = json!({ "userAttributes": attributes, "validationData": null });
-    event["response"] =
-        json!({ "autoConfirmUser": false, "autoVerifyEmail": false, "autoVerifyPhone": false });
+    event["response"] = json!({ "autoConfirmUser": false, "autoVerifyEmail": false, "autoVerifyPhone": false });
     event
 }
 
@@ -79,12 +78,7 @@ fn problem(status: StatusCode, code: &str, detail: &str) -> Response<Body> {
 fn refused(err: InvokeError) -> Response<Body> {
     match err {
         InvokeError::Function { message, .. } => {
-            let code = message
-                .split(':')
-                .next()
-                .unwrap_or("SIGN_UP_FAILED")
-                .trim()
-                .to_owned();
+            let code = message.split(':').next().unwrap_or("SIGN_UP_FAILED").trim().to_owned();
             let status = if code == "EMAIL_TAKEN" {
                 StatusCode::CONFLICT
             } else {
@@ -128,10 +122,7 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     }
     if let Err(err) = shared
         .lambda
-        .invoke(
-            "post-confirmation",
-            &post_confirmation_event(&sub, &attributes),
-        )
+        .invoke("post-confirmation", &post_confirmation_event(&sub, &attributes))
         .await
     {
         return refused(err);
@@ -155,11 +146,9 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
             &body.groups,
             StatusCode::OK,
         ),
-        Err(user_service::StoreError::NotFound) => problem(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            "no user has this address",
-        ),
+        Err(user_service::StoreError::NotFound) => {
+            problem(StatusCode::NOT_FOUND, "NOT_FOUND", "no user has this address")
+        }
         Err(err) => {
             tracing::error!(cause = %user_service::error_chain(&err), "token lookup failed");
             problem(
@@ -171,18 +160,9 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     }
 }
 
-fn issue(
-    shared: &Shared,
-    sub: &str,
-    email: &str,
-    groups: &[String],
-    status: StatusCode,
-) -> Response<Body> {
+fn issue(shared: &Shared, sub: &str, email: &str, groups: &[String], status: StatusCode) -> Response<Body> {
     match shared.key.issue(sub, email, groups) {
-        Ok(token) => json_response(
-            status,
-            &json!({ "sub": sub, "token": token, "groups": groups }),
-        ),
+        Ok(token) => json_response(status, &json!({ "sub": sub, "token": token, "groups": groups })),
         Err(err) => {
             tracing::error!(cause = %user_service::error_chain(&err), "token not issued");
             problem(

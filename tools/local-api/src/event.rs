@@ -108,8 +108,7 @@ pub fn api_gateway_v2(
         event["cookies"] = json!(cookies);
     }
     if !query.is_empty() {
-        let joined: BTreeMap<&String, String> =
-            query.iter().map(|(k, v)| (k, v.join(","))).collect();
+        let joined: BTreeMap<&String, String> = query.iter().map(|(k, v)| (k, v.join(","))).collect();
         event["queryStringParameters"] = json!(joined);
     }
     if !path_parameters.is_empty() {
@@ -132,9 +131,7 @@ pub fn http_response(payload: &Value) -> Response<Body> {
         return json_response(StatusCode::OK, payload);
     };
     let body = match payload["body"].as_str() {
-        Some(b) if payload["isBase64Encoded"].as_bool() == Some(true) => {
-            BASE64.decode(b).unwrap_or_default()
-        }
+        Some(b) if payload["isBase64Encoded"].as_bool() == Some(true) => BASE64.decode(b).unwrap_or_default(),
         Some(b) => b.as_bytes().to_vec(),
         None => Vec::new(),
     };
@@ -149,24 +146,12 @@ pub fn http_response(payload: &Value) -> Response<Body> {
             headers.insert(name, value);
         }
     }
-    for (name, values) in payload["multiValueHeaders"]
-        .as_object()
-        .into_iter()
-        .flatten()
-    {
+    for (name, values) in payload["multiValueHeaders"].as_object().into_iter().flatten() {
         if headers.contains_key(name.as_str()) {
             continue;
         }
-        for value in values
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::try_from(name.as_str()),
-                HeaderValue::from_str(value),
-            ) {
+        for value in values.as_array().into_iter().flatten().filter_map(Value::as_str) {
+            if let (Ok(name), Ok(value)) = (HeaderName::try_from(name.as_str()), HeaderValue::from_str(value)) {
                 headers.append(name, value);
             }
         }

@@ -28,26 +28,16 @@ impl Lambda {
     pub async fn invoke(&self, function: &str, event: &Value) -> Result<Value, InvokeError> {
         let response = self
             .client
-            .post(format!(
-                "{}/2015-03-31/functions/{function}/invocations",
-                self.base
-            ))
+            .post(format!("{}/2015-03-31/functions/{function}/invocations", self.base))
             .json(event)
             .send()
             .await?;
-        let failed = response.headers().contains_key("x-amz-function-error")
-            || !response.status().is_success();
+        let failed = response.headers().contains_key("x-amz-function-error") || !response.status().is_success();
         let payload: Value = response.json().await?;
         if failed {
             return Err(InvokeError::Function {
-                error_type: payload["errorType"]
-                    .as_str()
-                    .unwrap_or("Unhandled")
-                    .to_owned(),
-                message: payload["errorMessage"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                error_type: payload["errorType"].as_str().unwrap_or("Unhandled").to_owned(),
+                message: payload["errorMessage"].as_str().unwrap_or_default().to_owned(),
             });
         }
         Ok(payload)

@@ -27,11 +27,7 @@ impl Routes {
         Self(
             template::http_routes(template)
                 .into_iter()
-                .map(|(function, method, path)| Route {
-                    function,
-                    method,
-                    path,
-                })
+                .map(|(function, method, path)| Route { function, method, path })
                 .collect(),
         )
     }
@@ -45,11 +41,7 @@ impl Routes {
     pub fn find(&self, method: &str, path: &str) -> Option<(&Route, BTreeMap<String, String>)> {
         let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
         let mut best: Option<(usize, &Route, BTreeMap<String, String>)> = None;
-        for route in self
-            .0
-            .iter()
-            .filter(|r| r.method.eq_ignore_ascii_case(method))
-        {
+        for route in self.0.iter().filter(|r| r.method.eq_ignore_ascii_case(method)) {
             let pattern: Vec<&str> = route.path.split('/').collect();
             if pattern.len() != segments.len() {
                 continue;
@@ -126,10 +118,7 @@ mod tests {
         let (route, params) = routes.find("DELETE", "/me/emails/abc%2Dd").unwrap();
         assert_eq!(route.function, "remove-email");
         assert_eq!(params["emailId"], "abc-d");
-        assert_eq!(
-            routes.find("GET", "/me/").unwrap().0.function,
-            "get-profile"
-        );
+        assert_eq!(routes.find("GET", "/me/").unwrap().0.function, "get-profile");
         assert!(routes.find("GET", "/me/emails/x/verify").is_none());
         assert!(routes.find("PUT", "/me").is_none());
         assert_eq!(

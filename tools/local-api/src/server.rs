@@ -51,10 +51,7 @@ async fn proxy(
         .headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        });
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
     let claims = match token.map(|t| shared.key.verify(t.trim())) {
         Some(Ok(claims)) => claims,
         Some(Err(_)) | None => {

@@ -51,10 +51,7 @@ pub fn of_type<'a>(template: &'a Value, kind: &str) -> Vec<(String, &'a Value)> 
 /// A tagged value's tag and inner value (`!GetAtt Table.Arn` → ("GetAtt", "Table.Arn")).
 pub fn tagged(value: &Value) -> Option<(String, &Value)> {
     match value {
-        Value::Tagged(t) => Some((
-            t.tag.to_string().trim_start_matches('!').to_owned(),
-            &t.value,
-        )),
+        Value::Tagged(t) => Some((t.tag.to_string().trim_start_matches('!').to_owned(), &t.value)),
         _ => None,
     }
 }
@@ -76,16 +73,9 @@ pub fn http_routes(template: &Value) -> Vec<(String, String, String)> {
     for (_, function) in of_type(template, "AWS::Serverless::Function") {
         let binary = text(&function["Metadata"]["BuildProperties"]["Binary"]);
         if let Some(events) = function["Properties"]["Events"].as_mapping() {
-            for event in events
-                .values()
-                .filter(|e| e["Type"].as_str() == Some("HttpApi"))
-            {
+            for event in events.values().filter(|e| e["Type"].as_str() == Some("HttpApi")) {
                 let p = &event["Properties"];
-                out.push((
-                    binary.clone(),
-                    text(&p["Method"]).to_uppercase(),
-                    text(&p["Path"]),
-                ));
+                out.push((binary.clone(), text(&p["Method"]).to_uppercase(), text(&p["Path"])));
             }
         }
     }
