@@ -154,3 +154,23 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         assert_eq!(resources, expected_resources, "{id}");
     }
 }
+
+#[test]
+fn release_profile_is_built_for_lambda_and_keeps_unwinding() {
+    let manifest = std::fs::read_to_string(lambda::workspace_root().join("Cargo.toml")).unwrap();
+    let release: Vec<String> = manifest
+        .split("[profile.release]")
+        .nth(1)
+        .expect("a release profile")
+        .lines()
+        .take_while(|l| !l.starts_with('['))
+        .map(|l| l.split('#').next().unwrap_or_default().replace(' ', ""))
+        .filter(|l| !l.is_empty())
+        .collect();
+    for setting in ["lto=true", "codegen-units=1", "strip=true", "panic=\"unwind\""] {
+        assert!(
+            release.iter().any(|l| l == setting),
+            "[profile.release] has {setting}: {release:?}"
+        );
+    }
+}
