@@ -35,7 +35,7 @@ unit-and-integration: tools
 sam-check: tools
 	scripts/sam-check
 
-test: tools lint unit-and-integration sam-check
+test: tools lint sam-check unit-and-integration
 
 dev: tools
 	scripts/dev
