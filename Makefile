@@ -15,6 +15,7 @@ help:
 	@echo "make dev        run the whole service locally (DynamoDB Local, functions, HTTP API)"
 	@echo "make dev-reset  wipe the local database"
 	@echo "make test       every check: fmt, clippy, tests against DynamoDB Local, SAM checks"
+	@echo "make bench      size, cold start, latency and memory of the release binaries"
 
 $(VENV)/.installed: tools/requirements.txt
 	python3 -m venv $(VENV)
@@ -36,6 +37,9 @@ sam-check: tools
 	scripts/sam-check
 
 test: tools lint sam-check unit-and-integration
+
+bench: tools
+	scripts/ddb-local run -- cargo run --quiet -p integration-tests --bin bench
 
 dev: tools
 	scripts/dev

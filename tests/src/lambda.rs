@@ -42,15 +42,25 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// Builds every function first (one cargo run, both cores), then serves them.
+    /// Builds every function first, then serves them.
     pub fn start(env: &[(&str, String)]) -> Self {
+        Self::start_with(env, false)
+    }
+
+    /// As `start`; `release` builds and serves the release profile (what deploys).
+    pub fn start_with(env: &[(&str, String)], release: bool) -> Self {
         let root = workspace_root();
-        let mut build = Command::new("cargo");
-        build.current_dir(&root).args(["build", "--quiet"]);
+        // One package per build: cargo lambda watch runs `cargo run --bin <name>`,
+        // whose features are that package's alone; a joint build would unify
+        // features across packages and watch would compile every function again.
         for f in user_service::catalog::FUNCTIONS {
-            build.args(["-p", f.name]);
+            let mut build = Command::new("cargo");
+            build.current_dir(&root).args(["build", "--quiet", "-p", f.name]);
+            if release {
+                build.arg("--release");
+            }
+            assert!(build.status().unwrap().success(), "building {} failed", f.name);
         }
-        assert!(build.status().unwrap().success(), "building the functions failed");
 
         let port = free_port();
         let env_vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -65,6 +75,7 @@ impl Watch {
                 &port.to_string(),
             ])
             .args(["--ignore-changes", "--quiet"])
+            .args(if release { &["--release"][..] } else { &[][..] })
             .args(["--env-vars", &env_vars.join(",")])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

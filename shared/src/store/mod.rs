@@ -173,13 +173,17 @@ impl Store {
             if !with_token {
                 plan.client_request_token = None;
             }
-            match after_claim_write(self.transact(&plan, now).await, &mut held) {
+            let mut result = self.transact(&plan, now).await;
+            if matches!(result, Err(Rejection::TokenInUse)) {
+                // An earlier delivery used the token with other timestamps, or is in
+                // flight: go on without it, the conditions keep the write idempotent.
+                with_token = false;
+                plan.client_request_token = None;
+                result = self.transact(&plan, now).await;
+            }
+            match after_claim_write(result, &mut held) {
                 Ok(()) => Ok(Created::New),
                 Err(Rejection::UserExists) => Ok(Created::Existing),
-                Err(Rejection::TokenInUse) => {
-                    with_token = false;
-                    Err(Rejection::Retry)
-                }
                 Err(other) => Err(other),
             }
         })
