@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use integration_tests::lambda::{Watch, workspace_root};
+use integration_tests::lambda::{Watch, function_env, workspace_root};
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
 use user_service::catalog;
@@ -87,16 +87,7 @@ fn set_body(event: &mut Value, body: Value) {
 }
 
 fn environment(table: String) -> Vec<(&'static str, String)> {
-    vec![
-        ("TABLE_NAME", table),
-        ("AWS_ENDPOINT_URL_DYNAMODB", ddb::endpoint()),
-        ("AWS_REGION", "us-east-1".to_owned()),
-        ("AWS_ACCESS_KEY_ID", "local".to_owned()),
-        ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
-        ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
-        ("MAX_EMAILS_PER_USER", "50".to_owned()),
-        ("RUST_LOG", "warn".to_owned()),
-    ]
+    function_env(table, &[("MAX_EMAILS_PER_USER", "50"), ("RUST_LOG", "warn")])
 }
 
 #[tokio::main]

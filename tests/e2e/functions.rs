@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use integration_tests::lambda::{Watch, group_alive, require_cargo_lambda};
+use integration_tests::lambda::{Watch, function_env, group_alive, require_cargo_lambda};
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
 
@@ -130,17 +130,14 @@ fn every_event_file_against_the_real_binaries() {
     let table = tokio::runtime::Runtime::new()
         .unwrap()
         .block_on(async { ddb::fresh_table(&ddb::client()).await });
-    let env = vec![
-        ("TABLE_NAME", table),
-        ("AWS_ENDPOINT_URL_DYNAMODB", ddb::endpoint()),
-        ("AWS_REGION", "us-east-1".to_owned()),
-        ("AWS_ACCESS_KEY_ID", "local".to_owned()),
-        ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
-        ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
-        ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000".to_owned()),
-        ("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000".to_owned()),
-        ("VERIFICATION_SENDER", "log".to_owned()),
-    ];
+    let env = function_env(
+        table,
+        &[
+            ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000"),
+            ("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000"),
+            ("VERIFICATION_SENDER", "log"),
+        ],
+    );
     let run = Run {
         watch: Watch::start(&env),
         scratch: tempdir::Scratch::new(),

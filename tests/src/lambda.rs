@@ -26,6 +26,21 @@ pub fn require_cargo_lambda() {
     );
 }
 
+/// The environment of the functions against DynamoDB Local: a region, dummy
+/// credentials, no instance-metadata probing, and `extra` on top.
+pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("TABLE_NAME", table),
+        ("AWS_ENDPOINT_URL_DYNAMODB", crate::ddb::endpoint()),
+        ("AWS_REGION", "us-east-1".to_owned()),
+        ("AWS_ACCESS_KEY_ID", "local".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
+        ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    env
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
