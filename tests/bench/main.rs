@@ -12,25 +12,32 @@ use std::time::{Duration, Instant};
 
 use integration_tests::lambda::{Watch, function_env, workspace_root};
 use integration_tests::{ddb, events};
+use local_api::invoke::Lambda;
 use serde_json::{Value, json};
 use user_service::catalog;
 
 const ROUNDS: usize = 100;
 
 struct Bench {
-    watch: Watch,
-    client: reqwest::Client,
+    /// Kept for its lifetime: dropping it stops the functions.
+    _watch: Watch,
+    lambda: Lambda,
 }
 
 impl Bench {
+    fn start(table: String) -> Self {
+        let watch = Watch::start_with(&environment(table), true);
+        let lambda = Lambda::new(watch.port);
+        Self { _watch: watch, lambda }
+    }
+
     async fn invoke(&self, function: &str, event: &Value) -> (Duration, Value) {
-        let url = format!(
-            "http://127.0.0.1:{}/2015-03-31/functions/{function}/invocations",
-            self.watch.port
-        );
         let start = Instant::now();
-        let response = self.client.post(url).json(event).send().await.unwrap();
-        let body: Value = response.json().await.unwrap();
+        let body = self
+            .lambda
+            .invoke(function, event)
+            .await
+            .unwrap_or_else(|e| panic!("{function}: {e}"));
         (start.elapsed(), body)
     }
 
@@ -97,12 +104,10 @@ async fn main() {
     // starts of fresh processes (spawn, init, first request) and nothing else.
     let build = Instant::now();
     {
-        let scratch = Bench {
-            watch: Watch::start_with(&environment(ddb::fresh_table(&ddb::client()).await), true),
-            client: reqwest::Client::new(),
-        };
+        let scratch = Bench::start(ddb::fresh_table(&ddb::client()).await);
         for f in catalog::FUNCTIONS {
-            scratch.invoke(f.name, &events::load(f.name)).await;
+            // Any answer will do: this round only starts the processes.
+            let _ = scratch.lambda.invoke(f.name, &events::load(f.name)).await;
         }
     }
     println!(
@@ -111,10 +116,7 @@ async fn main() {
         build.elapsed().as_secs_f64()
     );
     let table = ddb::fresh_table(&ddb::client()).await;
-    let bench = Bench {
-        watch: Watch::start_with(&environment(table), true),
-        client: reqwest::Client::new(),
-    };
+    let bench = Bench::start(table);
 
     let mut results: BTreeMap<&str, Sample> = BTreeMap::new();
     let confirm = events::load("post-confirmation");

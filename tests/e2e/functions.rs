@@ -68,12 +68,7 @@ impl Run {
     }
 
     fn code_for(&self, email_id: &str) -> String {
-        self.watch
-            .log_lines()
-            .iter()
-            .rev()
-            .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
-            .and_then(|l| l["code"].as_str().map(str::to_owned))
+        integration_tests::http::logged_code(&self.watch.log_lines(), email_id)
             .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.watch.output().join("\n")))
     }
 }

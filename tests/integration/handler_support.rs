@@ -55,11 +55,9 @@ pub async fn add(app: &App, sub: &str, email: &str) -> String {
 }
 
 pub async fn item_count(app: &App) -> usize {
-    integration_tests::invariants::scan(app.store.client(), &app.store.config().table_name)
-        .await
-        .len()
+    crate::common::item_count(&app.store).await
 }
 
 pub async fn assert_invariants(app: &App) {
-    integration_tests::invariants::assert_holds(app.store.client(), &app.store.config().table_name).await;
+    crate::common::assert_invariants(&app.store).await;
 }

@@ -131,12 +131,20 @@ pub fn field<T>(name: &str, raw: &str, parse: impl FnOnce(&str) -> Result<T, Inv
     parse(raw).map_err(|e| Problem::validation(name, e))
 }
 
-pub fn path_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
-    let params = req.path_parameters_ref();
+/// A required parameter from a path or query map, parsed; errors name it.
+fn param<T>(
+    params: Option<&lambda_http::aws_lambda_events::query_map::QueryMap>,
+    name: &str,
+    parse: impl FnOnce(&str) -> Result<T, Invalid>,
+) -> Result<T, Problem> {
     let raw = params
         .and_then(|p| p.first(name))
         .ok_or_else(|| Problem::validation(name, "is required"))?;
     field(name, raw, parse)
+}
+
+pub fn path_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
+    param(req.path_parameters_ref(), name, parse)
 }
 
 pub fn email_id_param(req: &Request) -> Result<EmailId, Problem> {
@@ -144,11 +152,7 @@ pub fn email_id_param(req: &Request) -> Result<EmailId, Problem> {
 }
 
 pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
-    let params = req.query_string_parameters_ref();
-    let raw = params
-        .and_then(|p| p.first(name))
-        .ok_or_else(|| Problem::validation(name, "is required"))?;
-    field(name, raw, parse)
+    param(req.query_string_parameters_ref(), name, parse)
 }
 
 /// The version an `If-Match: "<version>"` header names (weak tags accepted).

@@ -182,7 +182,7 @@ fn profile_unwritable(profile: Option<&ProfileItem>) -> Option<Rejection> {
 }
 
 /// A failed `version = :expected AND status = active` update of a profile.
-pub fn profile_update_failed(old: Option<&Item>, expected_version: u64) -> StoreError {
+pub fn profile_update_failed(old: Option<&Item>) -> StoreError {
     let profile = match parse::<ProfileItem>(old) {
         Ok(profile) => profile,
         Err(err) => return err,
@@ -190,10 +190,8 @@ pub fn profile_update_failed(old: Option<&Item>, expected_version: u64) -> Store
     if let Some(Rejection::Failed(err)) = profile_unwritable(profile.as_ref()) {
         return err;
     }
+    // Active: the version differs, or changed in between. The client re-reads either way.
     match profile {
-        Some(p) if p.version != expected_version => StoreError::VersionMismatch { current: p.version },
-        // Active and at the expected version, yet the condition failed: it changed
-        // in between. The client re-reads either way.
         Some(p) => StoreError::VersionMismatch { current: p.version },
         None => StoreError::NotFound,
     }
@@ -307,15 +305,15 @@ mod tests {
     fn version_mismatch_reports_the_current_version() {
         let old = profile(UserStatus::Active, 1, 7);
         assert!(matches!(
-            profile_update_failed(Some(&old), 6),
+            profile_update_failed(Some(&old)),
             StoreError::VersionMismatch { current: 7 }
         ));
         let suspended = profile(UserStatus::Suspended, 1, 7);
         assert!(matches!(
-            profile_update_failed(Some(&suspended), 7),
+            profile_update_failed(Some(&suspended)),
             StoreError::AccountInactive
         ));
-        assert!(matches!(profile_update_failed(None, 7), StoreError::NotFound));
+        assert!(matches!(profile_update_failed(None), StoreError::NotFound));
     }
 
     #[test]

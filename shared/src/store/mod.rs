@@ -377,7 +377,7 @@ impl Store {
         let condition = "attribute_exists(#pk) AND #version = :expected AND #status = :active";
         self.update_profile_item(user, &update_expression, condition, &expr)
             .await?
-            .map_err(|old| cancel::profile_update_failed(old.as_ref(), expected_version))
+            .map_err(|old| cancel::profile_update_failed(old.as_ref()))
     }
 
     /// Sets a user's status. Deleting releases every address in the same
