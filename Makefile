@@ -30,7 +30,10 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
+# One build of everything the suites use, function binaries included, before any
+# test starts timing: the end-to-end suites serve these binaries as they are.
 unit-and-integration: tools
+	cargo build --workspace --all-targets
 	scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast
 
 sam-check: tools

@@ -1,5 +1,6 @@
 //! What a function initialises once per execution environment.
 
+use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
 use crate::notify::VerificationSender;
 use crate::store::{Store, dynamodb_client};
@@ -11,6 +12,8 @@ pub struct App {
     /// Members of this Cognito group may use the admin routes.
     pub admin_group: String,
     pub sender: VerificationSender,
+    /// The time every handler decides by; tests set it.
+    pub clock: Clock,
 }
 
 pub const DEFAULT_ADMIN_GROUP: &str = "admin";
@@ -21,6 +24,7 @@ impl App {
             store,
             admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
             sender: VerificationSender::Log,
+            clock: Clock::System,
         }
     }
 
@@ -47,6 +51,7 @@ impl App {
             store,
             admin_group,
             sender,
+            clock: Clock::System,
         })
     }
 }

@@ -52,6 +52,8 @@ impl StoreConfig {
             number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?.unwrap_or(config.verification_ttl_seconds);
         config.verification_max_attempts =
             number(&lookup, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?.unwrap_or(config.verification_max_attempts);
+        config.resend_interval_seconds = number(&lookup, "VERIFICATION_RESEND_INTERVAL_SECONDS", 1, 86_400)?
+            .unwrap_or(config.resend_interval_seconds);
         Ok(config)
     }
 }

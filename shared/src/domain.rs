@@ -322,6 +322,16 @@ impl Timestamp {
     pub fn unix_seconds(self) -> i64 {
         self.0.unix_timestamp()
     }
+
+    pub fn unix_millis(self) -> i64 {
+        i64::try_from(self.0.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+    }
+
+    /// The instant `millis` milliseconds after the Unix epoch (clamped to the representable range).
+    pub fn from_unix_millis(millis: i64) -> Self {
+        let nanos = i128::from(millis) * 1_000_000;
+        Self::from_datetime(OffsetDateTime::from_unix_timestamp_nanos(nanos).unwrap_or(OffsetDateTime::UNIX_EPOCH))
+    }
 }
 
 impl fmt::Display for Timestamp {
@@ -501,6 +511,7 @@ mod tests {
         assert_eq!(later.to_string(), "2026-11-21T09:01:00.123Z");
         assert_eq!(t.seconds_until(later), 60);
         assert_eq!(later.seconds_until(t), 0);
+        assert_eq!(Timestamp::from_unix_millis(t.unix_millis()), t);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod app;
 pub mod catalog;
+pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod http;

@@ -1,7 +1,7 @@
 //! `make bench`: size, cold start, latency and memory of the release binaries
-//! (the deployed profile: LTO, one codegen unit, stripped), each served by
-//! `cargo lambda watch --release` on 127.0.0.1 against DynamoDB Local, invoked
-//! through the Lambda invoke endpoint with the events in events/.
+//! (the deployed profile: LTO, one codegen unit, stripped), each started once
+//! behind `cargo lambda watch --only-lambda-apis` on 127.0.0.1 against DynamoDB
+//! Local, invoked through the Lambda invoke endpoint with the events in events/.
 //!
 //! Figures are for this machine and DynamoDB Local; they compare builds and
 //! changes, they are not AWS numbers. Never part of `make test`.
@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use integration_tests::lambda::{Watch, function_env, workspace_root};
+use integration_tests::lambda::{Build, Watch, function_env, workspace_root};
 use integration_tests::{ddb, events};
 use local_api::invoke::Lambda;
 use serde_json::{Value, json};
@@ -26,7 +26,7 @@ struct Bench {
 
 impl Bench {
     fn start(table: String) -> Self {
-        let watch = Watch::start_with(&environment(table), true);
+        let watch = Watch::start_with(&environment(table), Build::Release);
         let lambda = Lambda::new(watch.port);
         Self { _watch: watch, lambda }
     }
@@ -41,7 +41,8 @@ impl Bench {
         (start.elapsed(), body)
     }
 
-    /// First call (cold: process start, init, first request), then `rounds` warm calls.
+    /// First invocation of a fresh process (its init ran at start; the first request
+    /// pays the SDK's lazy set-up), then `rounds` warm calls.
     async fn measure(&self, function: &str, mut event_for: impl FnMut(usize, &Value) -> Value) -> Sample {
         let mut last = Value::Null;
         let (cold, body) = self.invoke(function, &event_for(0, &last)).await;
@@ -99,9 +100,8 @@ fn environment(table: String) -> Vec<(&'static str, String)> {
 
 #[tokio::main]
 async fn main() {
-    // A first round builds and runs every function once, on a scratch table, so
-    // nothing below waits for a compiler: the measured first calls are cold
-    // starts of fresh processes (spawn, init, first request) and nothing else.
+    // A first round builds the release binaries and runs every function once, on a
+    // scratch table; the measured round then starts fresh processes.
     let build = Instant::now();
     {
         let scratch = Bench::start(ddb::fresh_table(&ddb::client()).await);

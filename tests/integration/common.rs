@@ -15,8 +15,10 @@ pub fn code(raw: &str) -> VerificationCode {
     VerificationCode::parse(raw).unwrap()
 }
 
+/// The same instant for every call in the test process: time passes only where a
+/// test adds seconds to it.
 pub fn now() -> Timestamp {
-    Timestamp::now()
+    integration_tests::start_time()
 }
 
 pub fn new_user(user: &UserId, email: &str) -> NewUser {

@@ -8,16 +8,26 @@ use lambda_runtime::{Context, LambdaEvent};
 use serde_json::{Value, json};
 use user_service::App;
 use user_service::api::{add_email, post_confirmation};
+use user_service::clock::Clock;
 
 pub const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
 pub const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
 
 pub async fn app() -> App {
-    App::new(ddb::store().await)
+    with_manual_clock(App::new(ddb::store().await))
 }
 
 pub async fn app_with(adjust: impl FnOnce(&mut user_service::config::StoreConfig)) -> App {
-    App::new(ddb::store_with(adjust).await)
+    with_manual_clock(App::new(ddb::store_with(adjust).await))
+}
+
+/// Handlers read the time from the App: a manual clock makes it move only when a
+/// test says so (`app.clock.advance(seconds)`).
+pub fn with_manual_clock(app: App) -> App {
+    App {
+        clock: Clock::manual(integration_tests::start_time()),
+        ..app
+    }
 }
 
 pub fn cognito_event(name: &str, sub: &str, email: &str) -> LambdaEvent<Value> {

@@ -3,7 +3,7 @@
 use integration_tests::http::{Event, LogCapture, Reply};
 use serde_json::json;
 use user_service::api::{add_email, check_email, remove_email, send_verification, set_primary_email, verify_email};
-use user_service::domain::{Timestamp, UserId, UserStatus};
+use user_service::domain::{UserId, UserStatus};
 
 use crate::handler_support::*;
 
@@ -133,7 +133,7 @@ async fn add_email_errors() {
     );
     reply.assert_problem(409, "EMAIL_LIMIT_REACHED");
     app.store
-        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, Timestamp::now())
+        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
     let reply = Reply::from(
@@ -207,14 +207,14 @@ async fn verification_errors() {
     let other = add(&app, ADMIN, "grace.work@example.com").await;
     let other_code = logs.code_for(&other);
     app.store
-        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, Timestamp::now())
+        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
     verify(&app, ADMIN, &other, &other_code)
         .await
         .assert_problem(403, "ACCOUNT_INACTIVE");
     app.store
-        .set_status(&UserId::parse(ADA).unwrap(), UserStatus::Suspended, Timestamp::now())
+        .set_status(&UserId::parse(ADA).unwrap(), UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
     let event = Event::load("remove-email").path_param("emailId", &id);
@@ -230,83 +230,45 @@ async fn a_new_code_replaces_the_old_one() {
     sign_up(&app, ADA, "ada@example.com").await;
     let id = add(&app, ADA, "ada.work@example.com").await;
     let first = logs.code_for(&id);
-    // Past the resend interval: write the code's send time back by a minute.
-    let later = Timestamp::now().plus_seconds(61);
-    let user = UserId::parse(ADA).unwrap();
-    let email_id = user_service::domain::EmailId::parse(&id).unwrap();
-    let code = user_service::verification::VerificationCode::generate().unwrap();
-    app.store.issue_code(&user, email_id, &code, later).await.unwrap();
-    assert_ne!(first, code.reveal());
-    verify(&app, ADA, &id, &first)
-        .await
-        .assert_problem(400, "VERIFICATION_FAILED");
-    verify(&app, ADA, &id, code.reveal()).await.assert_status(200);
-}
-
-#[tokio::test]
-async fn an_expired_code_is_gone() {
-    let app = app_with(|c| c.verification_ttl_seconds = 0).await;
-    let logs = LogCapture::default();
-    let _guard = logs.install();
-    sign_up(&app, ADA, "ada@example.com").await;
-    let id = add(&app, ADA, "ada.work@example.com").await;
-    verify(&app, ADA, &id, &logs.code_for(&id))
-        .await
-        .assert_problem(410, "VERIFICATION_EXPIRED");
-    let reply = Reply::from(
-        send_verification::handle(
-            &app,
-            Event::load("send-verification").path_param("emailId", &id).request(),
-        )
-        .await
-        .unwrap(),
-    );
-    reply.assert_problem(429, "TOO_MANY_REQUESTS");
-}
-
-#[tokio::test]
-async fn send_verification_issues_a_fresh_code() {
-    let app = app().await;
-    let logs = LogCapture::default();
-    let _guard = logs.install();
-    sign_up(&app, ADA, "ada@example.com").await;
-    let id = add(&app, ADA, "ada.work@example.com").await;
-    // Move the last send a minute into the past so the route may send again.
-    let email_id = user_service::domain::EmailId::parse(&id).unwrap();
-    app.store
-        .client()
-        .update_item()
-        .table_name(&app.store.config().table_name)
-        .key("PK", aws_sdk_dynamodb::types::AttributeValue::S(format!("USER#{ADA}")))
-        .key(
-            "SK",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("EMAIL#{email_id}")),
-        )
-        .update_expression("SET verificationSentAt = :t")
-        .expression_attribute_values(
-            ":t",
-            aws_sdk_dynamodb::types::AttributeValue::S(Timestamp::now().plus_seconds(-61).to_string()),
-        )
-        .send()
-        .await
-        .unwrap();
-    let first = logs.code_for(&id);
+    // Within the resend interval: refused, with the seconds left.
+    let early = resend(&app, ADA, &id).await;
+    early.assert_problem(429, "TOO_MANY_REQUESTS");
+    assert_eq!(early.header("retry-after"), Some("60"));
+    app.clock.advance(59);
+    assert_eq!(resend(&app, ADA, &id).await.header("retry-after"), Some("1"));
+    // Past it: a fresh code, and only the newest one verifies.
+    app.clock.advance(1);
     resend(&app, ADA, &id).await.assert_status(202);
     let second = logs.code_for(&id);
-    let lines = logs.lines();
-    assert_eq!(
-        lines
-            .iter()
-            .filter(|l| l["message"] == "verification code issued")
-            .count(),
-        2
-    );
+    let issued = logs
+        .lines()
+        .iter()
+        .filter(|l| l["message"] == "verification code issued")
+        .count();
+    assert_eq!(issued, 2);
     if first != second {
         verify(&app, ADA, &id, &first)
             .await
             .assert_problem(400, "VERIFICATION_FAILED");
     }
     verify(&app, ADA, &id, &second).await.assert_status(200);
+}
+
+#[tokio::test]
+async fn an_expired_code_is_gone_and_a_new_one_works() {
+    let app = app_with(|c| c.verification_ttl_seconds = 600).await;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    sign_up(&app, ADA, "ada@example.com").await;
+    let id = add(&app, ADA, "ada.work@example.com").await;
+    let first = logs.code_for(&id);
+    app.clock.advance(600);
+    verify(&app, ADA, &id, &first)
+        .await
+        .assert_problem(410, "VERIFICATION_EXPIRED");
+    resend(&app, ADA, &id).await.assert_status(202);
+    verify(&app, ADA, &id, &logs.code_for(&id)).await.assert_status(200);
+    assert_invariants(&app).await;
 }
 
 #[tokio::test]

@@ -49,11 +49,7 @@ async fn get_profile_errors() {
     reply.assert_problem(404, "NOT_FOUND");
     sign_up(&app, ADA, "ada@example.com").await;
     app.store
-        .set_status(
-            &UserId::parse(ADA).unwrap(),
-            UserStatus::Deleted,
-            user_service::domain::Timestamp::now(),
-        )
+        .set_status(&UserId::parse(ADA).unwrap(), UserStatus::Deleted, app.clock.now())
         .await
         .unwrap();
     let reply = Reply::from(
@@ -70,7 +66,7 @@ async fn a_suspended_user_can_read_but_not_write() {
     sign_up(&app, ADA, "ada@example.com").await;
     let ada = UserId::parse(ADA).unwrap();
     app.store
-        .set_status(&ada, UserStatus::Suspended, user_service::domain::Timestamp::now())
+        .set_status(&ada, UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
     let reply = Reply::from(

@@ -222,7 +222,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
 async fn with_verified_address(setup: &App) -> String {
     let user = user_service::domain::UserId::parse(ADA).unwrap();
     let code = user_service::verification::VerificationCode::parse("424242").unwrap();
-    let now = user_service::domain::Timestamp::now();
+    let now = integration_tests::start_time();
     let added = setup
         .store
         .add_email(

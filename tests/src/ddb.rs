@@ -21,7 +21,9 @@ pub fn endpoint() -> String {
 }
 
 /// The SDK configuration every test uses: a region, dummy credentials and the
-/// local endpoint, so the SDK never looks for instance metadata.
+/// local endpoint, so the SDK never looks for instance metadata. Timeouts are
+/// generous: on a busy machine DynamoDB Local can pause, and a test must not
+/// fail for the machine's speed.
 pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
@@ -29,7 +31,7 @@ pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
         .credentials_provider(Credentials::new("local", "local", None, None, "tests"))
         .timeout_config(
             aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
-                .connect_timeout(Duration::from_secs(2))
+                .connect_timeout(Duration::from_secs(10))
                 .operation_timeout(Duration::from_secs(30))
                 .build(),
         )

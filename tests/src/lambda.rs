@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -49,92 +49,125 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// `cargo lambda watch` on 127.0.0.1, killed with its process group on drop.
+/// Which build of the functions to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// The debug binaries of the workspace build that `make test` makes before the suites.
+    Debug,
+    /// The deployed profile (LTO, one codegen unit, stripped), each package on its own.
+    Release,
+}
+
+impl Build {
+    fn dir(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Release => "release",
+        }
+    }
+
+    /// Builds every function binary once. Debug: the same `--workspace --all-targets`
+    /// build as the test suites (nextest makes that one too), so it is fresh when the
+    /// suites run after `make test`'s build. Release: the function packages alone, as
+    /// they deploy.
+    pub fn ensure_built(self) {
+        let mut build = Command::new("cargo");
+        build.current_dir(workspace_root()).args(["build", "--quiet"]);
+        match self {
+            Self::Debug => {
+                build.args(["--workspace", "--all-targets"]);
+            }
+            Self::Release => {
+                build.arg("--release");
+                for f in user_service::catalog::FUNCTIONS {
+                    build.args(["-p", f.name]);
+                }
+            }
+        }
+        assert!(build.status().unwrap().success(), "building the functions failed");
+    }
+
+    pub fn binary(self, function: &str) -> PathBuf {
+        workspace_root().join("target").join(self.dir()).join(function)
+    }
+}
+
+/// The function binaries, each started once as a Lambda execution environment
+/// would be, behind `cargo lambda watch --only-lambda-apis` on 127.0.0.1, which
+/// provides the Runtime API and the invoke endpoint. Nothing is compiled on an
+/// invocation, so no answer waits for a build. Everything stops with the process
+/// group on drop.
 pub struct Watch {
     child: Child,
+    functions: Vec<Child>,
     pub port: u16,
     output: Arc<Mutex<Vec<String>>>,
 }
 
 impl Watch {
-    /// Builds every function first, then serves them.
+    /// Builds the debug binaries (a no-op after `make test`'s build) and serves them.
     pub fn start(env: &[(&str, String)]) -> Self {
-        Self::start_with(env, false)
+        Self::start_with(env, Build::Debug)
     }
 
-    /// As `start`; `release` builds and serves the release profile (what deploys).
-    pub fn start_with(env: &[(&str, String)], release: bool) -> Self {
+    pub fn start_with(env: &[(&str, String)], build: Build) -> Self {
+        build.ensure_built();
         let root = workspace_root();
-        // One package per build: cargo lambda watch runs `cargo run --bin <name>`,
-        // whose features are that package's alone; a joint build would unify
-        // features across packages and watch would compile every function again.
-        for f in user_service::catalog::FUNCTIONS {
-            let mut build = Command::new("cargo");
-            build.current_dir(&root).args(["build", "--quiet", "-p", f.name]);
-            if release {
-                build.arg("--release");
-            }
-            assert!(build.status().unwrap().success(), "building {} failed", f.name);
-        }
-
         let port = free_port();
-        let env_vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let mut cmd = Command::new("cargo");
         cmd.current_dir(&root)
-            .args([
-                "lambda",
-                "watch",
-                "--invoke-address",
-                "127.0.0.1",
-                "--invoke-port",
-                &port.to_string(),
-            ])
-            .args(["--ignore-changes", "--quiet"])
-            .args(if release { &["--release"][..] } else { &[][..] })
-            .args(["--env-vars", &env_vars.join(",")])
+            .args(["lambda", "watch", "--only-lambda-apis", "--quiet"])
+            .args(["--invoke-address", "127.0.0.1", "--invoke-port", &port.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("cargo lambda watch starts");
         let output = Arc::new(Mutex::new(Vec::new()));
-        for stream in [
-            child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-            child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let output = Arc::clone(&output);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    output.lock().unwrap().push(line);
-                }
-            });
-        }
-        let watch = Self { child, port, output };
+        collect_output(&mut child, &output);
+        let mut watch = Self {
+            child,
+            functions: Vec::new(),
+            port,
+            output,
+        };
         watch.wait_until_listening();
+
+        // Each function joins watch's process group, so stopping watch stops them too.
+        let pgid = i32::try_from(watch.child.id()).unwrap();
+        for f in user_service::catalog::FUNCTIONS {
+            let mut function = Command::new(build.binary(f.name));
+            function
+                .current_dir(&root)
+                .env_clear()
+                .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env(
+                    "AWS_LAMBDA_RUNTIME_API",
+                    format!("http://127.0.0.1:{port}/.rt/{}", f.name),
+                )
+                .env("AWS_LAMBDA_FUNCTION_NAME", f.name)
+                .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+                .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "256")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            std::os::unix::process::CommandExt::process_group(&mut function, pgid);
+            let mut started = function
+                .spawn()
+                .unwrap_or_else(|e| panic!("{} does not start: {e}", build.binary(f.name).display()));
+            collect_output(&mut started, &watch.output);
+            watch.functions.push(started);
+        }
         watch
     }
 
     fn wait_until_listening(&self) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while Instant::now() < deadline {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!(
+        let listening = crate::wait::poll(crate::wait::GENEROUS, || {
+            std::net::TcpStream::connect(("127.0.0.1", self.port)).ok()
+        });
+        assert!(
+            listening.is_some(),
             "cargo lambda watch did not listen on 127.0.0.1:{}:\n{}",
             self.port,
             self.output().join("\n")
@@ -180,17 +213,29 @@ impl Watch {
 
     /// Stops watch and every process it started.
     pub fn stop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-s", "TERM", "--", &group]).status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
+        crate::process::stop_group(&mut self.child, &mut self.functions, Duration::from_secs(10));
+    }
+}
+
+/// Collects a child's stdout and stderr lines into `output`, on threads of their own.
+fn collect_output(child: &mut Child, output: &Arc<Mutex<Vec<String>>>) {
+    let streams = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ];
+    for stream in streams.into_iter().flatten() {
+        let output = Arc::clone(output);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                output.lock().unwrap().push(line);
             }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = Command::new("kill").args(["-s", "KILL", "--", &group]).status();
-        let _ = self.child.try_wait();
+        });
     }
 }
 
@@ -200,11 +245,4 @@ impl Drop for Watch {
     }
 }
 
-/// Whether any process of the group `pgid` is still alive.
-pub fn group_alive(pgid: u32) -> bool {
-    Command::new("pgrep")
-        .args(["-g", &pgid.to_string()])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+pub use crate::process::group_alive;

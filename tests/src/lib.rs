@@ -8,6 +8,17 @@ pub mod events;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
+pub mod process;
+pub mod wait;
+
+/// One instant per test process: every test's "now". Tests that need time to
+/// pass add seconds to it (or move an App's manual clock), so no outcome depends
+/// on how long the machine takes between two steps.
+pub fn start_time() -> user_service::domain::Timestamp {
+    static START: std::sync::LazyLock<user_service::domain::Timestamp> =
+        std::sync::LazyLock::new(user_service::domain::Timestamp::now);
+    *START
+}
 
 /// template.yaml as the local API reads it.
 pub mod template {

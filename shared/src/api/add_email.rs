@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::ADD_EMAIL;
-use crate::domain::{EmailAddress, Timestamp};
+use crate::domain::EmailAddress;
 use crate::http::request::{field, json_body};
 use crate::http::{Caller, Failure, response, serve};
 
@@ -26,7 +26,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     let code = super::new_code()?;
     let added = app
         .store
-        .add_email(&caller.user_id, &email, &code, Timestamp::now())
+        .add_email(&caller.user_id, &email, &code, app.clock.now())
         .await?;
     super::deliver(app, added.email_id, &email, &code).await;
     let location = format!("/me/emails/{}", added.email_id);

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::catalog::CHECK_EMAIL;
-use crate::domain::{EmailAddress, Timestamp};
+use crate::domain::EmailAddress;
 use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response, serve};
 
@@ -16,6 +16,6 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 
 async fn run(app: &App, _caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email = query_param(&req, "email", EmailAddress::parse)?;
-    let available = app.store.is_available(&email, Timestamp::now()).await?;
+    let available = app.store.is_available(&email, app.clock.now()).await?;
     response::json(StatusCode::OK, &json!({ "email": email, "available": available }))
 }

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use super::cognito;
 use crate::app::App;
-use crate::domain::{EmailAddress, NewUser, PersonName, Phone, Timestamp, UserId};
+use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
 use crate::store::Created;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
@@ -45,7 +45,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             last_name: optional("family_name").and_then(|n| PersonName::parse(n).ok()),
             phone: optional("phone_number").and_then(|p| Phone::parse(p).ok()),
         };
-        match app.store.create_user(&user, Timestamp::now()).await {
+        match app.store.create_user(&user, app.clock.now()).await {
             Ok(Created::New) => tracing::info!("user created"),
             Ok(Created::Existing) => tracing::info!("user exists already; repeated delivery"),
             Err(err) => return Err(cognito::store_failure(err)),

@@ -9,7 +9,7 @@ use tracing::Instrument;
 
 use super::cognito;
 use crate::app::App;
-use crate::domain::{EmailAddress, Timestamp};
+use crate::domain::EmailAddress;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
@@ -26,7 +26,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         };
         let email = EmailAddress::parse(raw)
             .map_err(|_| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
-        match app.store.is_available(&email, Timestamp::now()).await {
+        match app.store.is_available(&email, app.clock.now()).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(cognito::email_taken()),
             Err(err) => Err(cognito::store_failure(err)),

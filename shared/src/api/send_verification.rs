@@ -5,7 +5,6 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::SEND_VERIFICATION;
-use crate::domain::Timestamp;
 use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response, serve};
 
@@ -21,7 +20,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     let code = super::new_code()?;
     let address = app
         .store
-        .issue_code(&caller.user_id, email_id, &code, Timestamp::now())
+        .issue_code(&caller.user_id, email_id, &code, app.clock.now())
         .await?;
     super::deliver(app, email_id, &address, &code).await;
     Ok(response::empty(StatusCode::ACCEPTED))

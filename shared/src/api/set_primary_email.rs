@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::SET_PRIMARY_EMAIL;
-use crate::domain::{EmailId, Timestamp};
+use crate::domain::EmailId;
 use crate::http::request::{field, json_body};
 use crate::http::{Caller, Failure, response, serve};
 
@@ -27,7 +27,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     let email_id = field("emailId", &body.email_id, EmailId::parse)?;
     response::profile(
         &app.store
-            .set_primary(&caller.user_id, email_id, Timestamp::now())
+            .set_primary(&caller.user_id, email_id, app.clock.now())
             .await?,
     )
 }

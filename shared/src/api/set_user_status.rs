@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::SET_USER_STATUS;
-use crate::domain::{Timestamp, UserId, UserStatus};
+use crate::domain::{UserId, UserStatus};
 use crate::http::request::{field, json_body, path_param};
 use crate::http::{Caller, Failure, response, serve};
 
@@ -23,7 +23,7 @@ async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, F
     let user = path_param(&req, "userId", UserId::parse)?;
     let body: SetStatus = json_body(&req)?;
     let status = field("status", &body.status, str::parse::<UserStatus>)?;
-    let profile = app.store.set_status(&user, status, Timestamp::now()).await?;
+    let profile = app.store.set_status(&user, status, app.clock.now()).await?;
     tracing::info!(admin = %admin.user_id, target_user = %user, status = status.as_str(), "status set");
     response::profile(&profile)
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::app::App;
 use crate::catalog::UPDATE_PROFILE;
-use crate::domain::{PersonName, Phone, ProfilePatch, Timestamp};
+use crate::domain::{PersonName, Phone, ProfilePatch};
 use crate::http::request::{field, if_match_version, json_body};
 use crate::http::{Caller, Failure, Problem, response, serve};
 
@@ -55,7 +55,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     }
     let profile = app
         .store
-        .update_profile(&caller.user_id, version, &patch, Timestamp::now())
+        .update_profile(&caller.user_id, version, &patch, app.clock.now())
         .await?;
     response::profile(&profile)
 }

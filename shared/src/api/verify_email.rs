@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::VERIFY_EMAIL;
-use crate::domain::Timestamp;
 use crate::http::request::{email_id_param, field, json_body};
 use crate::http::{Caller, Failure, response, serve};
 use crate::verification::VerificationCode;
@@ -27,7 +26,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     let code = field("code", &body.code, VerificationCode::parse)?;
     let email = app
         .store
-        .verify_email(&caller.user_id, email_id, &code, Timestamp::now())
+        .verify_email(&caller.user_id, email_id, &code, app.clock.now())
         .await?;
     response::json(StatusCode::OK, &email)
 }
