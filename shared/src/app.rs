@@ -1,9 +1,10 @@
 //! What a function initialises once per execution environment.
 
+use crate::catalog::Function;
 use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
 use crate::notify::VerificationSender;
-use crate::store::{Store, dynamodb_client};
+use crate::store::{Store, sdk_config};
 
 /// Everything a handler needs, built once at cold start.
 #[derive(Debug, Clone)]
@@ -28,8 +29,10 @@ impl App {
         }
     }
 
-    /// Tracing, configuration and the SDK client, from the environment.
-    pub async fn from_env() -> Result<Self, ConfigError> {
+    /// Tracing, configuration and the SDK clients of `function`, from the
+    /// environment. The verification key is read only where the catalog says the
+    /// function needs it, so no other function's init waits for Secrets Manager.
+    pub async fn from_env(function: &Function) -> Result<Self, ConfigError> {
         init_tracing();
         let lookup = |name: &str| std::env::var(name).ok();
         let config = StoreConfig::from_lookup(lookup)?;
@@ -38,15 +41,19 @@ impl App {
             VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default()).map_err(|reason| {
                 ConfigError::Invalid {
                     name: "VERIFICATION_SENDER",
-                    reason,
+                    reason: reason.to_owned(),
                 }
             })?;
         let admin_group = lookup("ADMIN_GROUP")
             .map(|g| g.trim().to_owned())
             .filter(|g| !g.is_empty())
             .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
-        let store = Store::new(dynamodb_client(timeouts).await, config);
-        tracing::info!(table = %store.config().table_name, "initialised");
+        let sdk = sdk_config(timeouts).await;
+        let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config);
+        if function.reads_verification_key {
+            store = store.with_key(crate::secrets::verification_key(lookup, &sdk).await?);
+        }
+        tracing::info!(function = function.name, table = %store.config().table_name, "initialised");
         Ok(Self {
             store,
             admin_group,

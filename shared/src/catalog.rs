@@ -32,6 +32,9 @@ pub struct Function {
     pub dynamodb_actions: &'static [&'static str],
     /// Whether it queries GSI1 (and so needs the index ARN).
     pub queries_gsi1: bool,
+    /// Whether it hashes codes or addresses, and so reads the verification key's
+    /// secret at init (`secretsmanager:GetSecretValue` on that secret alone).
+    pub reads_verification_key: bool,
 }
 
 const fn http(
@@ -46,6 +49,7 @@ const fn http(
         trigger: Trigger::Http { method, path, access },
         dynamodb_actions,
         queries_gsi1: false,
+        reads_verification_key: false,
     }
 }
 
@@ -53,27 +57,36 @@ pub const GET_PROFILE: Function = http("get-profile", "GET", "/me", Access::User
 pub const GET_ACCOUNT: Function = http("get-account", "GET", "/me/account", Access::User, &["Query"]);
 pub const UPDATE_PROFILE: Function = http("update-profile", "PATCH", "/me", Access::User, &["UpdateItem"]);
 pub const LIST_EMAILS: Function = http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
-pub const ADD_EMAIL: Function = http(
-    "add-email",
-    "POST",
-    "/me/emails",
-    Access::User,
-    &["UpdateItem", "PutItem", "DeleteItem"],
-);
-pub const SEND_VERIFICATION: Function = http(
-    "send-verification",
-    "POST",
-    "/me/emails/{emailId}/verification",
-    Access::User,
-    &["GetItem", "ConditionCheckItem", "UpdateItem"],
-);
-pub const VERIFY_EMAIL: Function = http(
-    "verify-email",
-    "POST",
-    "/me/emails/{emailId}/verify",
-    Access::User,
-    &["GetItem", "ConditionCheckItem", "UpdateItem"],
-);
+pub const ADD_EMAIL: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "add-email",
+        "POST",
+        "/me/emails",
+        Access::User,
+        &["UpdateItem", "PutItem", "DeleteItem"],
+    )
+};
+pub const SEND_VERIFICATION: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "send-verification",
+        "POST",
+        "/me/emails/{emailId}/verification",
+        Access::User,
+        &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
+    )
+};
+pub const VERIFY_EMAIL: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "verify-email",
+        "POST",
+        "/me/emails/{emailId}/verify",
+        Access::User,
+        &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
+    )
+};
 pub const SET_PRIMARY_EMAIL: Function = http(
     "set-primary-email",
     "PUT",
@@ -105,12 +118,14 @@ pub const PRE_SIGN_UP: Function = Function {
     trigger: Trigger::CognitoPreSignUp,
     dynamodb_actions: &["GetItem"],
     queries_gsi1: false,
+    reads_verification_key: false,
 };
 pub const POST_CONFIRMATION: Function = Function {
     name: "post-confirmation",
     trigger: Trigger::CognitoPostConfirmation,
     dynamodb_actions: &["PutItem", "DeleteItem", "UpdateItem"],
     queries_gsi1: false,
+    reads_verification_key: false,
 };
 
 pub const FUNCTIONS: &[Function] = &[

@@ -4,10 +4,13 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
-    #[error("{0} is not set; set it to the DynamoDB table name (see README)")]
-    Missing(&'static str),
+    #[error("{name} is not set; set it to {what} (see the README's Configuration table)")]
+    Missing { name: &'static str, what: &'static str },
     #[error("{name} is invalid: {reason}")]
-    Invalid { name: &'static str, reason: &'static str },
+    Invalid { name: &'static str, reason: String },
+    /// What the variable names could not be read (a secret, say).
+    #[error("{name} could not be read: {reason}")]
+    Unavailable { name: &'static str, reason: String },
 }
 
 /// What the store needs to know.
@@ -15,16 +18,31 @@ pub enum ConfigError {
 pub struct StoreConfig {
     pub table_name: String,
     pub max_emails_per_user: u32,
+    /// How long an unverified address holds its claim, from when the user first
+    /// added it (in the last 24 hours). Resends never extend it.
     pub verification_ttl_seconds: i64,
+    /// How long one code is valid.
+    pub code_ttl_seconds: i64,
+    /// Wrong codes allowed per code.
     pub verification_max_attempts: u32,
+    /// Wrong codes allowed per user and address in a rolling 24 hours.
+    pub max_wrong_codes_per_address: u32,
+    /// Wrong codes allowed per user in a rolling 24 hours.
+    pub max_wrong_codes_per_user: u32,
+    /// Codes issued per address (adds and resends, by anyone) in a rolling 24 hours.
+    pub max_codes_per_address: u32,
     /// A new code for the same address at most this often.
     pub resend_interval_seconds: i64,
 }
 
 impl StoreConfig {
     pub const DEFAULT_MAX_EMAILS: u32 = 10;
-    pub const DEFAULT_TTL_SECONDS: i64 = 86_400;
+    pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
+    pub const DEFAULT_CODE_TTL_SECONDS: i64 = 900;
     pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+    pub const DEFAULT_MAX_WRONG_CODES_PER_ADDRESS: u32 = 20;
+    pub const DEFAULT_MAX_WRONG_CODES_PER_USER: u32 = 100;
+    pub const DEFAULT_MAX_CODES_PER_ADDRESS: u32 = 10;
     pub const RESEND_INTERVAL_SECONDS: i64 = 60;
 
     pub fn new(table_name: impl Into<String>) -> Self {
@@ -32,7 +50,11 @@ impl StoreConfig {
             table_name: table_name.into(),
             max_emails_per_user: Self::DEFAULT_MAX_EMAILS,
             verification_ttl_seconds: Self::DEFAULT_TTL_SECONDS,
+            code_ttl_seconds: Self::DEFAULT_CODE_TTL_SECONDS,
             verification_max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
+            max_wrong_codes_per_address: Self::DEFAULT_MAX_WRONG_CODES_PER_ADDRESS,
+            max_wrong_codes_per_user: Self::DEFAULT_MAX_WRONG_CODES_PER_USER,
+            max_codes_per_address: Self::DEFAULT_MAX_CODES_PER_ADDRESS,
             resend_interval_seconds: Self::RESEND_INTERVAL_SECONDS,
         }
     }
@@ -44,17 +66,43 @@ impl StoreConfig {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let table_name = lookup("TABLE_NAME")
             .filter(|t| !t.trim().is_empty())
-            .ok_or(ConfigError::Missing("TABLE_NAME"))?;
-        let mut config = Self::new(table_name.trim());
-        config.max_emails_per_user =
-            number(&lookup, "MAX_EMAILS_PER_USER", 1, 50)?.unwrap_or(config.max_emails_per_user);
-        config.verification_ttl_seconds =
-            number(&lookup, "VERIFICATION_TTL_SECONDS", 60, 2_592_000)?.unwrap_or(config.verification_ttl_seconds);
-        config.verification_max_attempts =
-            number(&lookup, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?.unwrap_or(config.verification_max_attempts);
-        config.resend_interval_seconds = number(&lookup, "VERIFICATION_RESEND_INTERVAL_SECONDS", 1, 86_400)?
-            .unwrap_or(config.resend_interval_seconds);
-        Ok(config)
+            .ok_or(ConfigError::Missing {
+                name: "TABLE_NAME",
+                what: "the DynamoDB table name",
+            })?;
+        let mut c = Self::new(table_name.trim());
+        let set_u32 = |target: &mut u32, name, min, max| override_number(&lookup, target, name, min, max);
+        set_u32(&mut c.max_emails_per_user, "MAX_EMAILS_PER_USER", 1, 50)?;
+        set_u32(&mut c.verification_max_attempts, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?;
+        set_u32(
+            &mut c.max_wrong_codes_per_address,
+            "VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS",
+            1,
+            1_000,
+        )?;
+        set_u32(
+            &mut c.max_wrong_codes_per_user,
+            "VERIFICATION_MAX_WRONG_CODES_PER_USER",
+            1,
+            1_000,
+        )?;
+        set_u32(
+            &mut c.max_codes_per_address,
+            "VERIFICATION_MAX_CODES_PER_ADDRESS",
+            1,
+            1_000,
+        )?;
+        let set_seconds = |target: &mut i64, name, min, max| override_number(&lookup, target, name, min, max);
+        // At most a day: the first add is remembered for 24 hours.
+        set_seconds(&mut c.verification_ttl_seconds, "VERIFICATION_TTL_SECONDS", 60, 86_400)?;
+        set_seconds(&mut c.code_ttl_seconds, "VERIFICATION_CODE_TTL_SECONDS", 60, 86_400)?;
+        set_seconds(
+            &mut c.resend_interval_seconds,
+            "VERIFICATION_RESEND_INTERVAL_SECONDS",
+            1,
+            86_400,
+        )?;
+        Ok(c)
     }
 }
 
@@ -82,6 +130,25 @@ impl ClientTimeouts {
     }
 }
 
+/// Sets `target` from the variable `name` when it is set (a whole number from `min` to `max`).
+fn override_number<T>(
+    lookup: &impl Fn(&str) -> Option<String>,
+    target: &mut T,
+    name: &'static str,
+    min: T,
+    max: T,
+) -> Result<(), ConfigError>
+where
+    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
+{
+    if let Some(value) = number(lookup, name, min, max)? {
+        *target = value;
+    }
+    Ok(())
+}
+
+/// A whole number from `min` to `max`, or `None` when unset. The error names the
+/// variable, the allowed range and the value given.
 fn number<T>(
     lookup: &impl Fn(&str) -> Option<String>,
     name: &'static str,
@@ -89,20 +156,18 @@ fn number<T>(
     max: T,
 ) -> Result<Option<T>, ConfigError>
 where
-    T: std::str::FromStr + PartialOrd + Copy,
+    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
 {
     let Some(raw) = lookup(name) else {
         return Ok(None);
     };
-    let value: T = raw.trim().parse().map_err(|_| ConfigError::Invalid {
+    let invalid = || ConfigError::Invalid {
         name,
-        reason: "not a whole number",
-    })?;
+        reason: format!("must be a whole number from {min} to {max}; got {raw:?}"),
+    };
+    let value: T = raw.trim().parse().map_err(|_| invalid())?;
     if value < min || value > max {
-        return Err(ConfigError::Invalid {
-            name,
-            reason: "out of range",
-        });
+        return Err(invalid());
     }
     Ok(Some(value))
 }
@@ -121,7 +186,10 @@ mod tests {
     fn table_name_is_required() {
         assert_eq!(
             StoreConfig::from_lookup(lookup(&[])),
-            Err(ConfigError::Missing("TABLE_NAME"))
+            Err(ConfigError::Missing {
+                name: "TABLE_NAME",
+                what: "the DynamoDB table name"
+            })
         );
         assert!(
             StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "  ")]))
@@ -141,7 +209,7 @@ mod tests {
                 c.verification_ttl_seconds,
                 c.verification_max_attempts
             ),
-            (10, 86_400, 5)
+            (10, 3_600, 5)
         );
         let c = StoreConfig::from_lookup(lookup(&[
             ("TABLE_NAME", "users"),
@@ -164,20 +232,14 @@ mod tests {
     fn bad_numbers_are_refused_by_name() {
         let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "ten")])).unwrap_err();
         assert_eq!(
-            err,
-            ConfigError::Invalid {
-                name: "MAX_EMAILS_PER_USER",
-                reason: "not a whole number"
-            }
+            err.to_string(),
+            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 50; got \"ten\""
         );
         let err =
             StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("VERIFICATION_MAX_ATTEMPTS", "0")])).unwrap_err();
         assert_eq!(
-            err,
-            ConfigError::Invalid {
-                name: "VERIFICATION_MAX_ATTEMPTS",
-                reason: "out of range"
-            }
+            err.to_string(),
+            "VERIFICATION_MAX_ATTEMPTS is invalid: must be a whole number from 1 to 100; got \"0\""
         );
     }
 

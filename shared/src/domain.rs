@@ -86,7 +86,11 @@ impl fmt::Display for EmailId {
     }
 }
 
-/// A normalized email address: trimmed and lowercased, nothing else rewritten.
+/// A normalized email address: trimmed and lowercased; an internationalised
+/// domain is stored in its ASCII (A-label, punycode) form. The local part must be
+/// ASCII, because SES cannot deliver to any other. Unicode format characters
+/// (zero-width, bidi controls, BOM) are refused, so two addresses that look the
+/// same cannot get separate claims.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct EmailAddress(String);
@@ -96,28 +100,34 @@ impl EmailAddress {
     pub const MAX_LOCAL_LEN: usize = 64;
 
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let normalized = raw.trim().to_lowercase();
-        if normalized.is_empty() {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
             return Err(Invalid("must not be empty"));
         }
-        if normalized.len() > Self::MAX_LEN {
-            return Err(Invalid("must be at most 254 characters"));
-        }
-        if normalized.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if trimmed.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(Invalid("must not contain whitespace or control characters"));
         }
-        let (local, domain) = match normalized.split_once('@') {
+        if trimmed.chars().any(is_format_character) {
+            return Err(Invalid("must not contain invisible formatting characters"));
+        }
+        let (local, domain) = match trimmed.split_once('@') {
             Some((l, d)) if !d.contains('@') => (l, d),
             _ => return Err(Invalid("must contain exactly one @")),
         };
+        if !local.is_ascii() {
+            return Err(Invalid("local part must be ASCII"));
+        }
+        let local = local.to_ascii_lowercase();
         if local.is_empty() || local.len() > Self::MAX_LOCAL_LEN {
             return Err(Invalid("local part must be 1 to 64 characters"));
         }
         if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
             return Err(Invalid("local part has a misplaced dot"));
         }
-        if !is_valid_domain(domain) {
-            return Err(Invalid("domain is not valid"));
+        let domain = ascii_domain(domain).ok_or(Invalid("domain is not valid"))?;
+        let normalized = format!("{local}@{domain}");
+        if normalized.len() > Self::MAX_LEN {
+            return Err(Invalid("must be at most 254 characters"));
         }
         Ok(Self(normalized))
     }
@@ -125,6 +135,24 @@ impl EmailAddress {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// The domain in lower-case ASCII: an internationalised one becomes its A-label
+/// form (UTS 46), an ASCII one must be letters, digits and inner hyphens.
+fn ascii_domain(domain: &str) -> Option<String> {
+    let ascii = if domain.is_ascii() {
+        domain.to_ascii_lowercase()
+    } else {
+        idna::domain_to_ascii_strict(domain).ok()?
+    };
+    is_valid_domain(&ascii).then_some(ascii)
+}
+
+/// Unicode general category Cf: zero-width joiners and spaces, bidi overrides and
+/// isolates, the BOM, soft hyphens. Invisible, so never part of a name or address.
+fn is_format_character(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    c.general_category() == GeneralCategory::Format
 }
 
 fn is_valid_domain(domain: &str) -> bool {
@@ -207,7 +235,8 @@ impl From<Phone> for String {
     }
 }
 
-/// A first or last name: trimmed, 1 to 100 characters, no control characters.
+/// A first or last name: trimmed and NFC-normalised (one stored form for what
+/// looks the same), 1 to 100 characters, no control or format characters.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct PersonName(String);
@@ -216,15 +245,19 @@ impl PersonName {
     pub const MAX_CHARS: usize = 100;
 
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
-        let trimmed = raw.trim();
-        let chars = trimmed.chars().count();
+        use unicode_normalization::UnicodeNormalization;
+        let normalized: String = raw.trim().nfc().collect();
+        let chars = normalized.chars().count();
         if chars == 0 || chars > Self::MAX_CHARS {
             return Err(Invalid("must be 1 to 100 characters"));
         }
-        if trimmed.chars().any(char::is_control) {
+        if normalized.chars().any(char::is_control) {
             return Err(Invalid("must not contain control characters"));
         }
-        Ok(Self(trimmed.to_owned()))
+        if normalized.chars().any(is_format_character) {
+            return Err(Invalid("must not contain invisible formatting characters"));
+        }
+        Ok(Self(normalized))
     }
 
     pub fn as_str(&self) -> &str {
@@ -456,6 +489,30 @@ mod tests {
     }
 
     #[test]
+    fn email_refuses_format_characters_and_non_ascii_local_parts() {
+        for case in [
+            "ad\u{200b}a@example.com",
+            "ada@exa\u{200d}mple.com",
+            "\u{feff}ada@example.com",
+            "ada\u{202e}@example.com",
+            "ada@example.com\u{2066}",
+            "a\u{ad}da@example.com",
+            "ädä@example.com",
+            "аda@example.com",
+        ] {
+            assert!(EmailAddress::parse(case).is_err(), "accepted {case:?}");
+        }
+    }
+
+    #[test]
+    fn international_domains_are_stored_as_a_labels() {
+        let e = EmailAddress::parse("Ada@Bücher.Example").unwrap();
+        assert_eq!(e.as_str(), "ada@xn--bcher-kva.example");
+        assert_eq!(EmailAddress::parse("ada@xn--bcher-kva.example").unwrap(), e);
+        assert!(EmailAddress::parse("ada@xn--.example").is_err());
+    }
+
+    #[test]
     fn email_length_limits_are_inclusive() {
         let local = "a".repeat(64);
         assert!(EmailAddress::parse(&format!("{local}@example.com")).is_ok());
@@ -494,6 +551,16 @@ mod tests {
         assert!(PersonName::parse(&"é".repeat(101)).is_err());
         assert!(PersonName::parse("   ").is_err());
         assert!(PersonName::parse("A\u{0}da").is_err());
+    }
+
+    #[test]
+    fn names_are_nfc_and_refuse_format_characters() {
+        let decomposed = PersonName::parse("Zoe\u{0308}").unwrap();
+        assert_eq!(decomposed.as_str(), "Zo\u{eb}");
+        assert_eq!(decomposed, PersonName::parse("Zo\u{eb}").unwrap());
+        for bad in ["A\u{200b}da", "\u{202e}adA", "Ada\u{feff}", "A\u{2066}da"] {
+            assert!(PersonName::parse(bad).is_err(), "accepted {bad:?}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::{EmailAddress, EmailId, UserId};
+use crate::store::items::attr;
 
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
@@ -15,13 +16,24 @@ pub const GSI1SK: &str = "GSI1SK";
 
 /// Key attributes of the table, as (name, key type) pairs: HASH then RANGE.
 pub const TABLE_KEYS: [(&str, &str); 2] = [(PK, "HASH"), (SK, "RANGE")];
-/// Key attributes of GSI1 (projection ALL).
+/// Key attributes of GSI1.
 pub const GSI1_KEYS: [(&str, &str); 2] = [(GSI1PK, "HASH"), (GSI1SK, "RANGE")];
+/// What GSI1 copies besides the keys (projection INCLUDE): only what its one reader,
+/// the look-up by address, uses to pick the owner. Verification data never goes there.
+pub const GSI1_PROJECTED: [&str; 3] = [attr::USER_ID, attr::IS_VERIFIED, attr::CREATED_AT];
+/// The attribute DynamoDB's Time to Live reads (epoch seconds): rate-limit items expire by it.
+pub const TTL: &str = "ttl";
 
 const USER_PREFIX: &str = "USER#";
 const EMAIL_PREFIX: &str = "EMAIL#";
 const PROFILE_SK: &str = "PROFILE";
 const CLAIM_SK: &str = "UNIQUE";
+const LIMIT_PREFIX: &str = "LIMIT#";
+const LIMIT_USER_PREFIX: &str = "LIMIT#USER#";
+const LIMIT_ADDRESS_PREFIX: &str = "LIMIT#ADDRESS#";
+const CODES_ISSUED_SK: &str = "CODES_ISSUED";
+const WRONG_CODES_SK: &str = "WRONG_CODES";
+const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 
 /// `SK` prefix shared by every email record of a user.
 pub const EMAIL_SK_PREFIX: &str = EMAIL_PREFIX;
@@ -66,6 +78,27 @@ pub fn claim_key(email: &EmailAddress) -> Item {
     key(claim_pk(email), CLAIM_SK.to_owned())
 }
 
+/// Key of the codes issued for one address, named by its keyed hash (never the address).
+pub fn codes_issued_key(address_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_ADDRESS_PREFIX}{address_hash}"),
+        CODES_ISSUED_SK.to_owned(),
+    )
+}
+
+/// Key of the wrong codes one user sent, for any address.
+pub fn wrong_codes_key(user: &UserId) -> Item {
+    key(format!("{LIMIT_USER_PREFIX}{user}"), WRONG_CODES_SK.to_owned())
+}
+
+/// Key of what one user did with one address (first add, wrong codes), by its keyed hash.
+pub fn user_address_key(user: &UserId, address_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_USER_PREFIX}{user}"),
+        format!("{ADDRESS_SK_PREFIX}{address_hash}"),
+    )
+}
+
 /// Every key attribute (table and GSI1) of an email record.
 pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &EmailAddress) -> Item {
     let mut item = email_key(user, email_id);
@@ -80,6 +113,8 @@ pub enum ItemKind {
     Profile,
     Email,
     Claim,
+    /// A rate-limit counter (`LIMIT#…`): no address in it, never in GSI1.
+    Limit,
     Unknown,
 }
 
@@ -88,6 +123,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         (true, _) if sk == PROFILE_SK => ItemKind::Profile,
         (true, _) if sk.starts_with(EMAIL_PREFIX) => ItemKind::Email,
         (_, true) if sk == CLAIM_SK => ItemKind::Claim,
+        _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
         _ => ItemKind::Unknown,
     }
 }
@@ -131,6 +167,15 @@ mod tests {
         assert_eq!(s(&claim, "PK"), "EMAIL#ada@example.com");
         assert_eq!(s(&claim, "SK"), "UNIQUE");
         assert_eq!(claim.len(), 2);
+
+        assert_eq!(s(&codes_issued_key("ab12"), "PK"), "LIMIT#ADDRESS#ab12");
+        assert_eq!(s(&codes_issued_key("ab12"), "SK"), "CODES_ISSUED");
+        assert_eq!(
+            s(&wrong_codes_key(&user), "PK"),
+            "LIMIT#USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
+        );
+        assert_eq!(s(&wrong_codes_key(&user), "SK"), "WRONG_CODES");
+        assert_eq!(s(&user_address_key(&user, "ab12"), "SK"), "ADDRESS#ab12");
     }
 
     #[test]
@@ -139,6 +184,8 @@ mod tests {
         assert_eq!(EMAIL_SK_PREFIX, "EMAIL#");
         assert_eq!(TABLE_KEYS, [("PK", "HASH"), ("SK", "RANGE")]);
         assert_eq!(GSI1_KEYS, [("GSI1PK", "HASH"), ("GSI1SK", "RANGE")]);
+        assert_eq!(GSI1_PROJECTED, ["userId", "isVerified", "createdAt"]);
+        assert_eq!(TTL, "ttl");
     }
 
     #[test]
@@ -146,6 +193,8 @@ mod tests {
         assert_eq!(classify("USER#u", "PROFILE"), ItemKind::Profile);
         assert_eq!(classify("USER#u", "EMAIL#x"), ItemKind::Email);
         assert_eq!(classify("EMAIL#a@b.co", "UNIQUE"), ItemKind::Claim);
+        assert_eq!(classify("LIMIT#USER#u", "WRONG_CODES"), ItemKind::Limit);
+        assert_eq!(classify("LIMIT#ADDRESS#h", "CODES_ISSUED"), ItemKind::Limit);
         assert_eq!(classify("ORDER#1", "X"), ItemKind::Unknown);
     }
 }

@@ -10,6 +10,7 @@ pub mod domain;
 pub mod http;
 pub mod keys;
 pub mod notify;
+pub mod secrets;
 pub mod store;
 pub mod verification;
 

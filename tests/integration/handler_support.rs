@@ -71,3 +71,28 @@ pub async fn item_count(app: &App) -> usize {
 pub async fn assert_invariants(app: &App) {
     crate::common::assert_invariants(&app.store).await;
 }
+
+/// POST /me/emails/{emailId}/verify as `sub`.
+pub async fn verify(app: &App, sub: &str, email_id: &str, code: &str) -> Reply {
+    let event = Event::load("verify-email")
+        .caller(sub)
+        .path_param("emailId", email_id)
+        .body(json!({ "code": code }));
+    Reply::from(
+        user_service::api::verify_email::handle(app, event.request())
+            .await
+            .unwrap(),
+    )
+}
+
+/// POST /me/emails/{emailId}/verification as `sub`.
+pub async fn resend(app: &App, sub: &str, email_id: &str) -> Reply {
+    let event = Event::load("send-verification")
+        .caller(sub)
+        .path_param("emailId", email_id);
+    Reply::from(
+        user_service::api::send_verification::handle(app, event.request())
+            .await
+            .unwrap(),
+    )
+}

@@ -2,25 +2,10 @@
 
 use integration_tests::http::{Event, LogCapture, Reply};
 use serde_json::json;
-use user_service::api::{add_email, check_email, remove_email, send_verification, set_primary_email, verify_email};
+use user_service::api::{add_email, check_email, remove_email, set_primary_email};
 use user_service::domain::{UserId, UserStatus};
 
 use crate::handler_support::*;
-
-async fn verify(app: &user_service::App, sub: &str, email_id: &str, code: &str) -> Reply {
-    let event = Event::load("verify-email")
-        .caller(sub)
-        .path_param("emailId", email_id)
-        .body(json!({ "code": code }));
-    Reply::from(verify_email::handle(app, event.request()).await.unwrap())
-}
-
-async fn resend(app: &user_service::App, sub: &str, email_id: &str) -> Reply {
-    let event = Event::load("send-verification")
-        .caller(sub)
-        .path_param("emailId", email_id);
-    Reply::from(send_verification::handle(app, event.request()).await.unwrap())
-}
 
 #[tokio::test]
 async fn add_verify_switch_and_remove() {
@@ -256,7 +241,7 @@ async fn a_new_code_replaces_the_old_one() {
 
 #[tokio::test]
 async fn an_expired_code_is_gone_and_a_new_one_works() {
-    let app = app_with(|c| c.verification_ttl_seconds = 600).await;
+    let app = app_with(|c| c.code_ttl_seconds = 600).await;
     let logs = LogCapture::default();
     let _guard = logs.install();
     sign_up(&app, ADA, "ada@example.com").await;

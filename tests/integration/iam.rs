@@ -82,7 +82,7 @@ async fn recording(setup: &App) -> (App, Recorder) {
             .interceptor(recorder.clone())
             .build(),
     );
-    let store = Store::new(client, StoreConfig::new(setup.store.config().table_name.clone()));
+    let store = Store::new(client, StoreConfig::new(setup.store.config().table_name.clone())).with_key(ddb::test_key());
     (App::new(store), recorder)
 }
 

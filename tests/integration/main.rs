@@ -4,6 +4,7 @@
 // Test helpers may panic: a failed set-up must fail the test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod abuse;
 mod common;
 mod concurrency;
 mod faults;
@@ -13,6 +14,7 @@ mod handlers_emails;
 mod handlers_profile;
 mod iam;
 mod invariant_checker;
+mod secrets;
 mod store_emails;
 mod store_users;
 mod template;

@@ -32,7 +32,17 @@ fn table_matches_the_key_schema() {
     assert_eq!(gsis.len(), 1);
     assert_eq!(text(&gsis[0]["IndexName"]), keys::GSI1);
     assert_eq!(key_schema(&gsis[0]["KeySchema"]), expected(&keys::GSI1_KEYS));
-    assert_eq!(text(&gsis[0]["Projection"]["ProjectionType"]), "ALL");
+    // Only what the look-up by address reads: no verification data in the index.
+    assert_eq!(text(&gsis[0]["Projection"]["ProjectionType"]), "INCLUDE");
+    let projected: Vec<String> = gsis[0]["Projection"]["NonKeyAttributes"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(projected, keys::GSI1_PROJECTED);
+    assert_eq!(text(&p["TimeToLiveSpecification"]["AttributeName"]), keys::TTL);
+    assert_eq!(p["TimeToLiveSpecification"]["Enabled"].as_bool(), Some(true));
     let defined: BTreeSet<(String, String)> = p["AttributeDefinitions"]
         .as_sequence()
         .unwrap()
@@ -144,14 +154,48 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         let binary = text(&function["Metadata"]["BuildProperties"]["Binary"]);
         let spec = catalog::by_name(&binary).unwrap();
         let (actions, resources) = grants(function);
-        let wanted: BTreeSet<String> = spec.dynamodb_actions.iter().map(|a| format!("dynamodb:{a}")).collect();
-        assert_eq!(actions, wanted, "{id}");
-        assert!(!actions.iter().any(|a| a.contains('*') || a.ends_with(":Scan")), "{id}");
+        let mut wanted: BTreeSet<String> = spec.dynamodb_actions.iter().map(|a| format!("dynamodb:{a}")).collect();
         let mut expected_resources = BTreeSet::from(["Table.Arn".to_owned()]);
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
         }
+        // The verification key: read by exactly the functions that hash, on that secret alone.
+        let secret_env = &function["Properties"]["Environment"]["Variables"][user_service::secrets::SECRET_ID_VAR];
+        if spec.reads_verification_key {
+            wanted.insert("secretsmanager:GetSecretValue".to_owned());
+            expected_resources.insert("VerificationKeySecret".to_owned());
+            assert_eq!(text(secret_env), "VerificationKeySecret", "{id}");
+        } else {
+            assert!(secret_env.is_null(), "{id} must not know the key's secret");
+        }
+        assert_eq!(actions, wanted, "{id}");
+        assert!(!actions.iter().any(|a| a.contains('*') || a.ends_with(":Scan")), "{id}");
         assert_eq!(resources, expected_resources, "{id}");
+    }
+}
+
+#[test]
+fn the_routes_attackers_hammer_have_their_own_throttles() {
+    let t = template::load();
+    let apis = template::of_type(&t, "AWS::Serverless::HttpApi");
+    let settings = &apis[0].1["Properties"]["RouteSettings"];
+    for function in [
+        &catalog::SEND_VERIFICATION,
+        &catalog::VERIFY_EMAIL,
+        &catalog::CHECK_EMAIL,
+    ] {
+        let Trigger::Http { method, path, .. } = function.trigger else {
+            unreachable!("HTTP functions")
+        };
+        let route = &settings[format!("{method} {path}").as_str()];
+        for setting in ["ThrottlingBurstLimit", "ThrottlingRateLimit"] {
+            let (tag, parameter) = tagged(&route[setting]).unwrap_or_else(|| panic!("{method} {path}: {setting}"));
+            assert_eq!(tag, "Ref");
+            assert!(
+                t["Parameters"][text(parameter).as_str()].is_mapping(),
+                "{method} {path}: {setting} comes from a parameter"
+            );
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use user_service::Store;
 use user_service::config::StoreConfig;
 use user_service::store::schema;
+use user_service::verification::VerificationKey;
 
 pub const ENDPOINT_VAR: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8000";
@@ -70,11 +71,19 @@ pub async fn store() -> Store {
     store_with(|_| {}).await
 }
 
-/// A store on a fresh table with the configuration adjusted by `adjust`.
+/// A store on a fresh table with the configuration adjusted by `adjust`, and the
+/// tests' verification key.
 pub async fn store_with(adjust: impl FnOnce(&mut StoreConfig)) -> Store {
     let client = client();
     let table = fresh_table(&client).await;
     let mut config = StoreConfig::new(table);
     adjust(&mut config);
-    Store::new(client, config)
+    Store::new(client, config).with_key(test_key())
+}
+
+/// The development key of the tests (what `VERIFICATION_KEY` holds in local runs).
+pub const TEST_KEY: &str = "user-service test key: never used outside tests";
+
+pub fn test_key() -> VerificationKey {
+    VerificationKey::from_secret(TEST_KEY.as_bytes()).unwrap()
 }

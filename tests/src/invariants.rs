@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::Client;
 use user_service::domain::UserStatus;
 use user_service::keys::{self, Item, ItemKind};
 use user_service::store::items::{ClaimItem, EmailItem, ProfileItem};
+use user_service::store::limits::LimitItem;
 
 pub async fn scan(client: &Client, table: &str) -> Vec<Item> {
     let mut items = Vec::new();
@@ -58,6 +59,18 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
                 Err(e) => out.push(format!("claim {pk} does not parse: {e}")),
             },
+            ItemKind::Limit => {
+                // Erasure stays complete only while no counter holds an address.
+                if format!("{item:?}").contains('@') {
+                    out.push(format!("limit item {pk}/{sk} holds an address"));
+                }
+                if item.contains_key(keys::GSI1PK) {
+                    out.push(format!("limit item {pk}/{sk} is in GSI1"));
+                }
+                if let Err(e) = serde_dynamo::from_item::<_, LimitItem>(item) {
+                    out.push(format!("limit item {pk}/{sk} does not parse: {e}"));
+                }
+            }
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }

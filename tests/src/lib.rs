@@ -8,6 +8,7 @@ pub mod events;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
+pub mod moto;
 pub mod process;
 pub mod wait;
 

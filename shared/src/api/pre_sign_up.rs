@@ -1,5 +1,7 @@
-//! Cognito PreSignUp: refuse an address another user holds, before Cognito
-//! creates the account. The event is returned unchanged.
+//! Cognito PreSignUp: refuse an address another user has verified, before Cognito
+//! creates the account. An unverified claim never blocks a sign-up: the confirmed
+//! sign-up takes it over, so nobody can squat an address they cannot verify. The
+//! event is returned unchanged.
 
 use aws_lambda_events::event::cognito::CognitoEventUserPoolsPreSignup;
 use lambda_runtime::{Diagnostic, LambdaEvent};
@@ -26,9 +28,9 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         };
         let email = EmailAddress::parse(raw)
             .map_err(|_| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
-        match app.store.is_available(&email, app.clock.now()).await {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(cognito::email_taken()),
+        match app.store.is_owned(&email).await {
+            Ok(false) => Ok(()),
+            Ok(true) => Err(cognito::email_taken()),
             Err(err) => Err(cognito::store_failure(err)),
         }
     }

@@ -259,23 +259,27 @@ impl From<&StoreError> for Problem {
                 "Verification expired",
                 "The code has expired. Request a new one.",
             ),
-            E::TooManyAttempts => Self::new(
+            &E::TooManyAttempts { retry_after_secs } => Self::new(
                 S::TOO_MANY_REQUESTS,
                 "TOO_MANY_ATTEMPTS",
                 "Too many attempts",
-                "Too many wrong codes. Request a new one.",
-            ),
+                "Too many wrong codes. Wait the Retry-After seconds, then request a new code.",
+            )
+            .retry_after(retry_after_secs),
             &E::TooManyRequests { retry_after_secs } => Self::new(
                 S::TOO_MANY_REQUESTS,
                 "TOO_MANY_REQUESTS",
                 "Too many requests",
-                "A code was sent recently. Wait before asking for another.",
+                "Too many codes were asked for this address. Wait the Retry-After seconds.",
             )
             .retry_after(retry_after_secs),
             E::Contended | E::Unavailable(_) => Self::unavailable(),
-            E::Dynamo(_) | E::UnexpectedCancellation(_) | E::Inconsistent(_) | E::Build(_) | E::Corrupt(_) => {
-                Self::internal()
-            }
+            E::Dynamo(_)
+            | E::UnexpectedCancellation(_)
+            | E::Inconsistent(_)
+            | E::Build(_)
+            | E::Corrupt(_)
+            | E::NoVerificationKey => Self::internal(),
         }
     }
 }

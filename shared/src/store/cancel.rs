@@ -14,6 +14,7 @@ use crate::keys::Item;
 
 use super::error::StoreError;
 use super::items::{self, ClaimItem, EmailItem, ProfileItem};
+use super::limits::{self, Counter, LimitItem};
 use super::tx::{Role, TxPlan};
 
 /// Why a write did not happen, for the operation to act on.
@@ -30,6 +31,8 @@ pub enum Rejection {
     /// The idempotency token is in use by a request with other parameters, or by
     /// one still in flight: retry without it, the conditions keep it idempotent.
     TokenInUse,
+    /// A rate-limit counter is not as seen: here it is now; decide again from it.
+    LimitMoved(Counter, Option<LimitItem>),
 }
 
 impl From<StoreError> for Rejection {
@@ -133,14 +136,19 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
                 Ok(Rejection::TakeOver(claim))
             }
         }
-        Role::RecordToVerify { max_attempts } => {
+        Role::RecordToVerify {
+            max_attempts,
+            resend_interval_seconds,
+        } => {
             let Some(record) = parse::<EmailItem>(old)? else {
                 return failed(E::NotFound);
             };
             if record.is_verified {
                 failed(E::AlreadyVerified)
             } else if record.verification_attempts.unwrap_or(0) >= *max_attempts {
-                failed(E::TooManyAttempts)
+                failed(E::TooManyAttempts {
+                    retry_after_secs: next_code_in(&record, *resend_interval_seconds, now),
+                })
             } else if record.verification_expires_at.is_none_or(|at| at <= now) {
                 failed(E::VerificationExpired)
             } else {
@@ -169,7 +177,17 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
             Some(record) if record.is_primary => failed(E::PrimaryEmail),
             Some(_) => Ok(Rejection::Retry),
         },
+        Role::Limit(counter) => Ok(Rejection::LimitMoved(*counter, limits::parse(old)?)),
     }
+}
+
+/// Seconds until a new code may be asked for the record: the wait after too many
+/// wrong codes for the current one.
+pub fn next_code_in(record: &EmailItem, resend_interval_seconds: i64, now: Timestamp) -> u64 {
+    record
+        .verification_sent_at
+        .map_or(1, |sent| now.seconds_until(sent.plus_seconds(resend_interval_seconds)))
+        .max(1)
 }
 
 /// Why the caller's profile refuses a write, if the profile itself is the reason.

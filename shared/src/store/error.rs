@@ -127,10 +127,14 @@ pub enum StoreError {
     VerificationFailed { attempts_left: u32 },
     #[error("the verification code has expired")]
     VerificationExpired,
-    #[error("too many wrong verification codes")]
-    TooManyAttempts,
-    #[error("a code was sent recently; retry in {retry_after_secs} s")]
+    #[error("too many wrong verification codes; retry in {retry_after_secs} s")]
+    TooManyAttempts { retry_after_secs: u64 },
+    #[error("too many codes asked for; retry in {retry_after_secs} s")]
     TooManyRequests { retry_after_secs: u64 },
+    /// A function that hashes codes or addresses was built without the key: a
+    /// deployment fault (its catalog entry must say it reads the key).
+    #[error("the verification key was not loaded")]
+    NoVerificationKey,
     /// The items kept changing under concurrent writers, after our own retries.
     #[error("concurrent writes kept conflicting")]
     Contended,

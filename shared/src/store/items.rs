@@ -28,6 +28,7 @@ pub(crate) mod attr {
     pub const CODE_ATTEMPTS: &str = "verificationAttempts";
     pub const CODE_SENT_AT: &str = "verificationSentAt";
     pub const EXPIRES_AT: &str = "expiresAt";
+    pub const CREATED_AT: &str = "createdAt";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +36,7 @@ pub enum EntityType {
     User,
     Email,
     EmailClaim,
+    RateLimit,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -171,16 +173,13 @@ impl EmailItem {
         }
     }
 
-    pub fn claim(&self) -> ClaimItem {
+    /// The claim of this record: permanent once verified, else held until `expires_at`.
+    pub fn claim(&self, expires_at: Option<Timestamp>) -> ClaimItem {
         ClaimItem {
             entity_type: EntityType::EmailClaim,
             user_id: self.user_id.clone(),
             email_id: self.email_id,
-            expires_at: if self.is_verified {
-                None
-            } else {
-                self.verification_expires_at
-            },
+            expires_at: if self.is_verified { None } else { expires_at },
         }
     }
 
@@ -194,6 +193,15 @@ impl EmailItem {
             created_at: self.created_at,
         }
     }
+}
+
+/// What GSI1 holds of an email record (projection INCLUDE: `keys::GSI1_PROJECTED`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexedEmail {
+    pub user_id: UserId,
+    pub is_verified: bool,
+    pub created_at: Timestamp,
 }
 
 /// The whole stored item: keys from `keys`, attributes from the struct.
@@ -237,7 +245,7 @@ impl UserItems {
             match kind {
                 keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
                 keys::ItemKind::Email => out.emails.push(from_item(item)?),
-                keys::ItemKind::Claim | keys::ItemKind::Unknown => {}
+                keys::ItemKind::Claim | keys::ItemKind::Limit | keys::ItemKind::Unknown => {}
             }
         }
         sort_oldest_first(&mut out.emails);

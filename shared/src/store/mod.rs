@@ -6,6 +6,7 @@ pub mod cancel;
 pub mod error;
 pub mod expr;
 pub mod items;
+pub mod limits;
 pub mod schema;
 pub mod tx;
 
@@ -22,13 +23,14 @@ use crate::domain::{
     Account, Email, EmailAddress, EmailId, NewUser, Profile, ProfilePatch, Timestamp, UserId, UserStatus,
 };
 use crate::keys::{self, Item};
-use crate::verification::VerificationCode;
+use crate::verification::{VerificationCode, VerificationKey};
 
 use cancel::Rejection;
 pub use error::{DynamoError, StoreError};
 use expr::Expr;
-use items::{ClaimItem, EmailItem, ProfileItem, UserItems, attr};
-use tx::TxPlan;
+use items::{ClaimItem, EmailItem, IndexedEmail, ProfileItem, UserItems, attr};
+use limits::Counter;
+use tx::{CounterWrite, TxPlan};
 
 /// How often a write that lost a race is read and tried again before the
 /// caller gets a retryable error.
@@ -45,26 +47,44 @@ pub enum Created {
 pub struct Store {
     client: Client,
     config: StoreConfig,
+    /// Only the functions that hash codes or addresses load it.
+    key: Option<VerificationKey>,
 }
 
-/// Builds the DynamoDB client once, from the standard AWS environment
-/// (`AWS_REGION`, credentials, `AWS_ENDPOINT_URL_DYNAMODB` for DynamoDB Local).
-pub async fn dynamodb_client(timeouts: ClientTimeouts) -> Client {
+/// The SDK configuration, once, from the standard AWS environment (`AWS_REGION`,
+/// credentials, `AWS_ENDPOINT_URL_<SERVICE>` for emulators), with the timeouts.
+pub async fn sdk_config(timeouts: ClientTimeouts) -> aws_config::SdkConfig {
     let timeout_config = TimeoutConfig::builder()
         .connect_timeout(timeouts.connect)
         .operation_attempt_timeout(timeouts.attempt)
         .operation_timeout(timeouts.operation)
         .build();
-    let shared = aws_config::defaults(BehaviorVersion::latest())
+    aws_config::defaults(BehaviorVersion::latest())
         .timeout_config(timeout_config)
         .load()
-        .await;
-    Client::new(&shared)
+        .await
+}
+
+/// The DynamoDB client, for tools that need nothing else.
+pub async fn dynamodb_client(timeouts: ClientTimeouts) -> Client {
+    Client::new(&sdk_config(timeouts).await)
 }
 
 impl Store {
     pub fn new(client: Client, config: StoreConfig) -> Self {
-        Self { client, config }
+        Self {
+            client,
+            config,
+            key: None,
+        }
+    }
+
+    pub fn with_key(self, key: VerificationKey) -> Self {
+        Self { key: Some(key), ..self }
+    }
+
+    fn key(&self) -> Result<&VerificationKey, StoreError> {
+        self.key.as_ref().ok_or(StoreError::NoVerificationKey)
     }
 
     pub fn config(&self) -> &StoreConfig {
@@ -135,7 +155,7 @@ impl Store {
             .key_condition_expression("#gsi1pk = :gsi1pk")
             .expression_attribute_names("#gsi1pk", keys::GSI1PK)
             .set_expression_attribute_values(expr.values_or_none());
-        let records: Vec<EmailItem> = query_all(query)
+        let records: Vec<IndexedEmail> = query_all(query)
             .await?
             .into_iter()
             .map(items::from_item)
@@ -148,15 +168,24 @@ impl Store {
         self.get_account(&owner.user_id).await
     }
 
-    /// Whether an address can be added or signed up with: no claim, or an
-    /// unverified one whose code has expired. A strongly consistent read.
+    /// Whether an address can be added: no claim, or an unverified one that has
+    /// expired. A strongly consistent read.
     pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
-        let claim: Option<ClaimItem> = self
-            .get(keys::claim_key(email))
+        Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
+    }
+
+    /// Whether a sign-up with the address must be refused: only when its owner
+    /// verified it. An unverified claim never blocks a sign-up (the confirmed
+    /// sign-up takes it over), so no one can squat an address they cannot verify.
+    pub async fn is_owned(&self, email: &EmailAddress) -> Result<bool, StoreError> {
+        Ok(self.claim(email).await?.is_some_and(|c| c.expires_at.is_none()))
+    }
+
+    async fn claim(&self, email: &EmailAddress) -> Result<Option<ClaimItem>, StoreError> {
+        self.get(keys::claim_key(email))
             .await?
             .map(items::from_item)
-            .transpose()?;
-        Ok(claim.is_none_or(|c| !c.is_live(now)))
+            .transpose()
     }
 
     // ---- writes ----
@@ -189,7 +218,10 @@ impl Store {
         })
     }
 
-    /// Adds an unverified address whose code hashes to `code`.
+    /// Adds an unverified address and issues it `code`. The claim is held for
+    /// `verification_ttl_seconds` from the user's first add of the address in the
+    /// last 24 hours, so removing and adding it again does not extend it; the code
+    /// counts against the address's daily limit of codes.
     pub async fn add_email(
         &self,
         user: &UserId,
@@ -197,19 +229,46 @@ impl Store {
         code: &VerificationCode,
         now: Timestamp,
     ) -> Result<Email, StoreError> {
+        let key = self.key()?;
+        let address = key.address_hash(email);
         let email_id = EmailId::new();
-        let expires_at = now.plus_seconds(self.config.verification_ttl_seconds);
-        let record = EmailItem::unverified(user, email_id, email, code.hash(email_id), expires_at, now);
+        let code_expires_at = now.plus_seconds(self.config.code_ttl_seconds);
+        let record = EmailItem::unverified(user, email_id, email, code.hash(key, email_id), code_expires_at, now);
         let mut held: Option<ClaimItem> = None;
+        let mut seen = limits::Seen::default();
         retrying!({
+            limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
+                .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
+            let first_added_at = limits::first_added_at(seen.user_address.as_ref(), now);
+            let claim_expires_at = first_added_at.plus_seconds(self.config.verification_ttl_seconds);
+            let mut counters = vec![CounterWrite {
+                counter: Counter::CodesIssued,
+                key: keys::codes_issued_key(&address),
+                seen: seen.codes_issued.as_ref(),
+                event: Some(now),
+                first_added_at: None,
+            }];
+            if seen.user_address.as_ref().and_then(|i| i.first_added_at) != Some(first_added_at) {
+                // A new window of holding the address begins: remember its start.
+                counters.push(CounterWrite {
+                    counter: Counter::UserAddress,
+                    key: keys::user_address_key(user, &address),
+                    seen: seen.user_address.as_ref(),
+                    event: None,
+                    first_added_at: Some(first_added_at),
+                });
+            }
             let plan = tx::add_email(
                 self.table(),
                 &record,
+                claim_expires_at,
                 self.config.max_emails_per_user,
                 held.as_ref(),
+                counters,
                 now,
             )?;
-            after_claim_write(self.transact(&plan, now).await, &mut held).map(|()| record.clone().into_domain())
+            let result = self.transact(&plan, now).await;
+            after_claim_write(learn_limits(result, &mut seen), &mut held).map(|()| record.clone().into_domain())
         })
     }
 
@@ -221,28 +280,40 @@ impl Store {
         code: &VerificationCode,
         now: Timestamp,
     ) -> Result<EmailAddress, StoreError> {
+        let key = self.key()?;
+        let mut seen = limits::Seen::default();
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
                 return Err(StoreError::AlreadyVerified.into());
             }
+            limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
+                .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
+            let codes_issued = CounterWrite {
+                counter: Counter::CodesIssued,
+                key: keys::codes_issued_key(&key.address_hash(&record.email)),
+                seen: seen.codes_issued.as_ref(),
+                event: Some(now),
+                first_added_at: None,
+            };
             let plan = tx::issue_code(
                 self.table(),
                 user,
                 email_id,
-                &record.email,
-                &code.hash(email_id),
-                now.plus_seconds(self.config.verification_ttl_seconds),
+                &code.hash(key, email_id),
+                now.plus_seconds(self.config.code_ttl_seconds),
                 now.plus_seconds(-self.config.resend_interval_seconds),
+                codes_issued,
                 now,
             )?;
-            self.transact(&plan, now).await?;
+            learn_limits(self.transact(&plan, now).await, &mut seen)?;
             Ok(record.email)
         })
     }
 
     /// Checks a code. The right one verifies the address and makes its claim
-    /// permanent; a wrong one counts against the attempt limit.
+    /// permanent; a wrong one counts against the code's limit and the user's
+    /// rolling limits. Past any of them every code is refused, right or wrong.
     pub async fn verify_email(
         &self,
         user: &UserId,
@@ -250,15 +321,19 @@ impl Store {
         code: &VerificationCode,
         now: Timestamp,
     ) -> Result<Email, StoreError> {
-        let max_attempts = self.config.verification_max_attempts;
+        let key = self.key()?;
+        let config = &self.config;
+        let per_code = (config.verification_max_attempts, config.resend_interval_seconds);
+        let mut seen = limits::Seen::default();
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
                 return Ok(record.into_domain());
             }
             let attempts = record.verification_attempts.unwrap_or(0);
-            if attempts >= max_attempts {
-                return Err(StoreError::TooManyAttempts.into());
+            if attempts >= config.verification_max_attempts {
+                let retry_after_secs = cancel::next_code_in(&record, config.resend_interval_seconds, now);
+                return Err(StoreError::TooManyAttempts { retry_after_secs }.into());
             }
             let (Some(stored), Some(expires_at)) =
                 (record.verification_code_hash.as_deref(), record.verification_expires_at)
@@ -268,14 +343,66 @@ impl Store {
             if expires_at <= now {
                 return Err(StoreError::VerificationExpired.into());
             }
-            if !code.matches(email_id, stored) {
-                let plan = tx::count_failed_attempt(self.table(), user, email_id, stored, max_attempts)?;
-                self.transact(&plan, now).await?;
-                let attempts_left = max_attempts.saturating_sub(attempts + 1);
+            let address = key.address_hash(&record.email);
+            let user_limit = (seen.wrong_codes.as_ref(), config.max_wrong_codes_per_user);
+            let address_limit = (seen.user_address.as_ref(), config.max_wrong_codes_per_address);
+            for (item, cap) in [user_limit, address_limit] {
+                limits::admit(item, cap, now)
+                    .map_err(|retry_after_secs| StoreError::TooManyAttempts { retry_after_secs })?;
+            }
+            let user_key = keys::wrong_codes_key(user);
+            let address_key = keys::user_address_key(user, &address);
+            if !code.matches(key, email_id, stored) {
+                let counters = vec![
+                    CounterWrite {
+                        counter: Counter::WrongCodes,
+                        key: user_key,
+                        seen: seen.wrong_codes.as_ref(),
+                        event: Some(now),
+                        first_added_at: None,
+                    },
+                    CounterWrite {
+                        counter: Counter::UserAddress,
+                        key: address_key,
+                        seen: seen.user_address.as_ref(),
+                        event: Some(now),
+                        first_added_at: seen.user_address.as_ref().and_then(|i| i.first_added_at),
+                    },
+                ];
+                let plan = tx::count_failed_attempt(self.table(), user, email_id, stored, per_code, counters, now)?;
+                match learn_limits(self.transact(&plan, now).await, &mut seen) {
+                    // Verified by a concurrent request: read it back.
+                    Err(Rejection::Failed(StoreError::AlreadyVerified)) => return Err(Rejection::Retry),
+                    other => other?,
+                }
+                let attempts_left = (config.verification_max_attempts - attempts - 1)
+                    .min(limits::left(
+                        seen.wrong_codes.as_ref(),
+                        config.max_wrong_codes_per_user,
+                        now,
+                    ))
+                    .min(limits::left(
+                        seen.user_address.as_ref(),
+                        config.max_wrong_codes_per_address,
+                        now,
+                    ));
                 return Err(StoreError::VerificationFailed { attempts_left }.into());
             }
-            let plan = tx::verify_email(self.table(), user, email_id, &record.email, stored, max_attempts, now)?;
-            match self.transact(&plan, now).await {
+            let guess_limits = [
+                (Counter::WrongCodes, user_key, seen.wrong_codes.as_ref()),
+                (Counter::UserAddress, address_key, seen.user_address.as_ref()),
+            ];
+            let plan = tx::verify_email(
+                self.table(),
+                user,
+                email_id,
+                &record.email,
+                stored,
+                per_code,
+                guess_limits,
+                now,
+            )?;
+            match learn_limits(self.transact(&plan, now).await, &mut seen) {
                 Ok(()) => {
                     let mut verified = record.into_domain();
                     verified.is_verified = true;
@@ -523,6 +650,18 @@ async fn settle<T>(result: Result<T, Rejection>, attempt: &mut u32) -> Result<Op
             Ok(None)
         }
         Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}"))),
+    }
+}
+
+/// After a write with rate-limit counters: a counter that moved is remembered as
+/// it is now, and the operation decides again from it.
+fn learn_limits(result: Result<(), Rejection>, seen: &mut limits::Seen) -> Result<(), Rejection> {
+    match result {
+        Err(Rejection::LimitMoved(counter, item)) => {
+            seen.learn(counter, item);
+            Err(Rejection::Retry)
+        }
+        other => other,
     }
 }
 

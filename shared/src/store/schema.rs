@@ -3,9 +3,10 @@
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::create_table::CreateTableError;
+use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
-    ScalarAttributeType,
+    ScalarAttributeType, TimeToLiveSpecification,
 };
 
 use crate::keys;
@@ -19,6 +20,28 @@ pub enum SchemaError {
     ),
     #[error("request could not be built")]
     Build(#[from] aws_sdk_dynamodb::error::BuildError),
+    #[error("UpdateTimeToLive failed")]
+    Ttl(
+        #[source]
+        Box<aws_sdk_dynamodb::error::SdkError<UpdateTimeToLiveError, aws_sdk_dynamodb::config::http::HttpResponse>>,
+    ),
+}
+
+/// Time to Live on `keys::TTL`, as the template enables it: rate-limit items expire by it.
+async fn enable_ttl(client: &Client, table: &str) -> Result<(), SchemaError> {
+    client
+        .update_time_to_live()
+        .table_name(table)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .attribute_name(keys::TTL)
+                .enabled(true)
+                .build()?,
+        )
+        .send()
+        .await
+        .map_err(|err| SchemaError::Ttl(Box::new(err)))?;
+    Ok(())
 }
 
 fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaError> {
@@ -46,7 +69,12 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
     let gsi1 = GlobalSecondaryIndex::builder()
         .index_name(keys::GSI1)
         .set_key_schema(Some(key_schema(&keys::GSI1_KEYS)?))
-        .projection(Projection::builder().projection_type(ProjectionType::All).build())
+        .projection(
+            Projection::builder()
+                .projection_type(ProjectionType::Include)
+                .set_non_key_attributes(Some(keys::GSI1_PROJECTED.iter().map(|a| (*a).to_owned()).collect()))
+                .build(),
+        )
         .build()?;
     let result = client
         .create_table()
@@ -58,7 +86,10 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
         .send()
         .await;
     match result {
-        Ok(_) => Ok(true),
+        Ok(_) => {
+            enable_ttl(client, table).await?;
+            Ok(true)
+        }
         Err(err)
             if matches!(
                 err.as_service_error(),

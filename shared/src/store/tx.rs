@@ -12,6 +12,7 @@ use crate::keys::{self, Item};
 use super::error::StoreError;
 use super::expr::Expr;
 use super::items::{self, ClaimItem, EmailItem, ProfileItem, attr};
+use super::limits::{self, Counter, LimitItem};
 
 /// What a failed condition at one position of a transaction means.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +34,10 @@ pub enum Role {
     /// Something read just before, changed by a concurrent writer since: retry.
     ReadBefore,
     /// The caller's unverified record holding the code being checked.
-    RecordToVerify { max_attempts: u32 },
+    RecordToVerify {
+        max_attempts: u32,
+        resend_interval_seconds: i64,
+    },
     /// The caller's unverified record receiving a new code.
     RecordToResend { resend_after: Timestamp },
     /// The caller's record becoming primary.
@@ -42,6 +46,8 @@ pub enum Role {
     RecordToRemove,
     /// The claim that belongs to the caller's record.
     OwnClaim,
+    /// A rate-limit counter, pinned to the version seen: failing means it moved.
+    Limit(Counter),
 }
 
 /// One TransactWriteItems: its items and, position by position, their roles.
@@ -151,11 +157,12 @@ fn push_claim(
     plan: &mut TxPlan,
     table: &str,
     record: &EmailItem,
+    claim_expires_at: Option<Timestamp>,
     live_claims_yield: bool,
     held: Option<&ClaimItem>,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    let claim = items::claim_item(&record.email, &record.claim())?;
+    let claim = items::claim_item(&record.email, &record.claim(claim_expires_at))?;
     let new_claim = Role::NewClaim {
         user: record.user_id.clone(),
         live_claims_yield,
@@ -170,7 +177,8 @@ fn push_claim(
         .s(":heldBy", held.user_id.as_str())
         .s(":heldEmail", held.email_id.to_string());
     if !live_claims_yield {
-        condition.push_str(" AND #expiresAt < :now");
+        // Expired means not live: `expiresAt <= now`, as `ClaimItem::is_live` reads it.
+        condition.push_str(" AND #expiresAt <= :now");
         expr = expr.t(":now", now);
     }
     plan.push(put(table, claim, &condition, &expr)?, new_claim);
@@ -222,24 +230,59 @@ pub fn create_user(
         put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
         Role::NewRecord,
     );
-    push_claim(&mut plan, table, record, true, held, now)?;
-    plan.client_request_token = Some(create_user_token(&profile.user_id));
+    push_claim(&mut plan, table, record, None, true, held, now)?;
+    plan.client_request_token = Some(create_user_token(table, &profile.user_id));
     Ok(plan)
 }
 
-/// Derived from the user id alone, so every delivery of one sign-up shares it.
-pub fn create_user_token(user: &UserId) -> String {
+/// Derived from the table and the user id, so every delivery of one sign-up shares
+/// it. DynamoDB keeps tokens per account and region for ten minutes: the table
+/// keeps a sign-up of the same user into another table (a test's, a second
+/// stack's) from ever meeting this one's token.
+pub fn create_user_token(table: &str, user: &UserId) -> String {
     use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(format!("create-user\0{user}").as_bytes());
+    let digest = Sha256::digest(format!("create-user\0{table}\0{user}").as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
-/// A new unverified address: count it on the profile, write the record and its claim.
+/// One counter write of a transaction: the counter, its key, the item as seen,
+/// and what to count.
+#[derive(Debug, Clone)]
+pub struct CounterWrite<'a> {
+    pub counter: Counter,
+    pub key: Item,
+    pub seen: Option<&'a LimitItem>,
+    /// The event to count, or `None` to put the item back with only `first_added_at` changed.
+    pub event: Option<Timestamp>,
+    pub first_added_at: Option<Timestamp>,
+}
+
+fn push_count(plan: &mut TxPlan, table: &str, write: CounterWrite<'_>, now: Timestamp) -> Result<(), StoreError> {
+    let item = limits::count(table, write.key, write.seen, write.event, write.first_added_at, now)?;
+    plan.push(item, Role::Limit(write.counter));
+    Ok(())
+}
+
+fn push_room_check(
+    plan: &mut TxPlan,
+    table: &str,
+    counter: Counter,
+    key: Item,
+    seen: Option<&LimitItem>,
+) -> Result<(), StoreError> {
+    plan.push(limits::check(table, key, seen)?, Role::Limit(counter));
+    Ok(())
+}
+
+/// A new unverified address: count it on the profile, write the record and its
+/// claim (held until `claim_expires_at`), and count the code it is sent.
 pub fn add_email(
     table: &str,
     record: &EmailItem,
+    claim_expires_at: Timestamp,
     max_emails: u32,
     held: Option<&ClaimItem>,
+    counters: Vec<CounterWrite<'_>>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -263,18 +306,23 @@ pub fn add_email(
         put(table, items::email_item(record)?, "attribute_not_exists(#pk)", &absent)?,
         Role::NewRecord,
     );
-    push_claim(&mut plan, table, record, false, held, now)?;
+    push_claim(&mut plan, table, record, Some(claim_expires_at), false, held, now)?;
+    for counter in counters {
+        push_count(&mut plan, table, counter, now)?;
+    }
     Ok(plan)
 }
 
 /// The right code: the record becomes verified and its claim permanent.
+#[allow(clippy::too_many_arguments)]
 pub fn verify_email(
     table: &str,
     user: &UserId,
     email_id: EmailId,
     email: &EmailAddress,
     code_hash: &str,
-    max_attempts: u32,
+    (max_attempts, resend_interval_seconds): (u32, i64),
+    guess_limits: [(Counter, Item, Option<&LimitItem>); 2],
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -302,12 +350,20 @@ pub fn verify_email(
              AND #verificationAttempts < :max AND #verificationExpiresAt > :now",
             &expr,
         )?,
-        Role::RecordToVerify { max_attempts },
+        Role::RecordToVerify {
+            max_attempts,
+            resend_interval_seconds,
+        },
     );
     plan.push(
-        own_claim_update(table, user, email_id, email, "REMOVE #expiresAt", None)?,
+        own_claim_update(table, user, email_id, email, "REMOVE #expiresAt")?,
         Role::OwnClaim,
     );
+    // A right code past a guess limit is refused like a wrong one: over the limit,
+    // an answer must tell nothing about the code.
+    for (counter, key, seen) in guess_limits {
+        push_room_check(&mut plan, table, counter, key, seen)?;
+    }
     Ok(plan)
 }
 
@@ -317,14 +373,10 @@ fn own_claim_update(
     email_id: EmailId,
     email: &EmailAddress,
     update_expression: &str,
-    expires_at: Option<Timestamp>,
 ) -> Result<TransactWriteItem, StoreError> {
-    let mut expr = Expr::names(&[attr::USER_ID, attr::EMAIL_ID, attr::EXPIRES_AT])
+    let expr = Expr::names(&[attr::USER_ID, attr::EMAIL_ID, attr::EXPIRES_AT])
         .s(":me", user.as_str())
         .s(":emailId", email_id.to_string());
-    if let Some(expires_at) = expires_at {
-        expr = expr.t(":expiresAt", expires_at);
-    }
     update(
         table,
         keys::claim_key(email),
@@ -334,13 +386,16 @@ fn own_claim_update(
     )
 }
 
-/// A wrong code: count the attempt, against the same code that was checked.
+/// A wrong code: count the attempt against the same code that was checked, and
+/// against the user's rolling limits.
 pub fn count_failed_attempt(
     table: &str,
     user: &UserId,
     email_id: EmailId,
     code_hash: &str,
-    max_attempts: u32,
+    (max_attempts, resend_interval_seconds): (u32, i64),
+    counters: Vec<CounterWrite<'_>>,
+    now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     plan.push(active_profile_check(table, user)?, Role::ActiveProfile);
@@ -357,21 +412,29 @@ pub fn count_failed_attempt(
             "#isVerified = :false AND #verificationCodeHash = :hash AND #verificationAttempts < :max",
             &expr,
         )?,
-        Role::ReadBefore,
+        Role::RecordToVerify {
+            max_attempts,
+            resend_interval_seconds,
+        },
     );
+    for counter in counters {
+        push_count(&mut plan, table, counter, now)?;
+    }
     Ok(plan)
 }
 
-/// A new code for an unverified address; its claim lives as long as the code.
+/// A new code for an unverified address, counted against the address's limit.
+/// The claim is left as it is: a resend never extends how long an unverified
+/// address is held.
 #[allow(clippy::too_many_arguments)]
 pub fn issue_code(
     table: &str,
     user: &UserId,
     email_id: EmailId,
-    email: &EmailAddress,
     code_hash: &str,
     expires_at: Timestamp,
     resend_after: Timestamp,
+    codes_issued: CounterWrite<'_>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -402,17 +465,7 @@ pub fn issue_code(
         )?,
         Role::RecordToResend { resend_after },
     );
-    plan.push(
-        own_claim_update(
-            table,
-            user,
-            email_id,
-            email,
-            "SET #expiresAt = :expiresAt",
-            Some(expires_at),
-        )?,
-        Role::OwnClaim,
-    );
+    push_count(&mut plan, table, codes_issued, now)?;
     Ok(plan)
 }
 
@@ -611,7 +664,7 @@ mod tests {
         );
         assert_eq!(
             plan.client_request_token.as_deref(),
-            Some(create_user_token(&user()).as_str())
+            Some(create_user_token("t", &user()).as_str())
         );
 
         let p = put_of(&plan.items[0]);
@@ -640,10 +693,11 @@ mod tests {
     }
 
     #[test]
-    fn token_is_derived_from_the_user_only() {
-        let a = create_user_token(&user());
-        assert_eq!(a, create_user_token(&user()));
-        assert_ne!(a, create_user_token(&UserId::parse("user-b").unwrap()));
+    fn token_is_derived_from_the_table_and_the_user_only() {
+        let a = create_user_token("t", &user());
+        assert_eq!(a, create_user_token("t", &user()));
+        assert_ne!(a, create_user_token("t", &UserId::parse("user-b").unwrap()));
+        assert_ne!(a, create_user_token("another-table", &user()));
         assert!(a.len() <= 36);
     }
 
@@ -658,12 +712,22 @@ mod tests {
             email_id: EmailId::new(),
             expires_at: Some(now().plus_seconds(-1)),
         };
-        let plan = add_email("t", &record, 10, Some(&held), now()).unwrap();
-        assert_eq!(plan.items.len(), 5);
+        let claim_expires = now().plus_seconds(3_600);
+        let counter = CounterWrite {
+            counter: Counter::CodesIssued,
+            key: keys::codes_issued_key("h"),
+            seen: None,
+            event: Some(now()),
+            first_added_at: None,
+        };
+        let plan = add_email("t", &record, claim_expires, 10, Some(&held), vec![counter], now()).unwrap();
+        assert_eq!(plan.items.len(), 6);
+        assert_eq!(plan.roles[5], Role::Limit(Counter::CodesIssued));
         assert_eq!(plan.roles[0], Role::ProfileWithRoom { max_emails: 10 });
         let claim = put_of(&plan.items[2]);
-        assert!(claim.condition_expression().unwrap().contains("#expiresAt < :now"));
-        assert_eq!(s(claim.item(), "expiresAt"), &expires.to_string());
+        assert!(claim.condition_expression().unwrap().contains("#expiresAt <= :now"));
+        // The claim is held until the claim's own expiry, not the code's.
+        assert_eq!(s(claim.item(), "expiresAt"), &claim_expires.to_string());
         let del = plan.items[3].delete().unwrap();
         assert_eq!(s(del.key(), "PK"), "USER#user-b");
         assert_eq!(del.key()["SK"].as_s().unwrap(), &format!("EMAIL#{}", held.email_id));

@@ -1,0 +1,251 @@
+//! Rolling 24-hour limits, enforced inside the writes they guard.
+//!
+//! A limit item keeps the times (epoch seconds) of the events it counts within the
+//! last 24 hours, oldest first, and a version. A write that counts an event puts
+//! the item back with the new list, on condition that the version is the one it
+//! read (or that the item is absent), so two concurrent writers cannot both take
+//! the last slot: the loser's cancellation carries the item as it is now
+//! (ALL_OLD), and it tries again from there. A write that only needs room checks
+//! the same version. No item holds an address: they are named by its keyed hash.
+
+use aws_sdk_dynamodb::types::{ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::Timestamp;
+use crate::keys::Item;
+
+use super::error::StoreError;
+use super::expr::Expr;
+use super::items::{self, EntityType, attr};
+
+/// The length of every limit's window.
+pub const WINDOW_SECONDS: i64 = 86_400;
+
+/// Which counter an item of a transaction is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// Codes issued for one address, by anyone (adds and resends).
+    CodesIssued,
+    /// Wrong codes one user sent, for any address.
+    WrongCodes,
+    /// One user and one address: wrong codes, and when the user first added it.
+    UserAddress,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitItem {
+    pub entity_type: EntityType,
+    /// Epoch seconds of the counted events, oldest first.
+    pub events: Vec<i64>,
+    pub version: u64,
+    /// For `UserAddress`: when the current 24-hour window of holding the address began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_added_at: Option<Timestamp>,
+    /// Epoch seconds after which DynamoDB may delete the item; nothing relies on it.
+    pub ttl: i64,
+}
+
+/// What a store operation knows of the counters it writes: each item as last
+/// seen, `None` while believed absent. A stale view can only hold fewer events
+/// than the item (events are never taken back), so a refusal read from it is
+/// final, and an admission is checked again by the write's condition.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    pub codes_issued: Option<LimitItem>,
+    pub wrong_codes: Option<LimitItem>,
+    pub user_address: Option<LimitItem>,
+}
+
+impl Seen {
+    pub fn get(&self, counter: Counter) -> Option<&LimitItem> {
+        match counter {
+            Counter::CodesIssued => self.codes_issued.as_ref(),
+            Counter::WrongCodes => self.wrong_codes.as_ref(),
+            Counter::UserAddress => self.user_address.as_ref(),
+        }
+    }
+
+    /// The item as a failed condition showed it.
+    pub fn learn(&mut self, counter: Counter, item: Option<LimitItem>) {
+        match counter {
+            Counter::CodesIssued => self.codes_issued = item,
+            Counter::WrongCodes => self.wrong_codes = item,
+            Counter::UserAddress => self.user_address = item,
+        }
+    }
+}
+
+/// The events still inside the window that ends at `now`.
+pub fn recent(item: Option<&LimitItem>, now: Timestamp) -> Vec<i64> {
+    let start = now.unix_seconds() - WINDOW_SECONDS;
+    item.map(|i| i.events.iter().copied().filter(|t| *t > start).collect())
+        .unwrap_or_default()
+}
+
+/// Slots left under `cap` in the window ending at `now`.
+pub fn left(item: Option<&LimitItem>, cap: u32, now: Timestamp) -> u32 {
+    let used = u32::try_from(recent(item, now).len()).unwrap_or(u32::MAX);
+    cap.saturating_sub(used)
+}
+
+/// `Ok` when one more event fits under `cap`; otherwise the seconds until the
+/// window frees a slot (the oldest event that keeps it full leaves).
+pub fn admit(item: Option<&LimitItem>, cap: u32, now: Timestamp) -> Result<(), u64> {
+    let events = recent(item, now);
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    if events.len() < cap {
+        return Ok(());
+    }
+    let blocking = events[events.len() - cap.max(1)];
+    let frees_at = blocking + WINDOW_SECONDS;
+    Err(u64::try_from(frees_at - now.unix_seconds()).unwrap_or(0).max(1))
+}
+
+/// The start of the user's current window of holding an address: the first add
+/// within the last 24 hours, or now.
+pub fn first_added_at(item: Option<&LimitItem>, now: Timestamp) -> Timestamp {
+    item.and_then(|i| i.first_added_at)
+        .filter(|first| first.plus_seconds(WINDOW_SECONDS) > now)
+        .unwrap_or(now)
+}
+
+/// The condition that pins an item to the version seen (or to its absence).
+fn pinned(seen: Option<&LimitItem>) -> (&'static str, Expr) {
+    match seen {
+        None => ("attribute_not_exists(#pk)", Expr::default().with_pk()),
+        Some(item) => (
+            "#version = :seen",
+            Expr::names(&[attr::VERSION]).n(":seen", item.version),
+        ),
+    }
+}
+
+/// Puts the counter back with `event` counted (when given) and `first_added_at`,
+/// on condition that it is still as seen.
+pub fn count(
+    table: &str,
+    key: Item,
+    seen: Option<&LimitItem>,
+    event: Option<Timestamp>,
+    first_added_at: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<TransactWriteItem, StoreError> {
+    let mut events = recent(seen, now);
+    events.extend(event.map(Timestamp::unix_seconds));
+    let item = LimitItem {
+        entity_type: EntityType::RateLimit,
+        events,
+        version: seen.map_or(1, |s| s.version + 1),
+        first_added_at,
+        // An hour past the window: by then nothing in it counts any more.
+        ttl: now.unix_seconds() + WINDOW_SECONDS + 3_600,
+    };
+    let (condition, expr) = pinned(seen);
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(items::to_item(key, &item)?))
+        .condition_expression(condition)
+        .set_expression_attribute_names(expr.names_or_none())
+        .set_expression_attribute_values(expr.values_or_none())
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()?;
+    Ok(TransactWriteItem::builder().put(put).build())
+}
+
+/// Checks that the counter is still as seen (so the room read from it is real).
+pub fn check(table: &str, key: Item, seen: Option<&LimitItem>) -> Result<TransactWriteItem, StoreError> {
+    let (condition, expr) = pinned(seen);
+    let check = ConditionCheck::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .condition_expression(condition)
+        .set_expression_attribute_names(expr.names_or_none())
+        .set_expression_attribute_values(expr.values_or_none())
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build()?;
+    Ok(TransactWriteItem::builder().condition_check(check).build())
+}
+
+/// The counter item a failed condition returned, if there was one.
+pub fn parse(old: Option<&Item>) -> Result<Option<LimitItem>, StoreError> {
+    old.map(|item| items::from_item(item.clone())).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys;
+
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp::parse("2026-11-21T00:00:00.000Z")
+            .unwrap()
+            .plus_seconds(seconds)
+    }
+
+    fn item(events: &[i64], version: u64) -> LimitItem {
+        LimitItem {
+            entity_type: EntityType::RateLimit,
+            events: events.iter().map(|s| at(*s).unix_seconds()).collect(),
+            version,
+            first_added_at: None,
+            ttl: 0,
+        }
+    }
+
+    #[test]
+    fn admits_until_the_cap_then_says_when_a_slot_frees() {
+        assert_eq!(admit(None, 2, at(0)), Ok(()));
+        let two = item(&[0, 100], 2);
+        assert_eq!(admit(Some(&two), 3, at(200)), Ok(()));
+        // Full: the oldest event leaves the window 24 h after it happened.
+        assert_eq!(admit(Some(&two), 2, at(200)), Err(86_400 - 200));
+        assert_eq!(left(Some(&two), 2, at(200)), 0);
+        // A rolling window: once the oldest is 24 h old, one slot is free again.
+        assert_eq!(admit(Some(&two), 2, at(86_400)), Ok(()));
+        assert_eq!(left(Some(&two), 2, at(86_400)), 1);
+        assert_eq!(recent(Some(&two), at(86_400)), vec![at(100).unix_seconds()]);
+    }
+
+    #[test]
+    fn with_more_events_than_the_cap_the_right_one_blocks() {
+        // A cap lowered by configuration: the cap-th newest event decides.
+        let many = item(&[0, 10, 20, 30], 4);
+        assert_eq!(admit(Some(&many), 2, at(40)), Err(86_400 + 20 - 40));
+    }
+
+    #[test]
+    fn the_first_add_is_remembered_for_24_hours() {
+        let mut seen = item(&[], 1);
+        seen.first_added_at = Some(at(0));
+        assert_eq!(first_added_at(Some(&seen), at(3_600)), at(0));
+        assert_eq!(first_added_at(Some(&seen), at(86_400)), at(86_400));
+        assert_eq!(first_added_at(None, at(5)), at(5));
+    }
+
+    #[test]
+    fn a_count_is_pinned_to_the_version_seen_and_drops_old_events() {
+        let seen = item(&[0, 50_000], 7);
+        let key = keys::wrong_codes_key(&crate::domain::UserId::parse("u").unwrap());
+        let write = count("t", key, Some(&seen), Some(at(90_000)), None, at(90_000)).unwrap();
+        let put = write.put().unwrap();
+        assert_eq!(put.condition_expression(), Some("#version = :seen"));
+        assert_eq!(put.expression_attribute_values().unwrap()[":seen"].as_n().unwrap(), "7");
+        let stored: LimitItem = items::from_item(put.item().clone()).unwrap();
+        assert_eq!(stored.version, 8);
+        assert_eq!(
+            stored.events,
+            vec![at(50_000).unix_seconds(), at(90_000).unix_seconds()]
+        );
+        assert!(stored.ttl > at(90_000).unix_seconds() + WINDOW_SECONDS);
+        assert_eq!(put.item()["PK"].as_s().unwrap(), "LIMIT#USER#u");
+        // The expiry is stored under the attribute the table's TTL reads.
+        assert!(put.item().contains_key(keys::TTL));
+
+        let fresh = check("t", keys::codes_issued_key("h"), None).unwrap();
+        assert_eq!(
+            fresh.condition_check().unwrap().condition_expression(),
+            "attribute_not_exists(#pk)"
+        );
+    }
+}
