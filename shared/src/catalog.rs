@@ -104,14 +104,20 @@ pub const REMOVE_EMAIL: Function = http(
 pub const CHECK_EMAIL: Function = http("check-email", "GET", "/emails/availability", Access::User, &["GetItem"]);
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
-    ..http("find-user-by-email", "GET", "/admin/users", Access::Admin, &["Query"])
+    ..http(
+        "find-user-by-email",
+        "GET",
+        "/admin/users",
+        Access::Admin,
+        &["Query", "GetItem"],
+    )
 };
 pub const SET_USER_STATUS: Function = http(
     "set-user-status",
     "PUT",
     "/admin/users/{userId}/status",
     Access::Admin,
-    &["Query", "UpdateItem", "DeleteItem"],
+    &["GetItem", "Query", "UpdateItem", "DeleteItem"],
 );
 pub const PRE_SIGN_UP: Function = Function {
     name: "pre-sign-up",

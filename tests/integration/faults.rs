@@ -75,7 +75,40 @@ async fn transaction_conflicts_are_retried_then_reported_as_contention() {
         .unwrap_err();
     assert!(matches!(err, StoreError::Contended), "{err:?}");
     assert!(err.is_retryable());
-    assert_eq!(rule.num_calls(), 6, "the store retried the conflicting transaction");
+    assert_eq!(
+        rule.num_calls(),
+        user_service::store::retry::MAX_ATTEMPTS as usize,
+        "the store retried the conflicting transaction"
+    );
+}
+
+#[tokio::test]
+async fn retries_stop_at_the_invocations_deadline() {
+    let rule = mock!(Client::transact_write_items).then_error(|| {
+        TransactWriteItemsError::TransactionCanceledException(
+            TransactionCanceledException::builder()
+                .message("Transaction cancelled")
+                .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
+                .cancellation_reasons(CancellationReason::builder().code("None").build())
+                .cancellation_reasons(CancellationReason::builder().code("None").build())
+                .build(),
+        )
+    });
+    let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+    // 150 ms left: the backoffs (20, 40, 80, 160 ms ...) leave room for a few attempts only.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(150);
+    let err = user_service::store::retry::within(
+        Some(deadline),
+        store(client).create_user(&new_user(&uid("ada"), "ada@example.com"), now()),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, StoreError::Contended), "{err:?}");
+    let calls = rule.num_calls();
+    assert!(
+        (1..user_service::store::retry::MAX_ATTEMPTS as usize).contains(&calls),
+        "{calls} attempts: the deadline, not the attempt cap, ended the retries"
+    );
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ use crate::handler_support::*;
 async fn admins_find_users_by_email() {
     let app = app().await;
     sign_up(&app, ADA, "ada@example.com").await;
+    sign_up(&app, ADMIN, "grace@example.com").await;
     let reply = Reply::from(
         find_user_by_email::handle(&app, Event::load("find-user-by-email").request())
             .await
@@ -61,6 +62,7 @@ async fn admins_find_users_by_email() {
 async fn admins_suspend_and_delete_users() {
     let app = app().await;
     sign_up(&app, ADA, "ada@example.com").await;
+    sign_up(&app, ADMIN, "grace@example.com").await;
     let status = |s: &str| Event::load("set-user-status").body(json!({ "status": s }));
     let reply = Reply::from(
         set_user_status::handle(&app, status("suspended").request())

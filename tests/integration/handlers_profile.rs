@@ -173,17 +173,37 @@ async fn update_profile_with_if_match() {
             .unwrap(),
     );
     reply.assert_problem(412, "VERSION_MISMATCH");
-    // Weak form of the current tag is accepted.
+    // The weak form of the current tag never matches (strong comparison), and
+    // changes nothing; the strong one does.
+    for weak in ["W/\"2\"", "w/\"2\"", " W/\"2\""] {
+        let reply = Reply::from(
+            update_profile::handle(&app, Event::load("update-profile").header("if-match", weak).request())
+                .await
+                .unwrap(),
+        );
+        if weak.trim().starts_with('W') {
+            reply.assert_problem(412, "VERSION_MISMATCH");
+        } else {
+            reply.assert_problem(400, "VALIDATION_FAILED");
+        }
+    }
+    for malformed in ["2", "\"\"", "\"2", "*", "\"-1\"", "\"0\""] {
+        let event = Event::load("update-profile").header("if-match", malformed);
+        let reply = Reply::from(update_profile::handle(&app, event.request()).await.unwrap());
+        reply.assert_problem(400, "VALIDATION_FAILED");
+        assert_eq!(reply.body["field"], "If-Match", "{malformed}");
+    }
     let reply = Reply::from(
         update_profile::handle(
             &app,
-            Event::load("update-profile").header("if-match", "W/\"2\"").request(),
+            Event::load("update-profile").header("if-match", "\"2\"").request(),
         )
         .await
         .unwrap(),
     );
     reply.assert_status(200);
     assert_eq!(reply.body["phone"], "+14155550100");
+    assert_eq!(reply.header("etag"), Some("\"3\""));
 }
 
 #[tokio::test]

@@ -86,6 +86,9 @@ async fn recording(setup: &App) -> (App, Recorder) {
     (App::new(store), recorder)
 }
 
+/// A user the admin suspends and deletes (an admin must stay active to do it).
+const TARGET: &str = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b";
+
 fn assert_actions(function: &Function, recorder: &Recorder) {
     let used = recorder.0.lock().unwrap().clone();
     let mut granted: BTreeSet<String> = function.dynamodb_actions.iter().map(|a| (*a).to_owned()).collect();
@@ -100,6 +103,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     let setup = app().await;
     sign_up(&setup, ADA, "ada@example.com").await;
     sign_up(&setup, ADMIN, "grace@example.com").await;
+    sign_up(&setup, TARGET, "target@example.com").await;
     let pending = add(&setup, ADA, "pending@example.com").await;
 
     let (app, rec) = recording(&setup).await;
@@ -196,7 +200,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     let (app, rec) = recording(&setup).await;
     for status in ["suspended", "deleted"] {
         let event = Event::load("set-user-status")
-            .path_param("userId", ADMIN)
+            .path_param("userId", TARGET)
             .body(json!({ "status": status }));
         api::set_user_status::handle(&app, event.request()).await.unwrap();
     }

@@ -218,3 +218,48 @@ fn release_profile_is_built_for_lambda_and_keeps_unwinding() {
         );
     }
 }
+
+#[test]
+fn only_access_tokens_pass_and_users_cannot_rewrite_their_cognito_email() {
+    let t = template::load();
+    let apis = template::of_type(&t, "AWS::Serverless::HttpApi");
+    let auth = &apis[0].1["Properties"]["Auth"];
+    let default = text(&auth["DefaultAuthorizer"]);
+    let scopes: Vec<String> = auth["Authorizers"][default.as_str()]["AuthorizationScopes"]
+        .as_sequence()
+        .expect("the authorizer requires a scope")
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(scopes, ["aws.cognito.signin.user.admin"], "ID tokens carry no scope");
+
+    let pools = template::of_type(&t, "AWS::Cognito::UserPool");
+    let pool = &pools[0].1["Properties"];
+    let usernames: Vec<String> = pool["UsernameAttributes"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(usernames, ["email"], "users still sign in by email");
+    let email = pool["Schema"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|a| text(&a["Name"]) == "email")
+        .unwrap();
+    // A required attribute must stay writable by every app client; so it is not required.
+    assert_eq!(email["Required"].as_bool(), Some(false));
+    for (id, client) in template::of_type(&t, "AWS::Cognito::UserPoolClient") {
+        let writable: Vec<String> = client["Properties"]["WriteAttributes"]
+            .as_sequence()
+            .unwrap_or_else(|| panic!("{id} lists its write attributes (all are writable otherwise)"))
+            .iter()
+            .map(text)
+            .collect();
+        assert!(
+            !writable.iter().any(|a| a == "email"),
+            "{id} may write email: {writable:?}"
+        );
+    }
+}

@@ -8,7 +8,6 @@ use aws_lambda_events::event::cognito::{
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::cognito;
 use crate::app::App;
@@ -29,7 +28,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .or(header.user_name.as_ref())
         .cloned()
         .unwrap_or_default();
-    async {
+    cognito::run(&event.context, &sub, async {
         let user_id =
             UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
         let email = attributes
@@ -51,8 +50,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             Err(err) => return Err(cognito::store_failure(err)),
         }
         Ok(())
-    }
-    .instrument(cognito::span(&event.context, &sub))
+    })
     .await?;
     Ok(event.payload)
 }

@@ -7,7 +7,6 @@ use aws_lambda_events::event::cognito::CognitoEventUserPoolsPreSignup;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::cognito;
 use crate::app::App;
@@ -21,7 +20,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .user_name
         .clone()
         .unwrap_or_default();
-    async {
+    cognito::run(&event.context, &sub, async {
         let Some(raw) = parsed.request.user_attributes.get("email") else {
             // Nothing to check: Cognito itself requires the address where the pool does.
             return Ok(());
@@ -33,8 +32,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             Ok(true) => Err(cognito::email_taken()),
             Err(err) => Err(cognito::store_failure(err)),
         }
-    }
-    .instrument(cognito::span(&event.context, &sub))
+    })
     .await?;
     Ok(event.payload)
 }

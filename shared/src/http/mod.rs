@@ -8,11 +8,14 @@ pub mod response;
 use std::convert::Infallible;
 use std::future::Future;
 
-use lambda_http::{Body, Request, Response};
+use lambda_http::{Body, Request, RequestExt, Response};
 use tracing::Instrument;
 
+use crate::StoreError;
 use crate::app::App;
 use crate::catalog::Access;
+use crate::domain::UserStatus;
+use crate::store::retry;
 pub use problem::{Failure, Problem};
 pub use request::Caller;
 
@@ -25,14 +28,18 @@ where
     Fut: Future<Output = Result<Response<Body>, Failure>>,
 {
     let span = tracing::info_span!("request", request_id = %request::request_id(&req), sub = tracing::field::Empty);
-    let outcome = async {
+    // Retries stop in time to answer before the function's timeout.
+    let deadline = req
+        .lambda_context_ref()
+        .and_then(|ctx| retry::from_lambda(ctx.deadline, None));
+    let outcome = retry::within(deadline, async {
         let caller = request::caller(&req)?;
         tracing::Span::current().record("sub", caller.user_id.as_str());
-        if access == Access::Admin && !caller.is_in(&app.admin_group) {
-            return Err(Problem::forbidden().into());
+        if access == Access::Admin {
+            admit_admin(app, &caller).await?;
         }
         handler(caller, req).await
-    }
+    })
     .instrument(span.clone())
     .await;
     let response = match outcome {
@@ -41,6 +48,19 @@ where
     };
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), "request handled"));
     Ok(response)
+}
+
+/// An admin is a member of the admin group whose own account is active: the
+/// token's group alone outlives a suspension or a deletion.
+async fn admit_admin(app: &App, caller: &Caller) -> Result<(), Failure> {
+    if !caller.is_in(&app.admin_group) {
+        return Err(Problem::forbidden().into());
+    }
+    match app.store.get_profile(&caller.user_id).await {
+        Ok(profile) if profile.status == UserStatus::Active => Ok(()),
+        Ok(_) | Err(StoreError::NotFound) => Err(Problem::forbidden_inactive_admin().into()),
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// 5xx: the whole cause chain, for us. 4xx: the code only, no request values.

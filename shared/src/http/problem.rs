@@ -67,6 +67,15 @@ impl Problem {
         )
     }
 
+    pub fn forbidden_inactive_admin() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "Forbidden",
+            "This route is for administrators whose own account is active.",
+        )
+    }
+
     pub fn validation(field: &str, reason: impl std::fmt::Display) -> Self {
         let mut problem = Self::new(
             StatusCode::BAD_REQUEST,
@@ -102,6 +111,16 @@ impl Problem {
             "PRECONDITION_REQUIRED",
             "Precondition required",
             "Send If-Match with the ETag of the profile you are changing.",
+        )
+    }
+
+    /// A weak ETag in If-Match: strong comparison never matches it (RFC 9110).
+    pub fn weak_etag() -> Self {
+        Self::new(
+            StatusCode::PRECONDITION_FAILED,
+            "VERSION_MISMATCH",
+            "Version mismatch",
+            "If-Match compares strongly: send the profile's ETag as it was given, without W/.",
         )
     }
 

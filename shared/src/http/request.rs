@@ -36,6 +36,11 @@ pub fn caller(req: &Request) -> Result<Caller, Problem> {
         _ => None,
     }
     .ok_or_else(Problem::unauthenticated)?;
+    // The authorizer admits access tokens only (the route scope); an ID token
+    // reaching a function would be a misconfigured API, so it is refused here too.
+    if claims.get("token_use").map(String::as_str) != Some("access") {
+        return Err(Problem::unauthenticated());
+    }
     let sub = claims.get("sub").ok_or_else(Problem::unauthenticated)?;
     let user_id = UserId::parse(sub).map_err(|_| Problem::unauthenticated())?;
     let groups = claims
@@ -47,18 +52,14 @@ pub fn caller(req: &Request) -> Result<Caller, Problem> {
 
 /// An HTTP API passes a list claim as `[admin editors]`; other issuers send a
 /// JSON array (`["admin","editors"]`) or a single name. All three are accepted.
+/// Names are split on whitespace only: a group named `ops,admin` is not `admin`.
 pub fn parse_groups(raw: &str) -> Vec<String> {
     let raw = raw.trim();
     if let Ok(list) = serde_json::from_str::<Vec<String>>(raw) {
         return list;
     }
-    raw.trim_start_matches('[')
-        .trim_end_matches(']')
-        .split([' ', ','])
-        .map(str::trim)
-        .filter(|g| !g.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let inner = raw.strip_prefix('[').and_then(|r| r.strip_suffix(']')).unwrap_or(raw);
+    inner.split_whitespace().map(str::to_owned).collect()
 }
 
 /// The request id to log: Lambda's when running under Lambda, else API Gateway's.
@@ -155,19 +156,27 @@ pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Res
     param(req.query_string_parameters_ref(), name, parse)
 }
 
-/// The version an `If-Match: "<version>"` header names (weak tags accepted).
+/// The version an `If-Match: "<version>"` header names. RFC 9110 compares
+/// If-Match strongly: a weak tag (`W/"3"`) never matches, so it fails the
+/// precondition (412) rather than passing as its strong twin.
 pub fn if_match_version(req: &Request) -> Result<u64, Problem> {
+    let malformed = || Problem::validation("If-Match", "must be the ETag of the profile, such as \"3\"");
     let raw = req
         .headers()
         .get(header::IF_MATCH)
         .ok_or_else(Problem::precondition_required)?
         .to_str()
-        .map_err(|_| Problem::validation("If-Match", "must be an ETag such as \"3\""))?;
-    let tag = raw.trim().trim_start_matches("W/").trim_matches('"');
-    tag.parse::<u64>()
-        .ok()
+        .map_err(|_| malformed())?
+        .trim();
+    if raw.starts_with("W/") {
+        return Err(Problem::weak_etag());
+    }
+    raw.strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|tag| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|tag| tag.parse::<u64>().ok())
         .filter(|v| *v > 0)
-        .ok_or_else(|| Problem::validation("If-Match", "must be an ETag such as \"3\""))
+        .ok_or_else(malformed)
 }
 
 #[cfg(test)]
@@ -181,6 +190,10 @@ mod tests {
         assert_eq!(parse_groups("admin"), vec!["admin"]);
         assert_eq!(parse_groups("[]"), Vec::<String>::new());
         assert_eq!(parse_groups(""), Vec::<String>::new());
+        // Commas are part of a name: `ops,admin` is one group, not admin.
+        assert_eq!(parse_groups("[ops,admin]"), vec!["ops,admin"]);
+        assert_eq!(parse_groups("ops,admin"), vec!["ops,admin"]);
+        assert_eq!(parse_groups("[ops  admin]"), vec!["ops", "admin"]);
     }
 
     #[test]

@@ -9,8 +9,10 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 
+use aws_sdk_dynamodb::types::TransactWriteItem;
+
 use crate::domain::{Timestamp, UserStatus};
-use crate::keys::Item;
+use crate::keys::{self, Item, ItemKind};
 
 use super::error::StoreError;
 use super::items::{self, ClaimItem, EmailItem, ProfileItem};
@@ -64,9 +66,9 @@ pub fn transaction_failure(
     let reasons = canceled.cancellation_reasons();
     let mut rejections: Vec<Rejection> = reasons
         .iter()
-        .zip(&plan.roles)
+        .zip(plan.roles.iter().zip(&plan.items))
         .filter(|(reason, _)| reason.code() == Some("ConditionalCheckFailed"))
-        .map(|(reason, role)| condition_failed(role, reason.item(), now))
+        .map(|(reason, (role, item))| condition_failed(role, item_kind(item), reason.item(), now))
         .collect();
     // The first failed item decides, except that a full account is the least
     // specific answer: "you have this address already" tells the caller more.
@@ -93,15 +95,32 @@ fn parse<T: for<'de> serde::Deserialize<'de>>(old: Option<&Item>) -> Result<Opti
     old.map(|item| items::from_item(item.clone())).transpose()
 }
 
-/// What a failed condition on `role` means, given the item as it was.
-pub fn condition_failed(role: &Role, old: Option<&Item>, now: Timestamp) -> Rejection {
-    match interpret(role, old, now) {
+/// What kind of item a transaction's write addresses, from its key.
+pub fn item_kind(item: &TransactWriteItem) -> ItemKind {
+    let key = item
+        .put()
+        .map(|p| p.item())
+        .or_else(|| item.update().map(|u| u.key()))
+        .or_else(|| item.delete().map(|d| d.key()))
+        .or_else(|| item.condition_check().map(|c| c.key()));
+    key.map_or(ItemKind::Unknown, |key| {
+        keys::classify(
+            keys::key_string(key, keys::PK).unwrap_or_default(),
+            keys::key_string(key, keys::SK).unwrap_or_default(),
+        )
+    })
+}
+
+/// What a failed condition on `role` means, given the kind of item it is and the
+/// item as it was.
+pub fn condition_failed(role: &Role, kind: ItemKind, old: Option<&Item>, now: Timestamp) -> Rejection {
+    match interpret(role, kind, old, now) {
         Ok(rejection) => rejection,
         Err(err) => Rejection::Failed(err),
     }
 }
 
-fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejection, StoreError> {
+fn interpret(role: &Role, kind: ItemKind, old: Option<&Item>, now: Timestamp) -> Result<Rejection, StoreError> {
     use StoreError as E;
     let failed = |e: StoreError| Ok(Rejection::Failed(e));
     match role {
@@ -117,10 +136,14 @@ fn interpret(role: &Role, old: Option<&Item>, now: Timestamp) -> Result<Rejectio
                 _ => Ok(Rejection::Retry),
             }
         }
-        Role::ProfileAtVersion { .. } | Role::ReadBefore | Role::NewRecord | Role::OwnClaim => {
-            let profile = parse::<ProfileItem>(old).ok().flatten();
-            Ok(profile_unwritable(profile.as_ref()).unwrap_or(Rejection::Retry))
-        }
+        // Only a profile's own state is an answer; a record or claim that changed
+        // under the request means the state moved: read again and retry.
+        Role::ProfileAtVersion { .. } | Role::ReadBefore | Role::NewRecord | Role::OwnClaim => match kind {
+            ItemKind::Profile => {
+                Ok(profile_unwritable(parse::<ProfileItem>(old)?.as_ref()).unwrap_or(Rejection::Retry))
+            }
+            ItemKind::Email | ItemKind::Claim | ItemKind::Limit | ItemKind::Unknown => Ok(Rejection::Retry),
+        },
         Role::NewClaim {
             user,
             live_claims_yield,
@@ -249,6 +272,18 @@ mod tests {
         items::claim_item(&EmailAddress::parse("a@example.com").unwrap(), &c).unwrap()
     }
 
+    /// The kind of item each role is put on in the plans.
+    fn kind_of(role: &Role) -> ItemKind {
+        match role {
+            Role::NewClaim { .. } | Role::OwnClaim => ItemKind::Claim,
+            Role::RecordToVerify { .. } | Role::RecordToResend { .. } | Role::NewPrimary | Role::RecordToRemove => {
+                ItemKind::Email
+            }
+            Role::Limit(_) => ItemKind::Limit,
+            _ => ItemKind::Profile,
+        }
+    }
+
     fn failed(r: Rejection) -> StoreError {
         match r {
             Rejection::Failed(e) => e,
@@ -260,26 +295,29 @@ mod tests {
     fn profile_roles_tell_missing_inactive_and_full_apart() {
         let room = Role::ProfileWithRoom { max_emails: 10 };
         assert!(matches!(
-            failed(condition_failed(&room, None, now())),
+            failed(condition_failed(&room, kind_of(&room), None, now())),
             StoreError::NotFound
         ));
         let deleted = profile(UserStatus::Deleted, 1, 1);
         assert!(matches!(
-            failed(condition_failed(&room, Some(&deleted), now())),
+            failed(condition_failed(&room, kind_of(&room), Some(&deleted), now())),
             StoreError::NotFound
         ));
         let suspended = profile(UserStatus::Suspended, 1, 1);
         assert!(matches!(
-            failed(condition_failed(&room, Some(&suspended), now())),
+            failed(condition_failed(&room, kind_of(&room), Some(&suspended), now())),
             StoreError::AccountInactive
         ));
         let full = profile(UserStatus::Active, 10, 1);
         assert!(matches!(
-            failed(condition_failed(&room, Some(&full), now())),
+            failed(condition_failed(&room, kind_of(&room), Some(&full), now())),
             StoreError::LimitReached
         ));
         let fine = profile(UserStatus::Active, 3, 1);
-        assert!(matches!(condition_failed(&room, Some(&fine), now()), Rejection::Retry));
+        assert!(matches!(
+            condition_failed(&room, kind_of(&room), Some(&fine), now()),
+            Rejection::Retry
+        ));
     }
 
     #[test]
@@ -294,29 +332,68 @@ mod tests {
             live_claims_yield: true,
         };
         assert!(matches!(
-            failed(condition_failed(&add, Some(&claim("me", None)), now())),
+            failed(condition_failed(&add, kind_of(&add), Some(&claim("me", None)), now())),
             StoreError::AlreadyAdded
         ));
         for role in [&add, &sign_up] {
             assert!(matches!(
-                failed(condition_failed(role, Some(&claim("other", None)), now())),
+                failed(condition_failed(
+                    role,
+                    kind_of(role),
+                    Some(&claim("other", None)),
+                    now()
+                )),
                 StoreError::EmailTaken
             ));
         }
         let pending = claim("other", Some(now().plus_seconds(10)));
         assert!(matches!(
-            failed(condition_failed(&add, Some(&pending), now())),
+            failed(condition_failed(&add, kind_of(&add), Some(&pending), now())),
             StoreError::EmailTaken
         ));
         assert!(
-            matches!(condition_failed(&sign_up, Some(&pending), now()), Rejection::TakeOver(c) if c.user_id.as_str() == "other")
+            matches!(condition_failed(&sign_up, kind_of(&sign_up), Some(&pending), now()), Rejection::TakeOver(c) if c.user_id.as_str() == "other")
         );
         let expired = claim("other", Some(now().plus_seconds(-10)));
         assert!(matches!(
-            condition_failed(&add, Some(&expired), now()),
+            condition_failed(&add, kind_of(&add), Some(&expired), now()),
             Rejection::TakeOver(_)
         ));
-        assert!(matches!(condition_failed(&add, None, now()), Rejection::Retry));
+        assert!(matches!(
+            condition_failed(&add, kind_of(&add), None, now()),
+            Rejection::Retry
+        ));
+    }
+
+    #[test]
+    fn a_record_or_claim_that_moved_is_retried_not_reported() {
+        // Before, any old image was read as a profile: a claim or record that had
+        // merely changed became 404 or 403.
+        for kind in [ItemKind::Email, ItemKind::Claim] {
+            for role in [Role::ReadBefore, Role::OwnClaim, Role::NewRecord] {
+                let other = claim("other", None);
+                assert!(matches!(
+                    condition_failed(&role, kind, Some(&other), now()),
+                    Rejection::Retry
+                ));
+                assert!(matches!(condition_failed(&role, kind, None, now()), Rejection::Retry));
+            }
+        }
+        // On a profile, the profile's own state is the answer.
+        let suspended = profile(UserStatus::Suspended, 1, 1);
+        assert!(matches!(
+            failed(condition_failed(
+                &Role::ReadBefore,
+                ItemKind::Profile,
+                Some(&suspended),
+                now()
+            )),
+            StoreError::AccountInactive
+        ));
+        assert!(matches!(
+            failed(condition_failed(&Role::ReadBefore, ItemKind::Profile, None, now())),
+            StoreError::NotFound
+        ));
     }
 
     #[test]
@@ -346,7 +423,7 @@ mod tests {
             resend_after: now().plus_seconds(-60),
         };
         assert!(matches!(
-            failed(condition_failed(&role, Some(&item), now())),
+            failed(condition_failed(&role, kind_of(&role), Some(&item), now())),
             StoreError::TooManyRequests { retry_after_secs: 40 }
         ));
     }

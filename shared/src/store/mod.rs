@@ -7,10 +7,9 @@ pub mod error;
 pub mod expr;
 pub mod items;
 pub mod limits;
+pub mod retry;
 pub mod schema;
 pub mod tx;
-
-use std::time::Duration;
 
 use aws_config::BehaviorVersion;
 use aws_config::timeout::TimeoutConfig;
@@ -31,10 +30,6 @@ use expr::Expr;
 use items::{ClaimItem, EmailItem, IndexedEmail, ProfileItem, UserItems, attr};
 use limits::Counter;
 use tx::{CounterWrite, TxPlan};
-
-/// How often a write that lost a race is read and tried again before the
-/// caller gets a retryable error.
-const MAX_WRITE_ATTEMPTS: u32 = 6;
 
 /// Whether a confirmed sign-up created the user or found it created already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -580,14 +575,16 @@ impl Store {
     // ---- plumbing ----
 
     async fn get(&self, key: Item) -> Result<Option<Item>, StoreError> {
-        let out = self
+        let request = self
             .client
             .get_item()
             .table_name(self.table())
             .set_key(Some(key))
-            .consistent_read(true)
-            .send()
-            .await?;
+            .consistent_read(true);
+        let out = match self.call_timeout() {
+            Some(timeout) => request.customize().config_override(timeout).send().await?,
+            None => request.send().await?,
+        };
         Ok(out.item)
     }
 
@@ -609,27 +606,50 @@ impl Store {
     }
 
     async fn transact(&self, plan: &TxPlan, now: Timestamp) -> Result<(), Rejection> {
-        self.client
+        // Without a token of ours the SDK fills one in and reuses it on its own
+        // retries, so a commit whose response was lost is not applied twice.
+        let request = self
+            .client
             .transact_write_items()
             .set_transact_items(Some(plan.items.clone()))
-            .set_client_request_token(plan.client_request_token.clone())
-            .send()
-            .await
+            .set_client_request_token(plan.client_request_token.clone());
+        let result = match self.call_timeout() {
+            Some(timeout) => request.customize().config_override(timeout).send().await,
+            None => request.send().await,
+        };
+        result
             .map(|_| ())
             .map_err(|err| cancel::transaction_failure(err, plan, now))
+    }
+
+    /// Under an invocation deadline: the client's operation timeout cut to what is
+    /// left, so a call started just before the deadline cannot outlive it.
+    fn call_timeout(&self) -> Option<aws_sdk_dynamodb::config::Builder> {
+        let left = retry::left(retry::current_deadline()?);
+        let configured = self
+            .client
+            .config()
+            .timeout_config()
+            .and_then(|t| t.operation_timeout());
+        let timeout = configured.map_or(left, |c| c.min(left));
+        let override_ = aws_sdk_dynamodb::config::Builder::default()
+            .timeout_config(TimeoutConfig::builder().operation_timeout(timeout).build());
+        Some(override_)
     }
 }
 
 /// Runs `$body` (an attempt yielding `Result<T, Rejection>`) until it succeeds
 /// or fails for good; a lost race reads and tries again after a short, jittered
-/// pause. A macro rather than a closure-taking function: async closures that
-/// borrow make futures that are not `Send` for every lifetime.
+/// pause, while the invocation's deadline allows. A macro rather than a
+/// closure-taking function: async closures that borrow make futures that are
+/// not `Send` for every lifetime.
 macro_rules! retrying {
     ($body:block) => {{
+        let deadline = retry::deadline_from_now();
         let mut attempt = 0u32;
         loop {
             let result: Result<_, Rejection> = async $body.await;
-            if let Some(value) = settle(result, &mut attempt).await? {
+            if let Some(value) = settle(result, &mut attempt, deadline).await? {
                 break Ok(value);
             }
         }
@@ -637,16 +657,21 @@ macro_rules! retrying {
 }
 use retrying;
 
-async fn settle<T>(result: Result<T, Rejection>, attempt: &mut u32) -> Result<Option<T>, StoreError> {
+async fn settle<T>(
+    result: Result<T, Rejection>,
+    attempt: &mut u32,
+    deadline: tokio::time::Instant,
+) -> Result<Option<T>, StoreError> {
     match result {
         Ok(value) => Ok(Some(value)),
         Err(Rejection::Failed(err)) => Err(err),
         Err(Rejection::Retry | Rejection::TokenInUse) => {
             *attempt += 1;
-            if *attempt >= MAX_WRITE_ATTEMPTS {
+            let pause = retry::backoff(*attempt);
+            if !retry::may_retry(*attempt, pause, deadline) {
                 return Err(StoreError::Contended);
             }
-            backoff(*attempt).await;
+            tokio::time::sleep(pause).await;
             Ok(None)
         }
         Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}"))),
@@ -679,15 +704,6 @@ fn after_claim_write(result: Result<(), Rejection>, held: &mut Option<ClaimItem>
         }
         other => other,
     }
-}
-
-async fn backoff(attempt: u32) {
-    let mut jitter = [0u8; 2];
-    let jitter_ms = match getrandom::fill(&mut jitter) {
-        Ok(()) => u64::from(u16::from_le_bytes(jitter) % 20),
-        Err(_) => 10,
-    };
-    tokio::time::sleep(Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)).await;
 }
 
 async fn query_all(

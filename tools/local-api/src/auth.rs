@@ -1,6 +1,8 @@
-//! The local JWT authorizer: tokens signed with a development key created on
-//! first start, checked for signature, issuer, audience and expiry, as an HTTP
-//! API's JWT authorizer checks Cognito's.
+//! The local JWT authorizer: access tokens signed with a development key created
+//! on first start, checked as the deployed HTTP API's JWT authorizer checks
+//! Cognito's: signature, issuer, expiry, `client_id` (an access token's audience)
+//! and the route scope `aws.cognito.signin.user.admin`. ID tokens carry no scope,
+//! so they are refused, as they are by API Gateway.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,7 +11,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde_json::{Map, Value, json};
 
+/// The local app client's id: what `client_id` must be.
 pub const AUDIENCE: &str = "user-service-local";
+/// The scope every route requires (the template's `AuthorizationScopes`).
+pub const REQUIRED_SCOPE: &str = "aws.cognito.signin.user.admin";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -17,6 +22,8 @@ pub enum AuthError {
     Key(#[source] std::io::Error),
     #[error("the token was refused")]
     Token(#[source] jsonwebtoken::errors::Error),
+    #[error("not an access token of this client with the required scope")]
+    NotAnAccessToken,
 }
 
 #[derive(Clone)]
@@ -54,42 +61,55 @@ impl DevKey {
         Ok(Self { secret, issuer })
     }
 
-    /// An ID token like Cognito's, valid for an hour.
-    pub fn issue(&self, sub: &str, email: &str, groups: &[String]) -> Result<String, AuthError> {
+    /// An access token like Cognito's, valid for an hour.
+    pub fn issue(&self, sub: &str, groups: &[String]) -> Result<String, AuthError> {
         let now = unix_now();
         let mut claims = json!({
             "sub": sub,
             "iss": self.issuer,
-            "aud": AUDIENCE,
-            "token_use": "id",
+            "client_id": AUDIENCE,
+            "token_use": "access",
+            "scope": REQUIRED_SCOPE,
             "auth_time": now,
             "iat": now,
             "exp": now + 3600,
-            "email": email,
-            "email_verified": true,
-            "cognito:username": sub,
+            "username": sub,
         });
         if !groups.is_empty() {
             claims["cognito:groups"] = json!(groups);
         }
+        self.sign(&claims)
+    }
+
+    fn sign(&self, claims: &Value) -> Result<String, AuthError> {
         jsonwebtoken::encode(
             &Header::new(Algorithm::HS256),
-            &claims,
+            claims,
             &EncodingKey::from_secret(&self.secret),
         )
         .map_err(AuthError::Token)
     }
 
-    /// The claims of a valid token.
+    /// The claims of a valid access token.
     pub fn verify(&self, token: &str) -> Result<Map<String, Value>, AuthError> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[AUDIENCE]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        // Access tokens have no `aud`: API Gateway matches `client_id` instead.
+        validation.validate_aud = false;
+        validation.set_required_spec_claims(&["exp", "iss", "sub"]);
         validation.leeway = 0;
-        jsonwebtoken::decode::<Map<String, Value>>(token, &DecodingKey::from_secret(&self.secret), &validation)
-            .map(|data| data.claims)
-            .map_err(AuthError::Token)
+        let claims =
+            jsonwebtoken::decode::<Map<String, Value>>(token, &DecodingKey::from_secret(&self.secret), &validation)
+                .map(|data| data.claims)
+                .map_err(AuthError::Token)?;
+        let claim = |name: &str| claims.get(name).and_then(Value::as_str);
+        let scoped = claim("scope").is_some_and(|s| s.split_whitespace().any(|scope| scope == REQUIRED_SCOPE));
+        let ours = claim("client_id") == Some(AUDIENCE) && claim("token_use") == Some("access");
+        if scoped && ours {
+            Ok(claims)
+        } else {
+            Err(AuthError::NotAnAccessToken)
+        }
     }
 }
 
@@ -146,12 +166,13 @@ mod tests {
     fn issued_tokens_verify_and_others_do_not() {
         let dir = std::env::temp_dir().join(format!("local-api-{}", uuid::Uuid::new_v4()));
         let key = key(&dir);
-        let token = key.issue("u-1", "a@example.com", &["admin".into()]).unwrap();
+        let token = key.issue("u-1", &["admin".into()]).unwrap();
         let claims = key.verify(&token).unwrap();
         assert_eq!(claims["sub"], "u-1");
+        assert_eq!(claims["token_use"], "access");
         let gw = claims_as_api_gateway(&claims);
         assert_eq!(gw["cognito:groups"], "[admin]");
-        assert_eq!(gw["email_verified"], "true");
+        assert_eq!(gw["scope"], REQUIRED_SCOPE);
 
         // The same key file gives the same key; another key refuses the token.
         assert!(self::key(&dir).verify(&token).is_ok());
@@ -163,6 +184,26 @@ mod tests {
         };
         assert!(wrong_issuer.verify(&token).is_err());
         assert!(key.verify("not.a.token").is_err());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn id_tokens_and_other_clients_are_refused() {
+        let dir = std::env::temp_dir().join(format!("local-api-{}", uuid::Uuid::new_v4()));
+        let key = key(&dir);
+        let now = unix_now();
+        let id_token = json!({"sub": "u-1", "iss": key.issuer, "aud": AUDIENCE, "token_use": "id", "exp": now + 60});
+        let other_client = json!({"sub": "u-1", "iss": key.issuer, "client_id": "another", "token_use": "access",
+            "scope": REQUIRED_SCOPE, "exp": now + 60});
+        let no_scope = json!({"sub": "u-1", "iss": key.issuer, "client_id": AUDIENCE, "token_use": "access",
+            "scope": "openid email", "exp": now + 60});
+        for claims in [id_token, other_client, no_scope] {
+            let token = key.sign(&claims).unwrap();
+            assert!(
+                matches!(key.verify(&token), Err(AuthError::NotAnAccessToken)),
+                "{claims}"
+            );
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -98,13 +98,13 @@ fn refused(err: InvokeError) -> Response<Body> {
 }
 
 pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> Response<Body> {
-    let Ok(email) = EmailAddress::parse(&body.email) else {
+    if EmailAddress::parse(&body.email).is_err() {
         return problem(
             StatusCode::BAD_REQUEST,
             "VALIDATION_FAILED",
             "email: not a valid address",
         );
-    };
+    }
     let sub = uuid::Uuid::new_v4().to_string();
     let mut attributes = json!({ "email": body.email });
     if let Some(given) = &body.given_name {
@@ -127,7 +127,7 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     {
         return refused(err);
     }
-    issue(&shared, &sub, email.as_str(), &[], StatusCode::CREATED)
+    issue(&shared, &sub, &[], StatusCode::CREATED)
 }
 
 pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>) -> Response<Body> {
@@ -139,13 +139,7 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
         );
     };
     match shared.store.find_by_email(&email).await {
-        Ok(account) => issue(
-            &shared,
-            account.profile.user_id.as_str(),
-            email.as_str(),
-            &body.groups,
-            StatusCode::OK,
-        ),
+        Ok(account) => issue(&shared, account.profile.user_id.as_str(), &body.groups, StatusCode::OK),
         Err(user_service::StoreError::NotFound) => {
             problem(StatusCode::NOT_FOUND, "NOT_FOUND", "no user has this address")
         }
@@ -160,8 +154,8 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     }
 }
 
-fn issue(shared: &Shared, sub: &str, email: &str, groups: &[String], status: StatusCode) -> Response<Body> {
-    match shared.key.issue(sub, email, groups) {
+fn issue(shared: &Shared, sub: &str, groups: &[String], status: StatusCode) -> Response<Body> {
+    match shared.key.issue(sub, groups) {
         Ok(token) => json_response(status, &json!({ "sub": sub, "token": token, "groups": groups })),
         Err(err) => {
             tracing::error!(cause = %user_service::error_chain(&err), "token not issued");

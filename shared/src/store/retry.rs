@@ -1,0 +1,121 @@
+//! Retrying writes that lost a race, bounded by the invocation's deadline.
+//!
+//! The deadline travels with the request's task (a task-local set by the HTTP
+//! wrapper and the triggers from the Lambda context), so every store operation
+//! under it stops retrying in time to answer, and each DynamoDB call's own
+//! timeout is cut to what is left.
+
+use std::future::Future;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::time::Instant;
+
+/// Kept back from the Lambda deadline to answer (and log) after the last attempt.
+pub const MARGIN: Duration = Duration::from_millis(500);
+/// How long a write may keep retrying where no invocation deadline is known
+/// (tests, tools, the local API).
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(10);
+/// Attempts at most, deadline or not: a write that lost this often is contended.
+pub const MAX_ATTEMPTS: u32 = 8;
+
+tokio::task_local! {
+    static DEADLINE: Instant;
+}
+
+/// Runs `work` under `deadline` (when known).
+pub async fn within<F: Future>(deadline: Option<Instant>, work: F) -> F::Output {
+    match deadline {
+        Some(deadline) => DEADLINE.scope(deadline, work).await,
+        None => work.await,
+    }
+}
+
+/// The deadline of the current invocation, if one is set.
+pub fn current_deadline() -> Option<Instant> {
+    DEADLINE.try_with(|d| *d).ok()
+}
+
+/// The retry deadline for a Lambda deadline in epoch milliseconds (the context's
+/// `deadline`), less the margin; `None` when the context has none (0). `cap`
+/// bounds it further (Cognito waits 5 s for a trigger, whatever the function's timeout).
+pub fn from_lambda(deadline_ms: u64, cap: Option<Duration>) -> Option<Instant> {
+    if deadline_ms == 0 {
+        return cap.map(|c| Instant::now() + c.saturating_sub(MARGIN));
+    }
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let left = Duration::from_millis(deadline_ms.saturating_sub(now_ms));
+    let left = cap.map_or(left, |c| left.min(c));
+    Some(Instant::now() + left.saturating_sub(MARGIN))
+}
+
+/// Where the current operation must stop retrying.
+pub fn deadline_from_now() -> Instant {
+    current_deadline().unwrap_or_else(|| Instant::now() + DEFAULT_BUDGET)
+}
+
+/// What is left until `deadline`, for a DynamoDB call's operation timeout.
+pub fn left(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+/// Whether another attempt, after `pause`, still fits before `deadline`.
+pub fn may_retry(attempt: u32, pause: Duration, deadline: Instant) -> bool {
+    attempt < MAX_ATTEMPTS && Instant::now() + pause < deadline
+}
+
+/// The pause before attempt `attempt + 1`: exponential from 10 ms, jittered.
+pub fn backoff(attempt: u32) -> Duration {
+    let mut jitter = [0u8; 2];
+    let jitter_ms = match getrandom::fill(&mut jitter) {
+        Ok(()) => u64::from(u16::from_le_bytes(jitter) % 20),
+        Err(_) => 10,
+    };
+    Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_bounds_the_attempts() {
+        let deadline = Instant::now() + Duration::from_millis(100);
+        assert!(may_retry(1, Duration::from_millis(50), deadline));
+        assert!(!may_retry(1, Duration::from_millis(150), deadline));
+        assert!(!may_retry(MAX_ATTEMPTS, Duration::ZERO, deadline));
+        tokio::time::advance(Duration::from_millis(100)).await;
+        assert!(!may_retry(1, Duration::ZERO, deadline));
+        assert_eq!(left(deadline), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_deadline_travels_with_the_task() {
+        assert!(current_deadline().is_none());
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let seen = within(Some(deadline), async { current_deadline() }).await;
+        assert_eq!(seen, Some(deadline));
+        assert_eq!(within(None, async { current_deadline() }).await, None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn lambda_deadlines_keep_a_margin_and_a_cap() {
+        let in_two_s = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64 + 2_000;
+        let d = from_lambda(in_two_s, None).unwrap();
+        let left = left(d);
+        assert!(
+            left <= Duration::from_millis(1_500) && left > Duration::from_millis(1_400),
+            "{left:?}"
+        );
+        let capped = from_lambda(in_two_s + 60_000, Some(Duration::from_secs(5))).unwrap();
+        assert!(super::left(capped) <= Duration::from_millis(4_500));
+        assert!(from_lambda(0, None).is_none());
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_bounded() {
+        assert!(backoff(1) >= Duration::from_millis(20) && backoff(1) < Duration::from_millis(40));
+        assert!(backoff(9) <= Duration::from_millis(340));
+    }
+}
