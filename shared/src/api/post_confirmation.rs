@@ -28,7 +28,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .or(header.user_name.as_ref())
         .cloned()
         .unwrap_or_default();
-    cognito::run(&event.context, &sub, async {
+    Box::pin(cognito::run(&event.context, &sub, async {
         let user_id =
             UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
         let email = attributes
@@ -50,7 +50,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             Err(err) => return Err(cognito::store_failure(err)),
         }
         Ok(())
-    })
+    }))
     .await?;
     Ok(event.payload)
 }

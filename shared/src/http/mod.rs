@@ -32,14 +32,15 @@ where
     let deadline = req
         .lambda_context_ref()
         .and_then(|ctx| retry::from_lambda(ctx.deadline, None));
-    let outcome = retry::within(deadline, async {
+    // Boxed: the store's futures are large, and every handler's future holds this one.
+    let outcome = Box::pin(retry::within(deadline, async {
         let caller = request::caller(&req)?;
         tracing::Span::current().record("sub", caller.user_id.as_str());
         if access == Access::Admin {
             admit_admin(app, &caller).await?;
         }
         handler(caller, req).await
-    })
+    }))
     .instrument(span.clone())
     .await;
     let response = match outcome {
