@@ -101,6 +101,14 @@ pub const REMOVE_EMAIL: Function = http(
     Access::User,
     &["GetItem", "UpdateItem", "DeleteItem"],
 );
+pub const GET_EMAIL: Function = http("get-email", "GET", "/me/emails/{emailId}", Access::User, &["GetItem"]);
+pub const DELETE_ACCOUNT: Function = http(
+    "delete-account",
+    "DELETE",
+    "/me",
+    Access::User,
+    &["Query", "UpdateItem", "DeleteItem"],
+);
 pub const CHECK_EMAIL: Function = http("check-email", "GET", "/emails/availability", Access::User, &["GetItem"]);
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
@@ -144,6 +152,8 @@ pub const FUNCTIONS: &[Function] = &[
     VERIFY_EMAIL,
     SET_PRIMARY_EMAIL,
     REMOVE_EMAIL,
+    GET_EMAIL,
+    DELETE_ACCOUNT,
     CHECK_EMAIL,
     FIND_USER_BY_EMAIL,
     SET_USER_STATUS,
@@ -186,6 +196,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 12);
+        assert_eq!(count, 14);
     }
 }

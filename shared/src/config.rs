@@ -37,6 +37,8 @@ pub struct StoreConfig {
 
 impl StoreConfig {
     pub const DEFAULT_MAX_EMAILS: u32 = 10;
+    /// The most addresses whose deletion fits one 100-item transaction.
+    pub const MAX_EMAILS_CAP: u32 = 49;
     pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
     pub const DEFAULT_CODE_TTL_SECONDS: i64 = 900;
     pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
@@ -72,7 +74,14 @@ impl StoreConfig {
             })?;
         let mut c = Self::new(table_name.trim());
         let set_u32 = |target: &mut u32, name, min, max| override_number(&lookup, target, name, min, max);
-        set_u32(&mut c.max_emails_per_user, "MAX_EMAILS_PER_USER", 1, 50)?;
+        // Deleting a user writes the profile and each address's record and claim in
+        // one transaction of at most 100 items: 1 + 2 × 49.
+        set_u32(
+            &mut c.max_emails_per_user,
+            "MAX_EMAILS_PER_USER",
+            1,
+            Self::MAX_EMAILS_CAP,
+        )?;
         set_u32(&mut c.verification_max_attempts, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?;
         set_u32(
             &mut c.max_wrong_codes_per_address,
@@ -233,7 +242,7 @@ mod tests {
         let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "ten")])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 50; got \"ten\""
+            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 49; got \"ten\""
         );
         let err =
             StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("VERIFICATION_MAX_ATTEMPTS", "0")])).unwrap_err();
@@ -241,6 +250,18 @@ mod tests {
             err.to_string(),
             "VERIFICATION_MAX_ATTEMPTS is invalid: must be a whole number from 1 to 100; got \"0\""
         );
+    }
+
+    #[test]
+    fn a_delete_of_the_most_addresses_fits_one_transaction() {
+        assert!(1 + 2 * StoreConfig::MAX_EMAILS_CAP <= 100);
+        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "50")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 49; got \"50\""
+        );
+        let c = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "49")])).unwrap();
+        assert_eq!(c.max_emails_per_user, 49);
     }
 
     #[test]

@@ -387,12 +387,13 @@ impl From<Timestamp> for String {
     }
 }
 
-/// A user's profile as the API shows it.
+/// A user's profile as the API shows it. A deleted user's is erased: no
+/// address, names or phone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
     pub user_id: UserId,
-    pub email: EmailAddress,
+    pub email: Option<EmailAddress>,
     pub first_name: Option<PersonName>,
     pub last_name: Option<PersonName>,
     pub phone: Option<Phone>,

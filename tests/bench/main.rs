@@ -95,7 +95,7 @@ fn set_body(event: &mut Value, body: Value) {
 }
 
 fn environment(table: String) -> Vec<(&'static str, String)> {
-    function_env(table, &[("MAX_EMAILS_PER_USER", "50"), ("RUST_LOG", "warn")])
+    function_env(table, &[("MAX_EMAILS_PER_USER", "49"), ("RUST_LOG", "warn")])
 }
 
 #[tokio::main]

@@ -234,6 +234,20 @@ fn every_event_file_against_the_real_binaries() {
     verified.expect(200);
     assert_eq!(verified.body["isVerified"], true);
     note("verify-email");
+    let fetched = run.http_with("get-email", "get-email", |e| set_email_id(e, &id));
+    fetched.expect(200);
+    assert_eq!(fetched.body["isVerified"], true);
+    run.http("get-email", "get-email").problem(404, "NOT_FOUND");
+    note("get-email");
+
+    // The admin of the admin events: admins need an active account of their own.
+    let admin = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
+    run.invoke_with("post-confirmation", "post-confirmation", |e| {
+        e["userName"] = json!(admin);
+        e["request"]["userAttributes"]["sub"] = json!(admin);
+        e["request"]["userAttributes"]["email"] = json!("grace@example.com");
+    })
+    .unwrap();
 
     let found = run.http("find-user-by-email", "find-user-by-email");
     found.expect(200);
@@ -265,6 +279,16 @@ fn every_event_file_against_the_real_binaries() {
     assert_eq!(suspended.body["status"], "suspended");
     note("set-user-status");
     run.http("add-email", "add-email").problem(403, "ACCOUNT_INACTIVE");
+    // A suspended account cannot close itself; without If-Match nothing is tried.
+    run.http_with("delete-account", "delete-account", |e| {
+        e["headers"].as_object_mut().unwrap().remove("if-match");
+    })
+    .problem(428, "PRECONDITION_REQUIRED");
+    run.http_with("delete-account", "delete-account", |e| {
+        e["headers"]["if-match"] = json!("\"4\"")
+    })
+    .problem(403, "ACCOUNT_INACTIVE");
+    note("delete-account");
 
     // Every file in events/ was invoked.
     assert_eq!(invoked.into_iter().collect::<Vec<_>>(), events::all_names());

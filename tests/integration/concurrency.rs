@@ -93,7 +93,7 @@ async fn twenty_concurrent_primary_switches_leave_one_verified_primary() {
     let primaries: Vec<_> = account.emails.iter().filter(|e| e.is_primary).collect();
     assert_eq!(primaries.len(), 1);
     assert!(primaries[0].is_verified);
-    assert_eq!(primaries[0].email, account.profile.email);
+    assert_eq!(Some(&primaries[0].email), account.profile.email.as_ref());
     let successes = results.iter().filter(|r| r.is_ok()).count() as u64;
     assert!(
         account.profile.version <= 1 + successes,

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod abuse;
+mod accounts;
 mod common;
 mod concurrency;
 mod faults;

@@ -18,7 +18,7 @@ async fn create_user_writes_profile_primary_and_claim() {
     assert_eq!(created, Created::New);
 
     let account = store.get_account(&user).await.unwrap();
-    assert_eq!(account.profile.email.as_str(), "ada@example.com");
+    assert_eq!(account.profile.email.as_ref().unwrap().as_str(), "ada@example.com");
     assert_eq!(account.profile.version, 1);
     assert_eq!(account.profile.status, UserStatus::Active);
     assert_eq!(account.profile.email_count, 1);

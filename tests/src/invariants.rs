@@ -116,6 +116,12 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
             ));
         }
         if p.status == UserStatus::Deleted {
+            // Erased: a deleted user's profile holds no personal data.
+            if p.email.is_some() || p.first_name.is_some() || p.last_name.is_some() || p.phone.is_some() {
+                out.push(format!(
+                    "user {user}: deleted, but the profile still holds personal data"
+                ));
+            }
             continue;
         }
         let primaries: Vec<&&EmailItem> = mine.iter().filter(|r| r.is_primary).collect();
@@ -124,7 +130,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 if !primary.is_verified {
                     out.push(format!("user {user}: primary address is unverified"));
                 }
-                if primary.email != p.email {
+                if p.email.as_ref() != Some(&primary.email) {
                     out.push(format!("user {user}: profile email is not the primary address"));
                 }
             }

@@ -4,8 +4,10 @@
 pub mod add_email;
 pub mod check_email;
 pub mod cognito;
+pub mod delete_account;
 pub mod find_user_by_email;
 pub mod get_account;
+pub mod get_email;
 pub mod get_profile;
 pub mod list_emails;
 pub mod post_confirmation;

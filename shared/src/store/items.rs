@@ -44,7 +44,9 @@ pub enum EntityType {
 pub struct ProfileItem {
     pub entity_type: EntityType,
     pub user_id: UserId,
-    pub email: EmailAddress,
+    /// The primary address; gone, with the names and phone, once the user is deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<EmailAddress>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_name: Option<PersonName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -103,7 +105,7 @@ impl ProfileItem {
         Self {
             entity_type: EntityType::User,
             user_id: user.user_id.clone(),
-            email: user.email.clone(),
+            email: Some(user.email.clone()),
             first_name: user.first_name.clone(),
             last_name: user.last_name.clone(),
             phone: user.phone.clone(),

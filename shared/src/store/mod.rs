@@ -435,7 +435,7 @@ impl Store {
             let plan = tx::set_primary(self.table(), &profile, current.email_id, target, now)?;
             self.transact(&plan, now).await?;
             let mut updated = profile.into_domain();
-            updated.email = target.email.clone();
+            updated.email = Some(target.email.clone());
             updated.version += 1;
             updated.updated_at = now;
             Ok(updated)
@@ -506,7 +506,7 @@ impl Store {
     /// transaction; a deleted user stays deleted.
     pub async fn set_status(&self, user: &UserId, status: UserStatus, now: Timestamp) -> Result<Profile, StoreError> {
         if status == UserStatus::Deleted {
-            return self.delete_user(user, now).await;
+            return self.delete_user(user, None, now).await;
         }
         let expr = Expr::names(&[attr::STATUS, attr::VERSION, attr::UPDATED_AT])
             .with_pk()
@@ -557,19 +557,49 @@ impl Store {
         }
     }
 
-    async fn delete_user(&self, user: &UserId, now: Timestamp) -> Result<Profile, StoreError> {
+    /// Deletes a user: every address released and the profile erased (no address,
+    /// names or phone) in one transaction. With `expected_version` (the user
+    /// closing their own account) the profile must be active and at that version.
+    pub async fn delete_user(
+        &self,
+        user: &UserId,
+        expected_version: Option<u64>,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
         retrying!({
             let items = self.user_items(user).await?;
-            let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
+            let profile = match expected_version {
+                None => visible(items.profile.ok_or(StoreError::NotFound)?)?,
+                Some(expected) => {
+                    let profile = writable(items.profile)?;
+                    if profile.version != expected {
+                        return Err(StoreError::VersionMismatch {
+                            current: profile.version,
+                        }
+                        .into());
+                    }
+                    profile
+                }
+            };
             let plan = tx::delete_user(self.table(), &profile, &items.emails, now)?;
             self.transact(&plan, now).await?;
-            let mut deleted = profile.into_domain();
-            deleted.status = UserStatus::Deleted;
-            deleted.version += 1;
-            deleted.updated_at = now;
-            deleted.email_count = 0;
-            Ok(deleted)
+            Ok(Profile {
+                email: None,
+                first_name: None,
+                last_name: None,
+                phone: None,
+                status: UserStatus::Deleted,
+                version: profile.version + 1,
+                updated_at: now,
+                email_count: 0,
+                ..profile.into_domain()
+            })
         })
+    }
+
+    /// One of the user's addresses.
+    pub async fn get_email(&self, user: &UserId, email_id: EmailId) -> Result<Email, StoreError> {
+        Ok(self.email_record(user, email_id).await?.into_domain())
     }
 
     // ---- plumbing ----

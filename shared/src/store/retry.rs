@@ -39,13 +39,16 @@ pub fn current_deadline() -> Option<Instant> {
 /// `deadline`), less the margin; `None` when the context has none (0). `cap`
 /// bounds it further (Cognito waits 5 s for a trigger, whatever the function's timeout).
 pub fn from_lambda(deadline_ms: u64, cap: Option<Duration>) -> Option<Instant> {
-    if deadline_ms == 0 {
-        return cap.map(|c| Instant::now() + c.saturating_sub(MARGIN));
-    }
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let left = Duration::from_millis(deadline_ms.saturating_sub(now_ms));
+    // A deadline already past when the invocation begins is no deadline: a
+    // context without one (0), or an emulator sending a duration instead of an
+    // instant (cargo lambda watch sends 600000).
+    if deadline_ms <= now_ms {
+        return cap.map(|c| Instant::now() + c.saturating_sub(MARGIN));
+    }
+    let left = Duration::from_millis(deadline_ms - now_ms);
     let left = cap.map_or(left, |c| left.min(c));
     Some(Instant::now() + left.saturating_sub(MARGIN))
 }
@@ -111,6 +114,8 @@ mod tests {
         let capped = from_lambda(in_two_s + 60_000, Some(Duration::from_secs(5))).unwrap();
         assert!(super::left(capped) <= Duration::from_millis(4_500));
         assert!(from_lambda(0, None).is_none());
+        assert!(from_lambda(600_000, None).is_none(), "a duration is not an instant");
+        assert!(from_lambda(600_000, Some(Duration::from_secs(5))).is_some());
     }
 
     #[test]

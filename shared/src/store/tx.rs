@@ -569,7 +569,8 @@ fn own_claim_delete(table: &str, record: &EmailItem) -> Result<TransactWriteItem
     )
 }
 
-/// Delete a user: status deleted, every record and claim released, in one transaction.
+/// Delete a user: status deleted, the profile erased, every record and claim
+/// released, in one transaction.
 /// The profile's version and count pin the set of records read just before.
 pub fn delete_user(
     table: &str,
@@ -578,18 +579,29 @@ pub fn delete_user(
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
-    let expr = Expr::names(&[attr::STATUS, attr::EMAIL_COUNT, attr::VERSION, attr::UPDATED_AT])
-        .s(":deleted", UserStatus::Deleted.as_str())
-        .n(":zero", 0)
-        .n(":one", 1)
-        .t(":now", now)
-        .n(":version", profile.version)
-        .n(":count", profile.email_count);
+    let expr = Expr::names(&[
+        attr::STATUS,
+        attr::EMAIL_COUNT,
+        attr::VERSION,
+        attr::UPDATED_AT,
+        attr::EMAIL,
+        attr::FIRST_NAME,
+        attr::LAST_NAME,
+        attr::PHONE,
+    ])
+    .s(":deleted", UserStatus::Deleted.as_str())
+    .n(":zero", 0)
+    .n(":one", 1)
+    .t(":now", now)
+    .n(":version", profile.version)
+    .n(":count", profile.email_count);
     plan.push(
         update(
             table,
             keys::profile_key(&profile.user_id),
-            "SET #status = :deleted, #emailCount = :zero, #version = #version + :one, #updatedAt = :now",
+            // Erasure in the same write that releases the addresses.
+            "SET #status = :deleted, #emailCount = :zero, #version = #version + :one, #updatedAt = :now \
+             REMOVE #email, #firstName, #lastName, #phone",
             "#version = :version AND #emailCount = :count",
             &expr,
         )?,

@@ -1,0 +1,24 @@
+use std::convert::Infallible;
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+
+use crate::app::App;
+use crate::catalog::DELETE_ACCOUNT;
+use crate::http::request::if_match_version;
+use crate::http::{Caller, Failure, response, serve};
+
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, DELETE_ACCOUNT.access(), |caller, req| run(app, caller, req)).await
+}
+
+/// `DELETE /me` with `If-Match`: the caller's addresses are released and the
+/// profile erased in one transaction. Cognito learns of it from the table (the
+/// profile's change to `deleted`), as it does of an admin's delete.
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let version = if_match_version(&req)?;
+    app.store
+        .delete_user(&caller.user_id, Some(version), app.clock.now())
+        .await?;
+    Ok(response::empty(StatusCode::NO_CONTENT))
+}
