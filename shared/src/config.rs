@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_delete_of_the_most_addresses_fits_one_transaction() {
-        assert!(1 + 2 * StoreConfig::MAX_EMAILS_CAP <= 100);
+        const { assert!(1 + 2 * StoreConfig::MAX_EMAILS_CAP <= 100) };
         let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "50")])).unwrap_err();
         assert_eq!(
             err.to_string(),
