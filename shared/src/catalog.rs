@@ -20,6 +20,8 @@ pub enum Trigger {
     },
     CognitoPreSignUp,
     CognitoPostConfirmation,
+    /// Every sign-in: the repair path for confirmed users without a profile.
+    CognitoPostAuthentication,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +144,14 @@ pub const POST_CONFIRMATION: Function = Function {
     reads_verification_key: false,
 };
 
+pub const POST_AUTHENTICATION: Function = Function {
+    name: "post-authentication",
+    trigger: Trigger::CognitoPostAuthentication,
+    dynamodb_actions: &["GetItem", "PutItem", "DeleteItem", "UpdateItem"],
+    queries_gsi1: false,
+    reads_verification_key: false,
+};
+
 pub const FUNCTIONS: &[Function] = &[
     GET_PROFILE,
     GET_ACCOUNT,
@@ -159,6 +169,7 @@ pub const FUNCTIONS: &[Function] = &[
     SET_USER_STATUS,
     PRE_SIGN_UP,
     POST_CONFIRMATION,
+    POST_AUTHENTICATION,
 ];
 
 impl Function {
@@ -166,7 +177,9 @@ impl Function {
     pub const fn access(&self) -> Access {
         match self.trigger {
             Trigger::Http { access, .. } => access,
-            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation => Access::User,
+            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {
+                Access::User
+            }
         }
     }
 }

@@ -180,6 +180,12 @@ fn every_event_file_against_the_real_binaries() {
         reset
     );
     note("post-confirmation-forgot-password");
+    // Sign-in: the profile exists, so the repair path changes nothing.
+    assert_eq!(
+        run.invoke("post-authentication", "post-authentication").unwrap(),
+        events::load("post-authentication")
+    );
+    note("post-authentication");
 
     // Profile.
     let profile = run.http("get-profile", "get-profile");

@@ -220,6 +220,16 @@ async fn every_function_uses_exactly_its_granted_actions() {
         .await
         .unwrap();
     assert_actions(&catalog::POST_CONFIRMATION, &rec);
+
+    // The repair at sign-in, taking over an unverified claim too: Get, Put, Delete, Update.
+    let (app, rec) = recording(&setup).await;
+    add(&setup, ADA, "repaired@example.com").await;
+    let mut event = cognito_event("post-authentication", "repaired", "repaired@example.com");
+    event.payload["request"]["userAttributes"]["email_verified"] = json!("true");
+    api::post_authentication::handle(&app, LambdaEvent::new(event.payload, Context::default()))
+        .await
+        .unwrap();
+    assert_actions(&catalog::POST_AUTHENTICATION, &rec);
 }
 
 /// A verified second address of Ada's, set up without recording.

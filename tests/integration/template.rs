@@ -130,6 +130,10 @@ fn cognito_triggers_point_at_the_trigger_functions() {
     };
     assert_eq!(target("PreSignUp"), logical_id(catalog::PRE_SIGN_UP.name));
     assert_eq!(target("PostConfirmation"), logical_id(catalog::POST_CONFIRMATION.name));
+    assert_eq!(
+        target("PostAuthentication"),
+        logical_id(catalog::POST_AUTHENTICATION.name)
+    );
 }
 
 /// (actions, resources) granted to a function by its inline policy statements.

@@ -4,7 +4,7 @@ use futures::future::join_all;
 use integration_tests::events;
 use integration_tests::http::{Event, Reply};
 use lambda_runtime::{Context, LambdaEvent};
-use user_service::api::{add_email, get_account, post_confirmation, pre_sign_up};
+use user_service::api::{add_email, get_account, post_authentication, post_confirmation, pre_sign_up};
 
 use crate::handler_support::*;
 
@@ -139,4 +139,92 @@ async fn confirm_forgot_password_writes_nothing() {
             .unwrap(),
     );
     reply.assert_problem(404, "NOT_FOUND");
+}
+
+/// A sign-in as Cognito reports it: the user's attributes as Cognito holds them.
+fn sign_in(sub: &str, email: &str, verified: bool) -> LambdaEvent<serde_json::Value> {
+    let mut event = cognito_event("post-authentication", sub, email);
+    event.payload["request"]["userAttributes"]["email_verified"] = serde_json::json!(verified.to_string());
+    event
+}
+
+#[tokio::test]
+async fn a_confirmed_user_without_a_profile_gets_one_at_sign_in() {
+    // Post-confirmation failed after Cognito's retries, or the user was made with
+    // AdminCreateUser (no confirmation at all): the first sign-in repairs it.
+    let app = app().await;
+    let event = sign_in(ADA, "ada@example.com", true);
+    let out = post_authentication::handle(&app, LambdaEvent::new(event.payload.clone(), Context::default()))
+        .await
+        .unwrap();
+    assert_eq!(out, event.payload, "returned unchanged");
+    let reply = Reply::from(
+        get_account::handle(&app, Event::load("get-account").request())
+            .await
+            .unwrap(),
+    );
+    reply.assert_status(200);
+    assert_eq!(reply.body["profile"]["email"], "ada@example.com");
+    assert_eq!(reply.body["emails"][0]["isPrimary"], true);
+    assert_eq!(reply.body["emails"][0]["isVerified"], true);
+
+    // Later sign-ins change nothing.
+    let before = item_count(&app).await;
+    for _ in 0..3 {
+        post_authentication::handle(&app, sign_in(ADA, "ada@example.com", true))
+            .await
+            .unwrap();
+    }
+    assert_eq!(item_count(&app).await, before);
+    assert_invariants(&app).await;
+}
+
+#[tokio::test]
+async fn no_profile_from_an_address_cognito_has_not_verified() {
+    let app = app().await;
+    // A confirmation whose address Cognito has not verified makes no profile...
+    let mut confirmation = cognito_event("post-confirmation", ADA, "ada@example.com");
+    confirmation.payload["request"]["userAttributes"]["email_verified"] = serde_json::json!("false");
+    post_confirmation::handle(&app, confirmation).await.unwrap();
+    // ...nor does a sign-in before it is verified, and no one's claim is taken over.
+    sign_up(&app, ADMIN, "grace@example.com").await;
+    add(&app, ADMIN, "ada@example.com").await;
+    let before = item_count(&app).await;
+    post_authentication::handle(&app, sign_in(ADA, "ada@example.com", false))
+        .await
+        .unwrap();
+    assert_eq!(item_count(&app).await, before);
+    Reply::from(
+        get_account::handle(&app, Event::load("get-account").request())
+            .await
+            .unwrap(),
+    )
+    .assert_problem(404, "NOT_FOUND");
+    // Once Cognito has verified it, the next sign-in creates the profile.
+    post_authentication::handle(&app, sign_in(ADA, "ada@example.com", true))
+        .await
+        .unwrap();
+    Reply::from(
+        get_account::handle(&app, Event::load("get-account").request())
+            .await
+            .unwrap(),
+    )
+    .assert_status(200);
+    assert_invariants(&app).await;
+}
+
+#[tokio::test]
+async fn a_deleted_account_cannot_sign_in() {
+    let app = app().await;
+    sign_up(&app, ADA, "ada@example.com").await;
+    let ada = user_service::domain::UserId::parse(ADA).unwrap();
+    app.store
+        .set_status(&ada, user_service::domain::UserStatus::Deleted, app.clock.now())
+        .await
+        .unwrap();
+    let err = post_authentication::handle(&app, sign_in(ADA, "ada@example.com", true))
+        .await
+        .unwrap_err();
+    assert!(err.error_message.starts_with("ACCOUNT_DELETED"), "{err:?}");
+    assert_invariants(&app).await;
 }

@@ -6,7 +6,10 @@ use std::time::Duration;
 use lambda_runtime::{Context, Diagnostic};
 use tracing::Instrument;
 
+use std::collections::HashMap;
+
 use crate::StoreError;
+use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
 use crate::store::retry;
 
 /// Cognito waits this long for a trigger, whatever the function's timeout.
@@ -42,4 +45,27 @@ pub fn store_failure(err: StoreError) -> Diagnostic {
 
 pub fn email_taken() -> Diagnostic {
     refuse("EMAIL_TAKEN", "An account with this email address already exists.")
+}
+
+/// The user Cognito's attributes describe, for the idempotent create; `None`
+/// while Cognito has not verified the address (a verified primary is never made
+/// of an address Cognito has not verified: a later sign-in creates the profile).
+pub fn confirmed_user(sub: &str, attributes: &HashMap<String, String>) -> Result<Option<NewUser>, Diagnostic> {
+    let user_id = UserId::parse(sub).map_err(|_| refuse("INVALID_EVENT", "The user has no valid sub."))?;
+    if attributes.get("email_verified").map(String::as_str) != Some("true") {
+        return Ok(None);
+    }
+    let email = attributes
+        .get("email")
+        .and_then(|raw| EmailAddress::parse(raw).ok())
+        .ok_or_else(|| refuse("VALIDATION_FAILED", "The email address is not valid."))?;
+    // Optional attributes that do not parse are left out rather than failing a sign-up.
+    let optional = |name: &str| attributes.get(name).map(String::as_str);
+    Ok(Some(NewUser {
+        user_id,
+        email,
+        first_name: optional("given_name").and_then(|n| PersonName::parse(n).ok()),
+        last_name: optional("family_name").and_then(|n| PersonName::parse(n).ok()),
+        phone: optional("phone_number").and_then(|p| Phone::parse(p).ok()),
+    }))
 }

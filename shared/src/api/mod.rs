@@ -10,6 +10,7 @@ pub mod get_account;
 pub mod get_email;
 pub mod get_profile;
 pub mod list_emails;
+pub mod post_authentication;
 pub mod post_confirmation;
 pub mod pre_sign_up;
 pub mod remove_email;

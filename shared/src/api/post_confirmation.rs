@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use super::cognito;
 use crate::app::App;
-use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
 use crate::store::Created;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
@@ -29,20 +28,9 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .cloned()
         .unwrap_or_default();
     Box::pin(cognito::run(&event.context, &sub, async {
-        let user_id =
-            UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
-        let email = attributes
-            .get("email")
-            .and_then(|raw| EmailAddress::parse(raw).ok())
-            .ok_or_else(|| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
-        // Optional attributes that do not parse are left out rather than failing a sign-up.
-        let optional = |name: &str| attributes.get(name).map(String::as_str);
-        let user = NewUser {
-            user_id,
-            email,
-            first_name: optional("given_name").and_then(|n| PersonName::parse(n).ok()),
-            last_name: optional("family_name").and_then(|n| PersonName::parse(n).ok()),
-            phone: optional("phone_number").and_then(|p| Phone::parse(p).ok()),
+        let Some(user) = cognito::confirmed_user(&sub, attributes)? else {
+            tracing::info!("address not verified by Cognito; the profile waits for a sign-in");
+            return Ok(());
         };
         match app.store.create_user(&user, app.clock.now()).await {
             Ok(Created::New) => tracing::info!("user created"),

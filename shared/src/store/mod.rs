@@ -103,6 +103,12 @@ impl Store {
         visible(profile).map(ProfileItem::into_domain)
     }
 
+    /// The status of a user's profile, deleted ones included; `None` without a profile.
+    pub async fn profile_status(&self, user: &UserId) -> Result<Option<UserStatus>, StoreError> {
+        let item = self.get(keys::profile_key(user)).await?;
+        Ok(item.map(items::from_item::<ProfileItem>).transpose()?.map(|p| p.status))
+    }
+
     /// A user's addresses, oldest first.
     pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
         let expr = Expr::default()

@@ -1,0 +1,51 @@
+//! Cognito PostAuthentication: the repair path. A confirmed Cognito user without
+//! a profile gets one at sign-in, through the same idempotent create as
+//! post-confirmation: a user whose post-confirmation failed after Cognito's
+//! retries, and a user made with AdminCreateUser (which fires no confirmation).
+//! Only once Cognito has verified the address. A deleted account cannot sign in.
+//! The event is returned unchanged.
+
+use aws_lambda_events::event::cognito::CognitoEventUserPoolsPostAuthentication;
+use lambda_runtime::{Diagnostic, LambdaEvent};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::cognito;
+use crate::app::App;
+use crate::domain::{UserId, UserStatus};
+use crate::store::Created;
+
+pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
+    let parsed = CognitoEventUserPoolsPostAuthentication::deserialize(&event.payload)
+        .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-in event could not be read."))?;
+    let attributes = &parsed.request.user_attributes;
+    let sub = attributes
+        .get("sub")
+        .or(parsed.cognito_event_user_pools_header.user_name.as_ref())
+        .cloned()
+        .unwrap_or_default();
+    Box::pin(cognito::run(&event.context, &sub, async {
+        let user_id =
+            UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
+        match app.store.profile_status(&user_id).await {
+            Ok(Some(UserStatus::Deleted)) => {
+                return Err(cognito::refuse("ACCOUNT_DELETED", "This account was deleted."));
+            }
+            Ok(Some(_)) => return Ok(()),
+            Ok(None) => {}
+            Err(err) => return Err(cognito::store_failure(err)),
+        }
+        let Some(user) = cognito::confirmed_user(&sub, attributes)? else {
+            tracing::info!("no profile, and Cognito has not verified the address yet");
+            return Ok(());
+        };
+        match app.store.create_user(&user, app.clock.now()).await {
+            Ok(Created::New) => tracing::info!("user created at sign-in (repair)"),
+            Ok(Created::Existing) => tracing::info!("user exists already"),
+            Err(err) => return Err(cognito::store_failure(err)),
+        }
+        Ok(())
+    }))
+    .await?;
+    Ok(event.payload)
+}
