@@ -15,6 +15,8 @@ mod handlers_emails;
 mod handlers_profile;
 mod iam;
 mod invariant_checker;
+mod lost_response;
+mod races;
 mod secrets;
 mod store_emails;
 mod store_users;
