@@ -240,6 +240,74 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     ]);
     assert_eq!((status, taken["code"].as_str()), (409, Some("EMAIL_TAKEN")));
 
+    // Orphans are repaired at sign-in: a user whose post-confirmation failed after
+    // Cognito's retries, and AdminCreateUser users (no confirmation at all).
+    let post = |path: &str, body: Value| {
+        curl(&[
+            "-X",
+            "POST",
+            &format!("{api}{path}"),
+            "-H",
+            "content-type: application/json",
+            "-d",
+            &body.to_string(),
+        ])
+    };
+    let me = |token: &Value| {
+        let bearer = format!("authorization: Bearer {}", token["token"].as_str().unwrap());
+        curl(&["-H", &bearer, &format!("{api}/me/account")])
+    };
+    let find = |email: &str| curl(&["-H", &bearer, &format!("{api}/admin/users?email={email}")]);
+    let (status, _) = post(
+        "/local/sign-up",
+        json!({"email": "orphan@example.com", "simulatePostConfirmationFailure": true}),
+    );
+    assert_eq!(status, 201);
+    assert_eq!(find("orphan%40example.com").0, 404, "confirmed in Cognito, no profile");
+    let (status, token) = post("/local/token", json!({"email": "orphan@example.com"}));
+    assert_eq!(status, 200, "{token}");
+    let (status, account) = me(&token);
+    assert_eq!(status, 200, "{account}");
+    assert_eq!(account["emails"][0]["email"], "orphan@example.com");
+    assert_eq!(
+        (
+            account["emails"][0]["isPrimary"].as_bool(),
+            account["emails"][0]["isVerified"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+
+    let (status, _) = post(
+        "/local/admin-create-user",
+        json!({"email": "made@example.com", "emailVerified": true}),
+    );
+    assert_eq!(status, 201);
+    let (status, token) = post("/local/token", json!({"email": "made@example.com"}));
+    assert_eq!(status, 200, "{token}");
+    assert_eq!(
+        me(&token).0,
+        200,
+        "verified at creation: a verified primary at the first sign-in"
+    );
+
+    let (status, _) = post(
+        "/local/admin-create-user",
+        json!({"email": "unverified@example.com", "emailVerified": false}),
+    );
+    assert_eq!(status, 201);
+    let (status, token) = post("/local/token", json!({"email": "unverified@example.com"}));
+    assert_eq!(status, 200, "{token}");
+    assert_eq!(me(&token).0, 404, "no profile from an address Cognito has not verified");
+    assert_eq!(
+        post("/local/admin-verify-email", json!({"email": "unverified@example.com"})).0,
+        200
+    );
+    let (status, token) = post("/local/token", json!({"email": "unverified@example.com"}));
+    assert_eq!(status, 200, "{token}");
+    let (status, account) = me(&token);
+    assert_eq!(status, 200, "{account}");
+    assert_eq!(account["emails"][0]["isVerified"], true);
+
     dev.interrupt();
 
     // Data survives a restart.

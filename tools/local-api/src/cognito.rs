@@ -1,6 +1,7 @@
-//! Local stand-ins for Cognito sign-up and sign-in. Sign-up runs the real
-//! pre-sign-up and post-confirmation functions with events shaped as Cognito
-//! sends them, then issues a token; /local/token issues one for an existing user.
+//! Local stand-ins for Cognito: sign-up, sign-in and two admin calls, running
+//! the real trigger functions with events shaped as Cognito sends them. The
+//! users live in the local pool; a sign-in runs post-authentication (the repair
+//! path) before it issues an access token, as Cognito does.
 
 use axum::Json;
 use axum::body::Body;
@@ -12,6 +13,7 @@ use user_service::domain::EmailAddress;
 
 use crate::event::json_response;
 use crate::invoke::InvokeError;
+use crate::pool::PoolUser;
 use crate::server::Shared;
 
 const USER_POOL_ID: &str = "local_UserPool";
@@ -23,6 +25,25 @@ pub struct SignUp {
     email: String,
     given_name: Option<String>,
     family_name: Option<String>,
+    /// Stands for a post-confirmation that failed after Cognito's retries: the
+    /// user is confirmed in the pool with no profile, and gets no token here.
+    #[serde(default)]
+    simulate_post_confirmation_failure: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdminCreateUser {
+    email: String,
+    email_verified: bool,
+    given_name: Option<String>,
+    family_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminVerifyEmail {
+    email: String,
 }
 
 #[derive(Deserialize)]
@@ -44,20 +65,23 @@ fn header(trigger: &str, sub: &str) -> Value {
     })
 }
 
-fn pre_sign_up_event(sub: &str, attributes: &Value) -> Value {
-    let mut event = header("PreSignUp_SignUp", sub);
+fn pre_sign_up_event(trigger: &str, sub: &str, attributes: &Value) -> Value {
+    let mut event = header(trigger, sub);
     event["request"] = json!({ "userAttributes": attributes, "validationData": null });
     event["response"] = json!({ "autoConfirmUser": false, "autoVerifyEmail": false, "autoVerifyPhone": false });
     event
 }
 
-fn post_confirmation_event(sub: &str, attributes: &Value) -> Value {
-    let mut confirmed = attributes.clone();
-    confirmed["sub"] = json!(sub);
-    confirmed["email_verified"] = json!("true");
-    confirmed["cognito:user_status"] = json!("CONFIRMED");
-    let mut event = header("PostConfirmation_ConfirmSignUp", sub);
-    event["request"] = json!({ "userAttributes": confirmed, "clientMetadata": {} });
+fn post_confirmation_event(user: &PoolUser) -> Value {
+    let mut event = header("PostConfirmation_ConfirmSignUp", &user.sub);
+    event["request"] = json!({ "userAttributes": user.attributes(), "clientMetadata": {} });
+    event["response"] = json!({});
+    event
+}
+
+fn post_authentication_event(user: &PoolUser) -> Value {
+    let mut event = header("PostAuthentication_Authentication", &user.sub);
+    event["request"] = json!({ "userAttributes": user.attributes(), "newDeviceUsed": false, "clientMetadata": {} });
     event["response"] = json!({});
     event
 }
@@ -79,10 +103,11 @@ fn refused(err: InvokeError) -> Response<Body> {
     match err {
         InvokeError::Function { message, .. } => {
             let code = message.split(':').next().unwrap_or("SIGN_UP_FAILED").trim().to_owned();
-            let status = if code == "EMAIL_TAKEN" {
-                StatusCode::CONFLICT
-            } else {
-                StatusCode::BAD_REQUEST
+            let status = match code.as_str() {
+                "EMAIL_TAKEN" => StatusCode::CONFLICT,
+                "ACCOUNT_DELETED" => StatusCode::FORBIDDEN,
+                "SERVICE_UNAVAILABLE" => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::BAD_REQUEST,
             };
             problem(status, &code, &message)
         }
@@ -97,61 +122,128 @@ fn refused(err: InvokeError) -> Response<Body> {
     }
 }
 
-pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> Response<Body> {
-    if EmailAddress::parse(&body.email).is_err() {
-        return problem(
-            StatusCode::BAD_REQUEST,
-            "VALIDATION_FAILED",
-            "email: not a valid address",
-        );
-    }
-    let sub = uuid::Uuid::new_v4().to_string();
-    let mut attributes = json!({ "email": body.email });
-    if let Some(given) = &body.given_name {
-        attributes["given_name"] = json!(given);
-    }
-    if let Some(family) = &body.family_name {
-        attributes["family_name"] = json!(family);
-    }
-    if let Err(err) = shared
-        .lambda
-        .invoke("pre-sign-up", &pre_sign_up_event(&sub, &attributes))
-        .await
-    {
-        return refused(err);
-    }
-    if let Err(err) = shared
-        .lambda
-        .invoke("post-confirmation", &post_confirmation_event(&sub, &attributes))
-        .await
-    {
-        return refused(err);
-    }
-    issue(&shared, &sub, &[], StatusCode::CREATED)
+fn invalid_email() -> Response<Body> {
+    problem(
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_FAILED",
+        "email: not a valid address",
+    )
 }
 
+fn pool_failure(err: &std::io::Error) -> Response<Body> {
+    tracing::error!(error = %err, "the local user pool could not be saved");
+    problem(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "INTERNAL",
+        "the local user pool could not be saved",
+    )
+}
+
+/// Sign-up, confirmation and sign-in in one call, as a newcomer would do them.
+pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> Response<Body> {
+    let Ok(email) = EmailAddress::parse(&body.email) else {
+        return invalid_email();
+    };
+    let user = PoolUser {
+        sub: uuid::Uuid::new_v4().to_string(),
+        email: email.as_str().to_owned(),
+        email_verified: true,
+        given_name: body.given_name,
+        family_name: body.family_name,
+    };
+    let mut attributes = user.attributes();
+    attributes["email"] = json!(body.email);
+    if let Err(err) = shared
+        .lambda
+        .invoke(
+            "pre-sign-up",
+            &pre_sign_up_event("PreSignUp_SignUp", &user.sub, &attributes),
+        )
+        .await
+    {
+        return refused(err);
+    }
+    if let Err(err) = shared.pool.put(user.clone()).await {
+        return pool_failure(&err);
+    }
+    if body.simulate_post_confirmation_failure {
+        return json_response(StatusCode::CREATED, &json!({ "sub": user.sub }));
+    }
+    if let Err(err) = shared
+        .lambda
+        .invoke("post-confirmation", &post_confirmation_event(&user))
+        .await
+    {
+        return refused(err);
+    }
+    sign_in(&shared, &user, &[], StatusCode::CREATED).await
+}
+
+/// Sign-in: post-authentication runs first (the repair path), then a token.
 pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>) -> Response<Body> {
     let Ok(email) = EmailAddress::parse(&body.email) else {
+        return invalid_email();
+    };
+    match shared.pool.find(email.as_str()).await {
+        Some(user) => sign_in(&shared, &user, &body.groups, StatusCode::OK).await,
+        None => problem(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            "no user of the local pool has this address",
+        ),
+    }
+}
+
+/// AdminCreateUser: pre-sign-up runs (PreSignUp_AdminCreateUser); no confirmation follows.
+pub async fn admin_create_user(State(shared): State<Shared>, Json(body): Json<AdminCreateUser>) -> Response<Body> {
+    let Ok(email) = EmailAddress::parse(&body.email) else {
+        return invalid_email();
+    };
+    let user = PoolUser {
+        sub: uuid::Uuid::new_v4().to_string(),
+        email: email.as_str().to_owned(),
+        email_verified: body.email_verified,
+        given_name: body.given_name,
+        family_name: body.family_name,
+    };
+    let event = pre_sign_up_event("PreSignUp_AdminCreateUser", &user.sub, &user.attributes());
+    if let Err(err) = shared.lambda.invoke("pre-sign-up", &event).await {
+        return refused(err);
+    }
+    if let Err(err) = shared.pool.put(user.clone()).await {
+        return pool_failure(&err);
+    }
+    json_response(StatusCode::CREATED, &json!({ "sub": user.sub }))
+}
+
+/// Cognito marks the user's address verified (`email_verified = true`).
+pub async fn admin_verify_email(State(shared): State<Shared>, Json(body): Json<AdminVerifyEmail>) -> Response<Body> {
+    let Ok(email) = EmailAddress::parse(&body.email) else {
+        return invalid_email();
+    };
+    let Some(mut user) = shared.pool.find(email.as_str()).await else {
         return problem(
-            StatusCode::BAD_REQUEST,
-            "VALIDATION_FAILED",
-            "email: not a valid address",
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            "no user of the local pool has this address",
         );
     };
-    match shared.store.find_by_email(&email).await {
-        Ok(account) => issue(&shared, account.profile.user_id.as_str(), &body.groups, StatusCode::OK),
-        Err(user_service::StoreError::NotFound) => {
-            problem(StatusCode::NOT_FOUND, "NOT_FOUND", "no user has this address")
-        }
-        Err(err) => {
-            tracing::error!(cause = %user_service::error_chain(&err), "token lookup failed");
-            problem(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "SERVICE_UNAVAILABLE",
-                "DynamoDB Local is not answering",
-            )
-        }
+    user.email_verified = true;
+    match shared.pool.put(user).await {
+        Ok(()) => json_response(StatusCode::OK, &json!({ "emailVerified": true })),
+        Err(err) => pool_failure(&err),
     }
+}
+
+async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: StatusCode) -> Response<Body> {
+    if let Err(err) = shared
+        .lambda
+        .invoke("post-authentication", &post_authentication_event(user))
+        .await
+    {
+        return refused(err);
+    }
+    issue(shared, &user.sub, groups, status)
 }
 
 fn issue(shared: &Shared, sub: &str, groups: &[String], status: StatusCode) -> Response<Body> {

@@ -60,12 +60,15 @@ async fn main() -> Result<(), Error> {
         println!("  {:<40} -> {}", route.key(), route.function);
     }
     println!("  POST /local/sign-up  {{email, givenName?, familyName?}} -> {{sub, token}}");
-    println!("  POST /local/token    {{email, groups?}} -> {{sub, token}}");
+    println!("  POST /local/token    {{email, groups?}} -> {{sub, token}} (a sign-in: runs post-authentication)");
+    println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
+    println!("  POST /local/admin-verify-email  {{email}}");
     let shared = Arc::new(State_ {
         routes,
         key,
         lambda: Lambda::new(lambda_port),
         store,
+        pool: local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?,
     });
     axum::serve(
         listener,

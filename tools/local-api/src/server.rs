@@ -24,6 +24,7 @@ pub struct State_ {
     pub key: DevKey,
     pub lambda: Lambda,
     pub store: Store,
+    pub pool: crate::pool::Pool,
 }
 
 pub type Shared = Arc<State_>;
@@ -32,6 +33,8 @@ pub fn router(shared: Shared) -> Router {
     Router::new()
         .route("/local/sign-up", post(crate::cognito::sign_up))
         .route("/local/token", post(crate::cognito::token))
+        .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
+        .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
         .fallback(proxy)
         .with_state(shared)
 }
