@@ -42,10 +42,7 @@ impl Intercept for LoseFirstCommit {
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         let request = context.request();
-        let is_transaction = request
-            .headers()
-            .get("x-amz-target")
-            .is_some_and(|t| t.ends_with("TransactWriteItems"));
+        let is_transaction = integration_tests::sdk::is_transaction(request);
         self.in_flight.store(is_transaction, Ordering::SeqCst);
         if is_transaction {
             let body: serde_json::Value = serde_json::from_slice(request.body().bytes().unwrap_or_default())?;

@@ -47,12 +47,7 @@ impl Intercept for BetweenReadAndWrite {
         _: &RuntimeComponents,
         _: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let is_transaction = context
-            .request()
-            .headers()
-            .get("x-amz-target")
-            .is_some_and(|t| t.ends_with("TransactWriteItems"));
-        if is_transaction && !self.done.swap(true, Ordering::SeqCst) {
+        if integration_tests::sdk::is_transaction(context.request()) && !self.done.swap(true, Ordering::SeqCst) {
             // Interceptors are synchronous: the other request runs to completion on a
             // thread and runtime of its own before this one is sent.
             let (other, meddle) = (self.other.clone(), Arc::clone(&self.meddle));

@@ -10,6 +10,7 @@ pub mod invariants;
 pub mod lambda;
 pub mod moto;
 pub mod process;
+pub mod sdk;
 pub mod wait;
 
 /// One instant per test process: every test's "now". Tests that need time to

@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::cognito;
 use crate::app::App;
 use crate::domain::{UserId, UserStatus};
-use crate::store::Created;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPostAuthentication::deserialize(&event.payload)
@@ -39,12 +38,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             tracing::info!("no profile, and Cognito has not verified the address yet");
             return Ok(());
         };
-        match app.store.create_user(&user, app.clock.now()).await {
-            Ok(Created::New) => tracing::info!("user created at sign-in (repair)"),
-            Ok(Created::Existing) => tracing::info!("user exists already"),
-            Err(err) => return Err(cognito::store_failure(err)),
-        }
-        Ok(())
+        cognito::create(app, &user, "user created at sign-in (repair)").await
     }))
     .await?;
     Ok(event.payload)

@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use super::cognito;
 use crate::app::App;
-use crate::store::Created;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload)
@@ -32,12 +31,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             tracing::info!("address not verified by Cognito; the profile waits for a sign-in");
             return Ok(());
         };
-        match app.store.create_user(&user, app.clock.now()).await {
-            Ok(Created::New) => tracing::info!("user created"),
-            Ok(Created::Existing) => tracing::info!("user exists already; repeated delivery"),
-            Err(err) => return Err(cognito::store_failure(err)),
-        }
-        Ok(())
+        cognito::create(app, &user, "user created").await
     }))
     .await?;
     Ok(event.payload)
