@@ -88,6 +88,8 @@ async fn recording(setup: &App) -> (App, Recorder) {
 
 /// A user the admin suspends and deletes (an admin must stay active to do it).
 const TARGET: &str = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b";
+/// A user who closes their own account.
+const CLOSER: &str = "2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b6c";
 
 fn assert_actions(function: &Function, recorder: &Recorder) {
     let used = recorder.0.lock().unwrap().clone();
@@ -104,6 +106,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     sign_up(&setup, ADA, "ada@example.com").await;
     sign_up(&setup, ADMIN, "grace@example.com").await;
     sign_up(&setup, TARGET, "target@example.com").await;
+    sign_up(&setup, CLOSER, "closer@example.com").await;
     let pending = add(&setup, ADA, "pending@example.com").await;
 
     let (app, rec) = recording(&setup).await;
@@ -230,6 +233,19 @@ async fn every_function_uses_exactly_its_granted_actions() {
         .await
         .unwrap();
     assert_actions(&catalog::POST_AUTHENTICATION, &rec);
+
+    let (app, rec) = recording(&setup).await;
+    let event = Event::load("get-email").path_param("emailId", &pending);
+    api::get_email::handle(&app, event.request()).await.unwrap();
+    assert_actions(&catalog::GET_EMAIL, &rec);
+
+    // Closing an account with addresses: the partition's Query, then the
+    // profile's update and every record's and claim's delete.
+    let (app, rec) = recording(&setup).await;
+    let event = Event::load("delete-account").caller(CLOSER).header("if-match", "\"1\"");
+    let reply = integration_tests::http::Reply::from(api::delete_account::handle(&app, event.request()).await.unwrap());
+    reply.assert_status(204);
+    assert_actions(&catalog::DELETE_ACCOUNT, &rec);
 }
 
 /// A verified second address of Ada's, set up without recording.
