@@ -3,6 +3,7 @@
 use crate::catalog::Function;
 use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
+use crate::identity::UserPool;
 use crate::notify::VerificationSender;
 use crate::store::{Store, sdk_config};
 
@@ -15,6 +16,8 @@ pub struct App {
     pub sender: VerificationSender,
     /// The time every handler decides by; tests set it.
     pub clock: Clock,
+    /// The Cognito user pool, for the functions whose catalog entry calls it.
+    pub users: Option<UserPool>,
 }
 
 pub const DEFAULT_ADMIN_GROUP: &str = "admin";
@@ -26,6 +29,7 @@ impl App {
             admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
             sender: VerificationSender::Log,
             clock: Clock::System,
+            users: None,
         }
     }
 
@@ -53,12 +57,18 @@ impl App {
         if function.reads_verification_key {
             store = store.with_key(crate::secrets::verification_key(lookup, &sdk).await?);
         }
+        let users = if function.cognito_actions.is_empty() {
+            None
+        } else {
+            Some(UserPool::from_lookup(lookup, &sdk)?)
+        };
         tracing::info!(function = function.name, table = %store.config().table_name, "initialised");
         Ok(Self {
             store,
             admin_group,
             sender,
             clock: Clock::System,
+            users,
         })
     }
 }

@@ -22,6 +22,10 @@ pub enum Trigger {
     CognitoPostConfirmation,
     /// Every sign-in: the repair path for confirmed users without a profile.
     CognitoPostAuthentication,
+    /// An EventBridge schedule (`rate(...)`).
+    Schedule {
+        rate: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +41,8 @@ pub struct Function {
     /// Whether it hashes codes or addresses, and so reads the verification key's
     /// secret at init (`secretsmanager:GetSecretValue` on that secret alone).
     pub reads_verification_key: bool,
+    /// Cognito admin actions it calls, on the stack's user pool alone.
+    pub cognito_actions: &'static [&'static str],
 }
 
 const fn http(
@@ -52,6 +58,7 @@ const fn http(
         dynamodb_actions,
         queries_gsi1: false,
         reads_verification_key: false,
+        cognito_actions: &[],
     }
 }
 
@@ -135,6 +142,7 @@ pub const PRE_SIGN_UP: Function = Function {
     dynamodb_actions: &["GetItem"],
     queries_gsi1: false,
     reads_verification_key: false,
+    cognito_actions: &[],
 };
 pub const POST_CONFIRMATION: Function = Function {
     name: "post-confirmation",
@@ -142,6 +150,7 @@ pub const POST_CONFIRMATION: Function = Function {
     dynamodb_actions: &["PutItem", "DeleteItem", "UpdateItem"],
     queries_gsi1: false,
     reads_verification_key: false,
+    cognito_actions: &[],
 };
 
 pub const POST_AUTHENTICATION: Function = Function {
@@ -150,6 +159,18 @@ pub const POST_AUTHENTICATION: Function = Function {
     dynamodb_actions: &["GetItem", "PutItem", "DeleteItem", "UpdateItem"],
     queries_gsi1: false,
     reads_verification_key: false,
+    cognito_actions: &[],
+};
+
+/// Profiles of users who deleted themselves in Cognito (DeleteUser with their own
+/// access token fires no trigger) are found by a daily sweep and erased.
+pub const RECONCILE_USERS: Function = Function {
+    name: "reconcile-users",
+    trigger: Trigger::Schedule { rate: "rate(1 day)" },
+    dynamodb_actions: &["Scan", "Query", "UpdateItem", "DeleteItem"],
+    queries_gsi1: false,
+    reads_verification_key: false,
+    cognito_actions: &["AdminGetUser"],
 };
 
 pub const FUNCTIONS: &[Function] = &[
@@ -170,6 +191,7 @@ pub const FUNCTIONS: &[Function] = &[
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
+    RECONCILE_USERS,
 ];
 
 impl Function {
@@ -177,9 +199,10 @@ impl Function {
     pub const fn access(&self) -> Access {
         match self.trigger {
             Trigger::Http { access, .. } => access,
-            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {
-                Access::User
-            }
+            Trigger::CognitoPreSignUp
+            | Trigger::CognitoPostConfirmation
+            | Trigger::CognitoPostAuthentication
+            | Trigger::Schedule { .. } => Access::User,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod http;
+pub mod identity;
 pub mod keys;
 pub mod notify;
 pub mod secrets;

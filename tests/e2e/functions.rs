@@ -114,6 +114,8 @@ impl Http {
     }
 }
 
+const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
 const FOREIGN_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 
 fn set_email_id(event: &mut Value, id: &str) {
@@ -126,12 +128,30 @@ fn set_email_id(event: &mut Value, id: &str) {
 #[test]
 fn every_event_file_against_the_real_binaries() {
     require_cargo_lambda();
-    let table = tokio::runtime::Runtime::new()
-        .unwrap()
-        .block_on(async { ddb::fresh_table(&ddb::client()).await });
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let table = rt.block_on(async { ddb::fresh_table(&ddb::client()).await });
+    // Cognito for the sweep: moto's server, with the two users the events name.
+    let moto = integration_tests::moto::Moto::start();
+    let pool_id = rt.block_on(async {
+        let cognito = aws_sdk_cognitoidentityprovider::Client::new(&moto.sdk_config());
+        let pool = cognito.create_user_pool().pool_name("users").send().await.unwrap();
+        let pool_id = pool.user_pool.unwrap().id.unwrap();
+        for sub in [ADA, ADMIN] {
+            cognito
+                .admin_create_user()
+                .user_pool_id(&pool_id)
+                .username(sub)
+                .send()
+                .await
+                .unwrap();
+        }
+        pool_id
+    });
     let env = function_env(
         table,
         &[
+            ("USER_POOL_ID", &pool_id),
+            ("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", &moto.endpoint),
             ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000"),
             ("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000"),
             ("VERIFICATION_SENDER", "log"),
@@ -247,7 +267,7 @@ fn every_event_file_against_the_real_binaries() {
     note("get-email");
 
     // The admin of the admin events: admins need an active account of their own.
-    let admin = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
+    let admin = ADMIN;
     run.invoke_with("post-confirmation", "post-confirmation", |e| {
         e["userName"] = json!(admin);
         e["request"]["userAttributes"]["sub"] = json!(admin);
@@ -295,6 +315,11 @@ fn every_event_file_against_the_real_binaries() {
     })
     .problem(403, "ACCOUNT_INACTIVE");
     note("delete-account");
+
+    // The sweep finds both users still in Cognito and erases no one.
+    let swept = run.invoke("reconcile-users", "reconcile-users").unwrap();
+    assert_eq!(swept, json!({"checked": 2, "erased": 0}));
+    note("reconcile-users");
 
     // Every file in events/ was invoked.
     assert_eq!(invoked.into_iter().collect::<Vec<_>>(), events::all_names());

@@ -20,5 +20,6 @@ mod races;
 mod secrets;
 mod store_emails;
 mod store_users;
+mod sweep;
 mod template;
 mod triggers;

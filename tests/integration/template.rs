@@ -163,6 +163,11 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
         }
+        // Cognito: exactly the admin actions the function calls, on the stack's pool alone.
+        if !spec.cognito_actions.is_empty() {
+            wanted.extend(spec.cognito_actions.iter().map(|a| format!("cognito-idp:{a}")));
+            expected_resources.insert("UserPool.Arn".to_owned());
+        }
         // The verification key: read by exactly the functions that hash, on that secret alone.
         let secret_env = &function["Properties"]["Environment"]["Variables"][user_service::secrets::SECRET_ID_VAR];
         if spec.reads_verification_key {
@@ -173,7 +178,10 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
             assert!(secret_env.is_null(), "{id} must not know the key's secret");
         }
         assert_eq!(actions, wanted, "{id}");
-        assert!(!actions.iter().any(|a| a.contains('*') || a.ends_with(":Scan")), "{id}");
+        assert!(!actions.iter().any(|a| a.contains('*')), "{id}");
+        // Only the scheduled sweep reads the whole table.
+        let scans = actions.iter().any(|a| a.ends_with(":Scan"));
+        assert_eq!(scans, matches!(spec.trigger, Trigger::Schedule { .. }), "{id}");
         assert_eq!(resources, expected_resources, "{id}");
     }
 }
@@ -265,5 +273,24 @@ fn only_access_tokens_pass_and_users_cannot_rewrite_their_cognito_email() {
             !writable.iter().any(|a| a == "email"),
             "{id} may write email: {writable:?}"
         );
+    }
+}
+
+#[test]
+fn scheduled_functions_run_on_the_catalogs_schedule() {
+    let t = template::load();
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        let schedules: Vec<String> = function["Properties"]["Events"]
+            .as_mapping()
+            .into_iter()
+            .flat_map(|events| events.values())
+            .filter(|e| text(&e["Type"]) == "Schedule")
+            .map(|e| text(&e["Properties"]["Schedule"]))
+            .collect();
+        match spec.trigger {
+            Trigger::Schedule { rate } => assert_eq!(schedules, [rate], "{id}"),
+            _ => assert!(schedules.is_empty(), "{id}"),
+        }
     }
 }

@@ -37,6 +37,7 @@ pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'sta
         ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
         ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
         (user_service::secrets::DEV_KEY_VAR, crate::ddb::TEST_KEY.to_owned()),
+        (user_service::identity::POOL_ID_VAR, "local_UserPool".to_owned()),
     ];
     env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
     env

@@ -13,6 +13,7 @@ pub mod list_emails;
 pub mod post_authentication;
 pub mod post_confirmation;
 pub mod pre_sign_up;
+pub mod reconcile_users;
 pub mod remove_email;
 pub mod send_verification;
 pub mod set_primary_email;

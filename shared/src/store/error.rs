@@ -5,6 +5,7 @@ use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::query::QueryError;
+use aws_sdk_dynamodb::operation::scan::ScanError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 
@@ -15,6 +16,8 @@ pub enum DynamoError {
     GetItem(#[from] SdkError<GetItemError, HttpResponse>),
     #[error("Query failed")]
     Query(#[from] SdkError<QueryError, HttpResponse>),
+    #[error("Scan failed")]
+    Scan(#[from] SdkError<ScanError, HttpResponse>),
     #[error("UpdateItem failed")]
     UpdateItem(#[from] SdkError<UpdateItemError, HttpResponse>),
     #[error("TransactWriteItems failed")]
@@ -55,6 +58,7 @@ macro_rules! transient_variants {
 transient_variants!(
     GetItemError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
     QueryError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
+    ScanError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
     UpdateItemError => [
         InternalServerError,
         ProvisionedThroughputExceededException,
@@ -86,6 +90,7 @@ impl DynamoError {
         match self {
             Self::GetItem(e) => sdk_error_is_retryable(e),
             Self::Query(e) => sdk_error_is_retryable(e),
+            Self::Scan(e) => sdk_error_is_retryable(e),
             Self::UpdateItem(e) => sdk_error_is_retryable(e),
             Self::TransactWriteItems(e) => sdk_error_is_retryable(e),
         }
@@ -96,6 +101,7 @@ impl DynamoError {
         match self {
             Self::GetItem(e) => e.code(),
             Self::Query(e) => e.code(),
+            Self::Scan(e) => e.code(),
             Self::UpdateItem(e) => e.code(),
             Self::TransactWriteItems(e) => e.code(),
         }
@@ -184,4 +190,10 @@ macro_rules! store_error_from_sdk {
         }
     )*};
 }
-store_error_from_sdk!(GetItemError, QueryError, UpdateItemError, TransactWriteItemsError);
+store_error_from_sdk!(
+    GetItemError,
+    QueryError,
+    ScanError,
+    UpdateItemError,
+    TransactWriteItemsError
+);

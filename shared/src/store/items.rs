@@ -29,6 +29,7 @@ pub(crate) mod attr {
     pub const CODE_SENT_AT: &str = "verificationSentAt";
     pub const EXPIRES_AT: &str = "expiresAt";
     pub const CREATED_AT: &str = "createdAt";
+    pub const ENTITY_TYPE: &str = "entityType";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -603,6 +603,32 @@ impl Store {
         })
     }
 
+    /// One page of the users that are not deleted, from `start` on, for sweeps;
+    /// the key to go on from, while there is more.
+    pub async fn live_users(&self, start: Option<Item>) -> Result<(Vec<UserId>, Option<Item>), StoreError> {
+        let expr = Expr::names(&[attr::ENTITY_TYPE, attr::STATUS, attr::USER_ID])
+            .s(":user", "User")
+            .s(":deleted", UserStatus::Deleted.as_str());
+        let page = self
+            .client
+            .scan()
+            .table_name(self.table())
+            .filter_expression("#entityType = :user AND #status <> :deleted")
+            .projection_expression("#userId")
+            .set_expression_attribute_names(expr.names_or_none())
+            .set_expression_attribute_values(expr.values_or_none())
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        let users = page
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|item| keys::key_string(&item, attr::USER_ID).and_then(|id| UserId::parse(id).ok()))
+            .collect();
+        Ok((users, page.last_evaluated_key.filter(|k| !k.is_empty())))
+    }
+
     /// One of the user's addresses.
     pub async fn get_email(&self, user: &UserId, email_id: EmailId) -> Result<Email, StoreError> {
         Ok(self.email_record(user, email_id).await?.into_domain())

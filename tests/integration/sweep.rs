@@ -1,0 +1,100 @@
+//! The daily sweep against moto's Cognito: a user who deleted themselves in
+//! Cognito (no trigger fires) loses profile, claims and personal data.
+
+use integration_tests::events;
+use integration_tests::moto::Moto;
+use lambda_runtime::{Context, LambdaEvent};
+use serde_json::json;
+use user_service::App;
+use user_service::api::reconcile_users;
+use user_service::domain::UserId;
+use user_service::identity::UserPool;
+
+use crate::handler_support::*;
+
+async fn pool(moto: &Moto, users: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String) {
+    let cognito = aws_sdk_cognitoidentityprovider::Client::new(&moto.sdk_config());
+    let pool = cognito
+        .create_user_pool()
+        .pool_name("users")
+        .send()
+        .await
+        .unwrap()
+        .user_pool
+        .unwrap()
+        .id
+        .unwrap();
+    for sub in users {
+        cognito
+            .admin_create_user()
+            .user_pool_id(&pool)
+            .username(*sub)
+            .send()
+            .await
+            .unwrap();
+    }
+    (cognito, pool)
+}
+
+async fn sweep(app: &App) -> Result<serde_json::Value, lambda_runtime::Diagnostic> {
+    reconcile_users::handle(
+        app,
+        LambdaEvent::new(events::load("reconcile-users"), Context::default()),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn users_deleted_in_cognito_are_erased_by_the_sweep() {
+    let moto = Moto::start();
+    // Grace deleted herself in Cognito: only Ada is left in the pool.
+    let (cognito, pool_id) = pool(&moto, &[ADA]).await;
+    let app = App {
+        users: Some(UserPool::new(cognito, pool_id)),
+        ..app().await
+    };
+    sign_up(&app, ADA, "ada@example.com").await;
+    sign_up(&app, ADMIN, "grace@example.com").await;
+    add(&app, ADMIN, "grace.pending@example.com").await;
+
+    assert_eq!(sweep(&app).await.unwrap(), json!({"checked": 2, "erased": 1}));
+    let grace = UserId::parse(ADMIN).unwrap();
+    assert!(matches!(
+        app.store.get_profile(&grace).await,
+        Err(user_service::StoreError::NotFound)
+    ));
+    for address in ["grace@example.com", "grace.pending@example.com"] {
+        let email = user_service::domain::EmailAddress::parse(address).unwrap();
+        assert!(
+            app.store.is_available(&email, app.clock.now()).await.unwrap(),
+            "{address}"
+        );
+    }
+    assert_eq!(
+        app.store
+            .get_profile(&UserId::parse(ADA).unwrap())
+            .await
+            .unwrap()
+            .status,
+        user_service::domain::UserStatus::Active
+    );
+    assert_invariants(&app).await;
+    // Nothing left to do on the next run.
+    assert_eq!(sweep(&app).await.unwrap(), json!({"checked": 1, "erased": 0}));
+}
+
+#[tokio::test]
+async fn a_sweep_that_cannot_ask_cognito_erases_nothing_and_fails() {
+    let moto = Moto::start();
+    let (cognito, _) = pool(&moto, &[]).await;
+    let app = App {
+        users: Some(UserPool::new(cognito, "us-east-1_NoSuchPool")),
+        ..app().await
+    };
+    sign_up(&app, ADA, "ada@example.com").await;
+    let before = item_count(&app).await;
+    let err = sweep(&app).await.unwrap_err();
+    assert_eq!(err.error_type, "SWEEP_FAILED");
+    assert_eq!(item_count(&app).await, before);
+    assert!(app.store.get_profile(&UserId::parse(ADA).unwrap()).await.is_ok());
+}
