@@ -56,18 +56,21 @@ async fn server_errors_are_unavailable() {
     assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
 }
 
+/// A sign-up transaction cancelled because another transaction held its first item.
+fn conflict() -> TransactWriteItemsError {
+    TransactWriteItemsError::TransactionCanceledException(
+        TransactionCanceledException::builder()
+            .message("Transaction cancelled")
+            .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
+            .cancellation_reasons(CancellationReason::builder().code("None").build())
+            .cancellation_reasons(CancellationReason::builder().code("None").build())
+            .build(),
+    )
+}
+
 #[tokio::test]
 async fn transaction_conflicts_are_retried_then_reported_as_contention() {
-    let rule = mock!(Client::transact_write_items).then_error(|| {
-        TransactWriteItemsError::TransactionCanceledException(
-            TransactionCanceledException::builder()
-                .message("Transaction cancelled")
-                .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
-                .cancellation_reasons(CancellationReason::builder().code("None").build())
-                .cancellation_reasons(CancellationReason::builder().code("None").build())
-                .build(),
-        )
-    });
+    let rule = mock!(Client::transact_write_items).then_error(conflict);
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     let err = store(client)
         .create_user(&new_user(&uid("ada"), "ada@example.com"), now())
@@ -84,16 +87,7 @@ async fn transaction_conflicts_are_retried_then_reported_as_contention() {
 
 #[tokio::test]
 async fn retries_stop_at_the_invocations_deadline() {
-    let rule = mock!(Client::transact_write_items).then_error(|| {
-        TransactWriteItemsError::TransactionCanceledException(
-            TransactionCanceledException::builder()
-                .message("Transaction cancelled")
-                .cancellation_reasons(CancellationReason::builder().code("TransactionConflict").build())
-                .cancellation_reasons(CancellationReason::builder().code("None").build())
-                .cancellation_reasons(CancellationReason::builder().code("None").build())
-                .build(),
-        )
-    });
+    let rule = mock!(Client::transact_write_items).then_error(conflict);
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     // 150 ms left: the backoffs (20, 40, 80, 160 ms ...) leave room for a few attempts only.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(150);
