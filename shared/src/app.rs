@@ -4,7 +4,7 @@ use crate::catalog::Function;
 use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
 use crate::identity::UserPool;
-use crate::notify::VerificationSender;
+use crate::mail::Sender;
 use crate::store::{Store, sdk_config};
 
 /// Everything a handler needs, built once at cold start.
@@ -13,7 +13,9 @@ pub struct App {
     pub store: Store,
     /// Members of this Cognito group may use the admin routes.
     pub admin_group: String,
-    pub sender: VerificationSender,
+    /// Mail delivery, for the functions whose catalog entry sends mail; no
+    /// other function builds an SES client.
+    pub sender: Option<Sender>,
     /// The time every handler decides by; tests set it.
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
@@ -27,7 +29,7 @@ impl App {
         Self {
             store,
             admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
-            sender: VerificationSender::Log,
+            sender: Some(Sender::Log),
             clock: Clock::System,
             users: None,
         }
@@ -41,13 +43,6 @@ impl App {
         let lookup = |name: &str| std::env::var(name).ok();
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
-        let sender =
-            VerificationSender::parse(&lookup("VERIFICATION_SENDER").unwrap_or_default()).map_err(|reason| {
-                ConfigError::Invalid {
-                    name: "VERIFICATION_SENDER",
-                    reason: reason.to_owned(),
-                }
-            })?;
         let admin_group = lookup("ADMIN_GROUP")
             .map(|g| g.trim().to_owned())
             .filter(|g| !g.is_empty())
@@ -57,6 +52,11 @@ impl App {
         if function.reads_verification_key {
             store = store.with_key(crate::secrets::verification_key(lookup, &sdk).await?);
         }
+        let sender = if function.sends_email {
+            Some(Sender::from_lookup(lookup, &sdk)?)
+        } else {
+            None
+        };
         let users = if function.cognito_actions.is_empty() {
             None
         } else {

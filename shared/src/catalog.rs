@@ -26,6 +26,11 @@ pub enum Trigger {
     Schedule {
         rate: &'static str,
     },
+    /// The table's stream (NEW_AND_OLD_IMAGES), through an event source mapping
+    /// that passes only the records matching `filter` (a Lambda filter pattern).
+    TableStream {
+        filter: &'static str,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +48,9 @@ pub struct Function {
     pub reads_verification_key: bool,
     /// Cognito admin actions it calls, on the stack's user pool alone.
     pub cognito_actions: &'static [&'static str],
+    /// Whether it sends mail (`ses:SendEmail` on the sender identity and the
+    /// configuration set). No other function builds an SES client.
+    pub sends_email: bool,
 }
 
 const fn http(
@@ -59,6 +67,7 @@ const fn http(
         queries_gsi1: false,
         reads_verification_key: false,
         cognito_actions: &[],
+        sends_email: false,
     }
 }
 
@@ -68,6 +77,7 @@ pub const UPDATE_PROFILE: Function = http("update-profile", "PATCH", "/me", Acce
 pub const LIST_EMAILS: Function = http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
 pub const ADD_EMAIL: Function = Function {
     reads_verification_key: true,
+    sends_email: true,
     ..http(
         "add-email",
         "POST",
@@ -78,6 +88,7 @@ pub const ADD_EMAIL: Function = Function {
 };
 pub const SEND_VERIFICATION: Function = Function {
     reads_verification_key: true,
+    sends_email: true,
     ..http(
         "send-verification",
         "POST",
@@ -143,6 +154,7 @@ pub const PRE_SIGN_UP: Function = Function {
     queries_gsi1: false,
     reads_verification_key: false,
     cognito_actions: &[],
+    sends_email: false,
 };
 pub const POST_CONFIRMATION: Function = Function {
     name: "post-confirmation",
@@ -151,6 +163,7 @@ pub const POST_CONFIRMATION: Function = Function {
     queries_gsi1: false,
     reads_verification_key: false,
     cognito_actions: &[],
+    sends_email: false,
 };
 
 pub const POST_AUTHENTICATION: Function = Function {
@@ -160,6 +173,7 @@ pub const POST_AUTHENTICATION: Function = Function {
     queries_gsi1: false,
     reads_verification_key: false,
     cognito_actions: &[],
+    sends_email: false,
 };
 
 /// Profiles of users who deleted themselves in Cognito (DeleteUser with their own
@@ -171,7 +185,35 @@ pub const RECONCILE_USERS: Function = Function {
     queries_gsi1: false,
     reads_verification_key: false,
     cognito_actions: &["AdminGetUser"],
+    sends_email: false,
 };
+
+/// Profile changes reach Cognito: its `email` follows the primary address,
+/// suspensions disable the user and deletions delete them. The old primary
+/// gets a notice when the primary moves away from it.
+pub const SYNC_COGNITO_EMAIL: Function = Function {
+    name: "sync-cognito-email",
+    trigger: Trigger::TableStream {
+        filter: PROFILE_CHANGES,
+    },
+    dynamodb_actions: &[],
+    queries_gsi1: false,
+    reads_verification_key: false,
+    cognito_actions: &[
+        // Only after AliasExistsException: does the user hold the address already?
+        "AdminGetUser",
+        "AdminUpdateUserAttributes",
+        "AdminUserGlobalSignOut",
+        "AdminDisableUser",
+        "AdminEnableUser",
+        "AdminDeleteUser",
+    ],
+    sends_email: true,
+};
+
+/// Profile items that changed. Filters cannot compare the old image with the
+/// new one, so the consumer does; this only spares it every other record.
+pub const PROFILE_CHANGES: &str = r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"entityType":{"S":["User"]}}}}"#;
 
 pub const FUNCTIONS: &[Function] = &[
     GET_PROFILE,
@@ -192,6 +234,7 @@ pub const FUNCTIONS: &[Function] = &[
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
     RECONCILE_USERS,
+    SYNC_COGNITO_EMAIL,
 ];
 
 impl Function {
@@ -202,7 +245,8 @@ impl Function {
             Trigger::CognitoPreSignUp
             | Trigger::CognitoPostConfirmation
             | Trigger::CognitoPostAuthentication
-            | Trigger::Schedule { .. } => Access::User,
+            | Trigger::Schedule { .. }
+            | Trigger::TableStream { .. } => Access::User,
         }
     }
 }

@@ -1,16 +1,81 @@
-//! Cognito, as the functions that ask it about users see it.
+//! Cognito, as the functions that ask it about users, or bring it in line with
+//! the table, see it. Usernames are the user's `sub`.
 
 use aws_sdk_cognitoidentityprovider::Client;
-use aws_sdk_cognitoidentityprovider::operation::admin_get_user::AdminGetUserError;
+use aws_sdk_cognitoidentityprovider::error::SdkError;
+use aws_sdk_cognitoidentityprovider::types::AttributeType;
+use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
 use crate::config::ConfigError;
-use crate::domain::UserId;
+use crate::domain::{EmailAddress, UserId};
 
 pub const POOL_ID_VAR: &str = "USER_POOL_ID";
 
+/// A Cognito call that failed. Shown by the operation and the error code alone:
+/// service messages may quote the request.
 #[derive(Debug, thiserror::Error)]
-#[error("Cognito AdminGetUser failed")]
-pub struct IdentityError(#[source] Box<aws_sdk_cognitoidentityprovider::error::SdkError<AdminGetUserError>>);
+#[error("Cognito {operation} failed: {failure}")]
+pub struct IdentityError {
+    pub operation: &'static str,
+    failure: String,
+    /// The typed error, when the call reached the SDK.
+    error: Option<Box<aws_sdk_cognitoidentityprovider::Error>>,
+}
+
+impl IdentityError {
+    fn new<E, R>(operation: &'static str, err: SdkError<E, R>) -> Self
+    where
+        E: ProvideErrorMetadata,
+        aws_sdk_cognitoidentityprovider::Error: From<SdkError<E, R>>,
+    {
+        Self {
+            operation,
+            failure: crate::aws_failure(&err),
+            error: Some(Box::new(err.into())),
+        }
+    }
+
+    fn not_built(operation: &'static str) -> Self {
+        Self {
+            operation,
+            failure: "request not built".to_owned(),
+            error: None,
+        }
+    }
+
+    /// Another Cognito user holds the address as its email.
+    pub fn is_alias_taken(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::AliasExistsException(_))
+        )
+    }
+
+    fn is_user_not_found(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::UserNotFoundException(_))
+        )
+    }
+}
+
+/// What a call that brings Cognito in line found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    Done,
+    /// Cognito has no such user (deleted there): nothing left to change.
+    NoSuchUser,
+}
+
+/// A user that is already gone has nothing left to change: every write that
+/// brings Cognito in line with the table treats it as done.
+fn applied<T>(result: Result<T, IdentityError>) -> Result<Applied, IdentityError> {
+    match result {
+        Ok(_) => Ok(Applied::Done),
+        Err(err) if err.is_user_not_found() => Ok(Applied::NoSuchUser),
+        Err(err) => Err(err),
+    }
+}
 
 /// The user pool, through its admin API.
 #[derive(Debug, Clone)]
@@ -41,26 +106,115 @@ impl UserPool {
         Ok(Self::new(Client::new(sdk), pool_id.trim()))
     }
 
-    /// Whether Cognito still has the user (usernames are the `sub`).
+    /// Whether Cognito still has the user.
     pub async fn has_user(&self, user: &UserId) -> Result<bool, IdentityError> {
-        match self
+        let found = self
             .client
             .admin_get_user()
             .user_pool_id(&self.pool_id)
             .username(user.as_str())
             .send()
             .await
-        {
-            Ok(_) => Ok(true),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(AdminGetUserError::UserNotFoundException(_))
-                ) =>
-            {
-                Ok(false)
+            .map_err(|err| IdentityError::new("AdminGetUser", err));
+        Ok(applied(found)? == Applied::Done)
+    }
+
+    /// Cognito's email becomes `email`, already verified: the table verified it,
+    /// and Cognito must not send a code of its own for it.
+    pub async fn set_email(&self, user: &UserId, email: &EmailAddress) -> Result<Applied, IdentityError> {
+        const OPERATION: &str = "AdminUpdateUserAttributes";
+        let attribute = |name: &str, value: &str| AttributeType::builder().name(name).value(value).build();
+        let (Ok(email_attribute), Ok(verified)) =
+            (attribute("email", email.as_str()), attribute("email_verified", "true"))
+        else {
+            return Err(IdentityError::not_built(OPERATION));
+        };
+        let result = applied(
+            self.client
+                .admin_update_user_attributes()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .user_attributes(email_attribute)
+                .user_attributes(verified)
+                .send()
+                .await
+                .map_err(|err| IdentityError::new(OPERATION, err)),
+        );
+        match result {
+            // Some pools (and moto) refuse an address the user itself already
+            // holds: a replayed record must still succeed.
+            Err(err) if err.is_alias_taken() && self.email_of(user).await?.as_deref() == Some(email.as_str()) => {
+                Ok(Applied::Done)
             }
-            Err(err) => Err(IdentityError(Box::new(err))),
+            other => other,
         }
+    }
+
+    /// The user's current email in Cognito.
+    async fn email_of(&self, user: &UserId) -> Result<Option<String>, IdentityError> {
+        let found = self
+            .client
+            .admin_get_user()
+            .user_pool_id(&self.pool_id)
+            .username(user.as_str())
+            .send()
+            .await
+            .map_err(|err| IdentityError::new("AdminGetUser", err))?;
+        Ok(found
+            .user_attributes()
+            .iter()
+            .find(|a| a.name() == "email")
+            .and_then(|a| a.value().map(str::to_owned)))
+    }
+
+    /// Every refresh token of the user stops working.
+    pub async fn sign_out_everywhere(&self, user: &UserId) -> Result<Applied, IdentityError> {
+        applied(
+            self.client
+                .admin_user_global_sign_out()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .send()
+                .await
+                .map_err(|err| IdentityError::new("AdminUserGlobalSignOut", err)),
+        )
+    }
+
+    pub async fn disable(&self, user: &UserId) -> Result<Applied, IdentityError> {
+        applied(
+            self.client
+                .admin_disable_user()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .send()
+                .await
+                .map_err(|err| IdentityError::new("AdminDisableUser", err)),
+        )
+    }
+
+    pub async fn enable(&self, user: &UserId) -> Result<Applied, IdentityError> {
+        applied(
+            self.client
+                .admin_enable_user()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .send()
+                .await
+                .map_err(|err| IdentityError::new("AdminEnableUser", err)),
+        )
+    }
+
+    /// Deleted, not disabled: a disabled user keeps the address as its username,
+    /// so nobody else could sign up with it.
+    pub async fn delete(&self, user: &UserId) -> Result<Applied, IdentityError> {
+        applied(
+            self.client
+                .admin_delete_user()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .send()
+                .await
+                .map_err(|err| IdentityError::new("AdminDeleteUser", err)),
+        )
     }
 }

@@ -128,6 +128,11 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
     }
 }
 
+/// The user a profile's or an email record's partition key names.
+pub fn user_of_pk(pk: &str) -> Option<&str> {
+    pk.strip_prefix(USER_PREFIX)
+}
+
 /// The address a claim's partition key names.
 pub fn claim_address(pk: &str) -> Option<&str> {
     pk.strip_prefix(EMAIL_PREFIX)

@@ -10,7 +10,7 @@ pub mod domain;
 pub mod http;
 pub mod identity;
 pub mod keys;
-pub mod notify;
+pub mod mail;
 pub mod secrets;
 pub mod store;
 pub mod verification;
@@ -28,4 +28,21 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     out
+}
+
+/// What went wrong with an AWS call, without its message: service messages may
+/// quote the request (an address, say), and logs carry no personal data.
+pub fn aws_failure<E, R>(err: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String
+where
+    E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
+{
+    use aws_smithy_runtime_api::client::result::SdkError;
+    match err {
+        SdkError::ServiceError(service) => service.err().code().unwrap_or("unknown service error").to_owned(),
+        SdkError::TimeoutError(_) => "timeout".to_owned(),
+        SdkError::DispatchFailure(_) => "dispatch failure".to_owned(),
+        SdkError::ResponseError(_) => "unreadable response".to_owned(),
+        SdkError::ConstructionFailure(_) => "request not built".to_owned(),
+        _ => "unknown".to_owned(),
+    }
 }

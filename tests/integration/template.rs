@@ -136,20 +136,33 @@ fn cognito_triggers_point_at_the_trigger_functions() {
     );
 }
 
-/// (actions, resources) granted to a function by its inline policy statements.
+/// The inline policy statements of a function.
+fn statements(function: &Value) -> Vec<&Value> {
+    function["Properties"]["Policies"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .flat_map(|policy| policy["Statement"].as_sequence().into_iter().flatten())
+        .collect()
+}
+
+/// (actions, resources) granted to a function by its inline policy statements;
+/// the resources of the mail statement are checked on their own (see below).
 fn grants(function: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut actions = BTreeSet::new();
     let mut resources = BTreeSet::new();
-    for policy in function["Properties"]["Policies"].as_sequence().into_iter().flatten() {
-        for statement in policy["Statement"].as_sequence().into_iter().flatten() {
-            assert_eq!(text(&statement["Effect"]), "Allow");
-            let list = |v: &Value| -> Vec<Value> { v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()]) };
-            actions.extend(list(&statement["Action"]).iter().map(text));
+    for statement in statements(function) {
+        assert_eq!(text(&statement["Effect"]), "Allow");
+        let list = |v: &Value| -> Vec<Value> { v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()]) };
+        actions.extend(list(&statement["Action"]).iter().map(text));
+        if text(&statement["Sid"]) != MAIL_SID {
             resources.extend(list(&statement["Resource"]).iter().map(text));
         }
     }
     (actions, resources)
 }
+
+const MAIL_SID: &str = "SendMail";
 
 #[test]
 fn iam_grants_exactly_the_actions_each_function_performs() {
@@ -159,7 +172,13 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         let spec = catalog::by_name(&binary).unwrap();
         let (actions, resources) = grants(function);
         let mut wanted: BTreeSet<String> = spec.dynamodb_actions.iter().map(|a| format!("dynamodb:{a}")).collect();
-        let mut expected_resources = BTreeSet::from(["Table.Arn".to_owned()]);
+        let mut expected_resources = BTreeSet::new();
+        if !spec.dynamodb_actions.is_empty() {
+            expected_resources.insert("Table.Arn".to_owned());
+        }
+        if spec.sends_email {
+            wanted.insert("ses:SendEmail".to_owned());
+        }
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
         }
@@ -293,4 +312,143 @@ fn scheduled_functions_run_on_the_catalogs_schedule() {
             _ => assert!(schedules.is_empty(), "{id}"),
         }
     }
+}
+
+/// The template's `!If [condition, then, else]`, as (condition, then, else).
+fn if_of(value: &Value) -> (String, &Value, &Value) {
+    let (tag, inner) = tagged(value).expect("an !If");
+    assert_eq!(tag, "If");
+    let parts = inner.as_sequence().unwrap();
+    (text(&parts[0]), &parts[1], &parts[2])
+}
+
+#[test]
+fn mail_goes_from_the_verified_identity_through_the_configuration_set_alone() {
+    let t = template::load();
+    let identity = |v: &Value| {
+        let (condition, domain, address) = if_of(v);
+        assert_eq!(condition, "HasSenderDomain");
+        assert!(text(domain).ends_with(":identity/${SenderDomain}"), "{domain:?}");
+        assert!(text(address).ends_with(":identity/${SenderAddress}"), "{address:?}");
+    };
+    let mail_vars = [
+        (user_service::mail::SENDER_VAR, "VerificationSender"),
+        (user_service::mail::ALLOW_LOG_SENDER_VAR, "LogSenderAllowed"),
+        (user_service::mail::SENDER_ADDRESS_VAR, "SenderAddress"),
+        (user_service::mail::CONFIGURATION_SET_VAR, "SesConfigurationSet"),
+    ];
+    for (name, _) in mail_vars {
+        assert!(t["Globals"]["Function"]["Environment"]["Variables"][name].is_null(), "{name} is per function");
+    }
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        let vars = &function["Properties"]["Environment"]["Variables"];
+        let mail: Vec<&Value> = statements(function)
+            .into_iter()
+            .filter(|s| text(&s["Sid"]) == MAIL_SID)
+            .collect();
+        if !spec.sends_email {
+            assert!(mail.is_empty(), "{id} sends no mail");
+            for (name, _) in mail_vars {
+                assert!(vars[name].is_null(), "{id} has no {name}");
+            }
+            continue;
+        }
+        for (name, parameter) in mail_vars {
+            let (tag, inner) = tagged(&vars[name]).unwrap_or_else(|| panic!("{id}: {name}"));
+            assert_eq!((tag.as_str(), text(inner).as_str()), ("Ref", parameter), "{id}: {name}");
+        }
+        assert_eq!(mail.len(), 1, "{id}");
+        let statement = mail[0];
+        let actions: Vec<String> = statement["Action"].as_sequence().unwrap().iter().map(text).collect();
+        assert_eq!(actions, ["ses:SendEmail"], "{id}");
+        // SES authorizes a send against the identity and the configuration set.
+        let resources = statement["Resource"].as_sequence().unwrap();
+        assert_eq!(resources.len(), 2, "{id}");
+        identity(&resources[0]);
+        assert!(
+            text(&resources[1]).ends_with(":configuration-set/${SesConfigurationSet}"),
+            "{id}"
+        );
+        assert_eq!(
+            text(&statement["Condition"]["StringEquals"]["ses:FromAddress"]),
+            "SenderAddress",
+            "{id}"
+        );
+    }
+    // ses by default; log only on a stack that allows it.
+    assert_eq!(text(&t["Parameters"]["VerificationSender"]["Default"]), "ses");
+    assert_eq!(text(&t["Parameters"]["LogSenderAllowed"]["Default"]), "false");
+    let rule = &t["Rules"]["LogSenderOnlyWhenAllowed"];
+    assert!(format!("{:?}", rule["RuleCondition"]).contains("VerificationSender"));
+    assert!(format!("{:?}", rule["Assertions"]).contains("LogSenderAllowed"));
+    assert_eq!(template::of_type(&t, "AWS::SES::ConfigurationSet").len(), 1);
+    // Cognito's own mail goes through SES too, from the same identity.
+    let pools = template::of_type(&t, "AWS::Cognito::UserPool");
+    let (condition, developer, _) = if_of(&pools[0].1["Properties"]["EmailConfiguration"]);
+    assert_eq!(condition, "CognitoSendsWithSes");
+    assert_eq!(text(&developer["EmailSendingAccount"]), "DEVELOPER");
+    identity(&developer["SourceArn"]);
+    assert_eq!(text(&t["Parameters"]["CognitoEmailSending"]["Default"]), "DEVELOPER");
+}
+
+#[test]
+fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
+    let t = template::load();
+    let tables = template::of_type(&t, "AWS::DynamoDB::Table");
+    assert_eq!(
+        text(&tables[0].1["Properties"]["StreamSpecification"]["StreamViewType"]),
+        user_service::store::schema::STREAM_VIEW.as_str()
+    );
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    // Alarms that exist in every stack (not only with EnableAlarms) on `metric` of `target`.
+    let unconditional_alarm = |metric: &str, target: &str| {
+        alarms.iter().any(|(_, a)| {
+            a["Condition"].is_null()
+                && text(&a["Properties"]["MetricName"]) == metric
+                && text(&a["Properties"]["Dimensions"][0]["Value"]).starts_with(target)
+        })
+    };
+    let mut consumers = 0;
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        let streams: Vec<&Value> = function["Properties"]["Events"]
+            .as_mapping()
+            .into_iter()
+            .flat_map(|events| events.values())
+            .filter(|e| text(&e["Type"]) == "DynamoDB")
+            .collect();
+        let Trigger::TableStream { filter } = spec.trigger else {
+            assert!(streams.is_empty(), "{id} reads no stream");
+            continue;
+        };
+        consumers += 1;
+        assert_eq!(streams.len(), 1, "{id}");
+        let p = &streams[0]["Properties"];
+        assert_eq!(text(&p["Stream"]), "Table.StreamArn", "{id}");
+        let patterns: Vec<serde_json::Value> = p["FilterCriteria"]["Filters"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|f| serde_json::from_str(&text(&f["Pattern"])).unwrap())
+            .collect();
+        assert_eq!(patterns, [serde_json::from_str::<serde_json::Value>(filter).unwrap()], "{id}");
+        assert_eq!(p["BisectBatchOnFunctionError"].as_bool(), Some(true), "{id}");
+        let retries = p["MaximumRetryAttempts"].as_i64().unwrap();
+        assert!((0..=10).contains(&retries), "{id}: retries are bounded, not {retries}");
+        assert!(p["MaximumRecordAgeInSeconds"].as_i64().unwrap() > 0, "{id}");
+        let responses: Vec<String> = p["FunctionResponseTypes"].as_sequence().unwrap().iter().map(text).collect();
+        assert_eq!(responses, ["ReportBatchItemFailures"], "{id}");
+        let on_failure = &p["DestinationConfig"]["OnFailure"];
+        assert_eq!(text(&on_failure["Type"]), "SQS", "{id}");
+        let queue = text(&on_failure["Destination"]);
+        let queue = queue.strip_suffix(".Arn").expect("a queue's ARN");
+        assert_eq!(text(&t["Resources"][queue]["Type"]), "AWS::SQS::Queue");
+        assert!(
+            unconditional_alarm("ApproximateNumberOfMessagesVisible", &format!("{queue}.QueueName")),
+            "an alarm on {queue}"
+        );
+        assert!(unconditional_alarm("IteratorAge", &id), "an iterator-age alarm on {id}");
+    }
+    assert_eq!(consumers, 1);
 }

@@ -38,6 +38,10 @@ pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'sta
         ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
         (user_service::secrets::DEV_KEY_VAR, crate::ddb::TEST_KEY.to_owned()),
         (user_service::identity::POOL_ID_VAR, "local_UserPool".to_owned()),
+        // Codes in the function log, as in `make dev`; a test that sends through
+        // SES (moto) sets VERIFICATION_SENDER=ses after these.
+        (user_service::mail::SENDER_VAR, "log".to_owned()),
+        (user_service::mail::ALLOW_LOG_SENDER_VAR, "true".to_owned()),
     ];
     env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
     env

@@ -5,12 +5,14 @@
 
 pub mod ddb;
 pub mod events;
+pub mod filter;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
 pub mod moto;
 pub mod process;
 pub mod sdk;
+pub mod stream;
 pub mod wait;
 
 /// One instant per test process: every test's "now". Tests that need time to

@@ -58,3 +58,164 @@ impl Drop for Moto {
         process::stop_group(&mut self.child, &mut [], Duration::from_secs(10));
     }
 }
+
+/// The From address of the tests' mail; verified in moto by `ses_sender`.
+pub const SENDER: &str = "no-reply@example.com";
+pub const CONFIGURATION_SET: &str = "user-service";
+
+/// One message moto's SES accepted.
+#[derive(Debug, Clone)]
+pub struct SentMail {
+    pub to: Vec<String>,
+    pub from: String,
+    pub subject: String,
+    /// The HTML body (moto keeps one body: the HTML one when both are sent).
+    pub body: String,
+}
+
+impl SentMail {
+    /// The six-digit code in a verification message.
+    pub fn code(&self) -> Option<String> {
+        let bytes = self.body.as_bytes();
+        (0..bytes.len().saturating_sub(5)).find_map(|i| {
+            let run = &bytes[i..i + 6];
+            let bounded = |j: Option<usize>| j.and_then(|j| bytes.get(j)).is_none_or(|b| !b.is_ascii_digit());
+            (run.iter().all(u8::is_ascii_digit) && bounded(i.checked_sub(1)) && bounded(Some(i + 6)))
+                .then(|| String::from_utf8_lossy(run).into_owned())
+        })
+    }
+}
+
+impl Moto {
+    fn sesv2(&self) -> aws_sdk_sesv2::Client {
+        aws_sdk_sesv2::Client::new(&self.sdk_config())
+    }
+
+    /// An SES sender whose identity and configuration set exist in moto.
+    pub async fn ses_sender(&self) -> user_service::mail::SesSender {
+        let ses = self.sesv2();
+        ses.create_email_identity().email_identity("example.com").send().await.unwrap();
+        ses.create_configuration_set()
+            .configuration_set_name(CONFIGURATION_SET)
+            .send()
+            .await
+            .unwrap();
+        self.unverified_ses_sender()
+    }
+
+    /// An SES sender whose identity was never verified: SES rejects every message.
+    pub fn unverified_ses_sender(&self) -> user_service::mail::SesSender {
+        user_service::mail::SesSender::new(
+            self.sesv2(),
+            user_service::domain::EmailAddress::parse(SENDER).unwrap(),
+            CONFIGURATION_SET,
+        )
+    }
+
+    /// Every message SES accepted, oldest first.
+    pub async fn sent_mail(&self) -> Vec<SentMail> {
+        let data: serde_json::Value = reqwest::get(format!("{}/moto-api/data.json", self.endpoint))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        data["ses"]["Message"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|m| SentMail {
+                to: m["destinations"]["ToAddresses"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_owned())
+                    .collect(),
+                from: m["source"].as_str().unwrap_or_default().to_owned(),
+                subject: m["subject"].as_str().unwrap_or_default().to_owned(),
+                body: m["body"].as_str().unwrap_or_default().to_owned(),
+            })
+            .collect()
+    }
+
+    /// The messages sent to `address`.
+    pub async fn mail_to(&self, address: &str) -> Vec<SentMail> {
+        self.sent_mail()
+            .await
+            .into_iter()
+            .filter(|m| m.to.iter().any(|t| t == address))
+            .collect()
+    }
+
+    /// A user pool shaped like the template's (users sign in by email), with one
+    /// user per address; returns the pool and each user's `sub`, in order.
+    pub async fn user_pool(
+        &self,
+        emails: &[&str],
+    ) -> (aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
+        use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType, UsernameAttributeType};
+        let cognito = aws_sdk_cognitoidentityprovider::Client::new(&self.sdk_config());
+        let pool_id = cognito
+            .create_user_pool()
+            .pool_name("users")
+            .username_attributes(UsernameAttributeType::Email)
+            .send()
+            .await
+            .unwrap()
+            .user_pool
+            .unwrap()
+            .id
+            .unwrap();
+        let mut subs = Vec::new();
+        for email in emails {
+            let user = cognito
+                .admin_create_user()
+                .user_pool_id(&pool_id)
+                .username(*email)
+                .user_attributes(AttributeType::builder().name("email").value(*email).build().unwrap())
+                .user_attributes(AttributeType::builder().name("email_verified").value("true").build().unwrap())
+                .message_action(MessageActionType::Suppress)
+                .send()
+                .await
+                .unwrap()
+                .user
+                .unwrap();
+            subs.push(user.username.unwrap());
+        }
+        (cognito, pool_id, subs)
+    }
+}
+
+/// A Cognito user as the tests check it: email, whether it is verified, enabled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CognitoUser {
+    pub email: Option<String>,
+    pub email_verified: bool,
+    pub enabled: bool,
+}
+
+/// The user `sub` in `pool`, or `None` once Cognito has no such user.
+pub async fn cognito_user(
+    cognito: &aws_sdk_cognitoidentityprovider::Client,
+    pool: &str,
+    sub: &str,
+) -> Option<CognitoUser> {
+    match cognito.admin_get_user().user_pool_id(pool).username(sub).send().await {
+        Ok(user) => {
+            let attribute = |name: &str| {
+                user.user_attributes()
+                    .iter()
+                    .find(|a| a.name() == name)
+                    .and_then(|a| a.value().map(str::to_owned))
+            };
+            Some(CognitoUser {
+                email: attribute("email"),
+                email_verified: attribute("email_verified").as_deref() == Some("true"),
+                enabled: user.enabled(),
+            })
+        }
+        Err(err) if err.as_service_error().is_some_and(|e| e.is_user_not_found_exception()) => None,
+        Err(err) => panic!("AdminGetUser: {err:?}"),
+    }
+}

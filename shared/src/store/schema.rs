@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableError;
 use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
+    StreamSpecification, StreamViewType,
     ScalarAttributeType, TimeToLiveSpecification,
 };
 
@@ -56,6 +57,10 @@ fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaErro
 }
 
 /// Creates the table with its GSI1 unless it exists. Returns whether it created it.
+/// What the table's stream carries: sync-cognito-email compares the old image
+/// of a profile with the new one.
+pub const STREAM_VIEW: StreamViewType = StreamViewType::NewAndOldImages;
+
 pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
     let mut definitions = Vec::new();
     for (name, _) in keys::TABLE_KEYS.iter().chain(keys::GSI1_KEYS.iter()) {
@@ -83,6 +88,12 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
         .set_key_schema(Some(key_schema(&keys::TABLE_KEYS)?))
         .global_secondary_indexes(gsi1)
         .billing_mode(BillingMode::PayPerRequest)
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(STREAM_VIEW)
+                .build()?,
+        )
         .send()
         .await;
     match result {

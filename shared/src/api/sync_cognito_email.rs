@@ -1,0 +1,256 @@
+//! Cognito follows the table. The stream delivers every changed profile (the
+//! event source mapping's filter passes profile MODIFY records alone); this
+//! compares the old image with the new one, because filters cannot, and writes
+//! the latest state to Cognito:
+//! - a new primary address becomes Cognito's `email`, verified, and the former
+//!   primary gets a notice (no code, no link), so a takeover cannot go unnoticed;
+//! - a suspension signs the user out everywhere and disables them; re-activation
+//!   enables them;
+//! - a deletion signs them out everywhere and deletes the Cognito user, which
+//!   frees the address for the next owner's sign-up.
+//!
+//! Each write sets the state the new image names, so a replayed record changes
+//! nothing. Records are processed in order; the first that fails is reported,
+//! and Lambda retries from it (bisecting, bounded, then the on-failure queue).
+
+use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use lambda_runtime::LambdaEvent;
+
+use crate::app::App;
+use crate::domain::{EmailAddress, UserId, UserStatus};
+use crate::mail::Mail;
+use crate::store::items::ProfileItem;
+use crate::store::retry;
+
+/// One write to bring Cognito, or the former primary's inbox, up to date.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    SignOutEverywhere,
+    Disable,
+    Enable,
+    Delete,
+    SetEmail(EmailAddress),
+    NotifyFormerPrimary(EmailAddress),
+}
+
+/// What a profile change asks of Cognito. Pure: the images alone decide.
+pub fn plan(old: &ProfileItem, new: &ProfileItem) -> Vec<Step> {
+    if new.status == UserStatus::Deleted {
+        return if old.status == UserStatus::Deleted {
+            Vec::new()
+        } else {
+            vec![Step::SignOutEverywhere, Step::Delete]
+        };
+    }
+    let mut steps = Vec::new();
+    match (old.status, new.status) {
+        (UserStatus::Suspended, UserStatus::Suspended) => {}
+        (_, UserStatus::Suspended) => steps.extend([Step::SignOutEverywhere, Step::Disable]),
+        (UserStatus::Suspended | UserStatus::Deleted, UserStatus::Active) => steps.push(Step::Enable),
+        _ => {}
+    }
+    if let Some(primary) = &new.email
+        && old.email.as_ref() != Some(primary)
+    {
+        steps.push(Step::SetEmail(primary.clone()));
+        // Last: a failure before it retries the record, and the notice is sent once.
+        if let Some(former) = &old.email {
+            steps.push(Step::NotifyFormerPrimary(former.clone()));
+        }
+    }
+    steps
+}
+
+/// Why a record was not applied; it is retried, then goes to the on-failure queue.
+#[derive(Debug, thiserror::Error)]
+enum RecordError {
+    #[error("not a profile change: {0}")]
+    NotAProfile(#[source] serde_dynamo::Error),
+    #[error(transparent)]
+    Cognito(#[from] crate::identity::IdentityError),
+    #[error("the former primary address was not notified")]
+    Notice(#[source] crate::mail::SendError),
+    #[error("this function is not configured with {0}")]
+    NotConfigured(&'static str),
+    #[error("too little time left in the invocation; retried")]
+    OutOfTime,
+}
+
+pub async fn handle(app: &App, event: LambdaEvent<Event>) -> Result<DynamoDbEventResponse, lambda_runtime::Diagnostic> {
+    let deadline = retry::from_lambda(event.context.deadline, None);
+    let span = tracing::info_span!("stream", request_id = %event.context.request_id);
+    let records = event.payload.records;
+    Ok(Box::pin(tracing::Instrument::instrument(
+        retry::within(deadline, apply_in_order(app, records)),
+        span,
+    ))
+    .await)
+}
+
+/// Applies records in stream order. The first failure is reported and ends the
+/// batch: Lambda retries from it, and what follows it for the same user must not
+/// be applied before it.
+async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventResponse {
+    let mut response = DynamoDbEventResponse::default();
+    for record in &records {
+        let sequence = record.change.sequence_number.clone().unwrap_or_default();
+        let outcome = if retry::current_deadline().is_some_and(|d| retry::left(d) < ONE_RECORD) {
+            Err(RecordError::OutOfTime)
+        } else {
+            apply(app, record).await
+        };
+        if let Err(err) = outcome {
+            let sub = user_of(record);
+            if matches!(&err, RecordError::Cognito(e) if e.is_alias_taken()) {
+                // Another Cognito user still holds the address: its own switch is
+                // probably in flight on another shard. Retried; if it persists,
+                // the record ends in the on-failure queue and its alarm fires.
+                tracing::error!(sub, sequence, code = "ALIAS_EXISTS", "another Cognito user holds the new primary address");
+            } else {
+                tracing::error!(sub, sequence, cause = %crate::error_chain(&err), "profile change not applied to Cognito");
+            }
+            let mut failure = DynamoDbBatchItemFailure::default();
+            failure.item_identifier = Some(sequence);
+            response.batch_item_failures.push(failure);
+            break;
+        }
+    }
+    response
+}
+
+/// What one record needs at most: five Cognito calls and one SES call.
+const ONE_RECORD: std::time::Duration = std::time::Duration::from_secs(3);
+
+async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
+    let old: ProfileItem =
+        serde_dynamo::from_item(record.change.old_image.clone()).map_err(RecordError::NotAProfile)?;
+    let new: ProfileItem =
+        serde_dynamo::from_item(record.change.new_image.clone()).map_err(RecordError::NotAProfile)?;
+    let steps = plan(&old, &new);
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let users = app.users.as_ref().ok_or(RecordError::NotConfigured("USER_POOL_ID"))?;
+    let user = &new.user_id;
+    for step in &steps {
+        let applied = match step {
+            Step::SignOutEverywhere => users.sign_out_everywhere(user).await?,
+            Step::Disable => users.disable(user).await?,
+            Step::Enable => users.enable(user).await?,
+            Step::Delete => users.delete(user).await?,
+            Step::SetEmail(email) => users.set_email(user, email).await?,
+            Step::NotifyFormerPrimary(former) => {
+                notify(app, user, former).await?;
+                crate::identity::Applied::Done
+            }
+        };
+        if applied == crate::identity::Applied::NoSuchUser {
+            // Deleted in Cognito already: the daily sweep erases the profile.
+            tracing::warn!(sub = %user, ?step, "Cognito has no such user");
+        }
+    }
+    tracing::info!(sub = %user, steps = ?steps.iter().map(Step::name).collect::<Vec<_>>(), "Cognito brought in line");
+    Ok(())
+}
+
+async fn notify(app: &App, user: &UserId, former: &EmailAddress) -> Result<(), RecordError> {
+    let sender = app.sender.as_ref().ok_or(RecordError::NotConfigured("a mail sender"))?;
+    sender
+        .send(former, &Mail::PrimaryChanged { user_id: user })
+        .await
+        .map_err(RecordError::Notice)
+}
+
+impl Step {
+    /// For logs: the step without the address it carries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::SignOutEverywhere => "sign-out-everywhere",
+            Self::Disable => "disable",
+            Self::Enable => "enable",
+            Self::Delete => "delete",
+            Self::SetEmail(_) => "set-email",
+            Self::NotifyFormerPrimary(_) => "notify-former-primary",
+        }
+    }
+}
+
+/// The record's user, for logs: from the key, which every record carries.
+fn user_of(record: &EventRecord) -> String {
+    serde_dynamo::from_item::<_, std::collections::HashMap<String, String>>(record.change.keys.clone())
+        .ok()
+        .and_then(|keys| keys.get(crate::keys::PK).and_then(|pk| crate::keys::user_of_pk(pk)).map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Timestamp;
+    use crate::store::items::EntityType;
+
+    fn address(raw: &str) -> EmailAddress {
+        EmailAddress::parse(raw).unwrap()
+    }
+
+    fn profile(email: Option<&str>, status: UserStatus) -> ProfileItem {
+        let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        ProfileItem {
+            entity_type: EntityType::User,
+            user_id: UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
+            email: email.map(address),
+            first_name: None,
+            last_name: None,
+            phone: None,
+            status,
+            version: 1,
+            email_count: 1,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    use UserStatus::{Active, Deleted, Suspended};
+
+    #[test]
+    fn a_primary_switch_sets_the_email_then_tells_the_former_address() {
+        let old = profile(Some("old@example.com"), Active);
+        let new = profile(Some("new@example.com"), Active);
+        assert_eq!(
+            plan(&old, &new),
+            [
+                Step::SetEmail(address("new@example.com")),
+                Step::NotifyFormerPrimary(address("old@example.com")),
+            ]
+        );
+    }
+
+    #[test]
+    fn edits_that_keep_the_primary_and_status_ask_nothing() {
+        let old = profile(Some("ada@example.com"), Active);
+        let new = ProfileItem {
+            version: 2,
+            ..profile(Some("ada@example.com"), Active)
+        };
+        assert_eq!(plan(&old, &new), []);
+        assert_eq!(plan(&profile(Some("a@example.com"), Suspended), &profile(Some("a@example.com"), Suspended)), []);
+    }
+
+    #[test]
+    fn deletion_signs_out_then_deletes_once() {
+        let old = profile(Some("ada@example.com"), Active);
+        let new = profile(None, Deleted);
+        assert_eq!(plan(&old, &new), [Step::SignOutEverywhere, Step::Delete]);
+        assert_eq!(plan(&profile(Some("a@example.com"), Suspended), &new), [Step::SignOutEverywhere, Step::Delete]);
+        assert_eq!(plan(&new, &new), [], "an erased profile that changes again");
+    }
+
+    #[test]
+    fn suspension_disables_and_reactivation_enables() {
+        let active = profile(Some("ada@example.com"), Active);
+        let suspended = profile(Some("ada@example.com"), Suspended);
+        assert_eq!(plan(&active, &suspended), [Step::SignOutEverywhere, Step::Disable]);
+        assert_eq!(plan(&suspended, &active), [Step::Enable]);
+    }
+}

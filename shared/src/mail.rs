@@ -1,0 +1,350 @@
+//! The mail the service sends, and the sender that delivers it.
+//!
+//! Two messages: a verification code, and a notice to a former primary address.
+//! Neither carries a link: a code is typed in, and a notice asks for nothing.
+
+use aws_sdk_sesv2::error::SdkError;
+use aws_sdk_sesv2::operation::send_email::SendEmailError;
+use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, MessageTag};
+
+use crate::config::ConfigError;
+use crate::domain::{EmailAddress, EmailId, UserId};
+use crate::verification::VerificationCode;
+
+pub const SENDER_VAR: &str = "VERIFICATION_SENDER";
+pub const ALLOW_LOG_SENDER_VAR: &str = "ALLOW_LOG_SENDER";
+pub const SENDER_ADDRESS_VAR: &str = "SENDER_ADDRESS";
+pub const CONFIGURATION_SET_VAR: &str = "SES_CONFIGURATION_SET";
+
+/// One message, before rendering.
+#[derive(Debug, Clone, Copy)]
+pub enum Mail<'a> {
+    /// A code that proves the recipient reads `email_id`'s address.
+    VerificationCode {
+        email_id: EmailId,
+        code: &'a VerificationCode,
+        valid_for_seconds: i64,
+    },
+    /// The primary address of `user_id` moved away from the recipient.
+    PrimaryChanged { user_id: &'a UserId },
+}
+
+/// Subject and bodies, as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+impl Mail<'_> {
+    /// A stable tag value, for the configuration set's event destinations.
+    pub fn purpose(&self) -> &'static str {
+        match self {
+            Self::VerificationCode { .. } => "verification-code",
+            Self::PrimaryChanged { .. } => "primary-changed",
+        }
+    }
+
+    pub fn render(&self) -> Rendered {
+        match self {
+            Self::VerificationCode {
+                code,
+                valid_for_seconds,
+                ..
+            } => {
+                let code = code.reveal();
+                let expiry = expires_in(*valid_for_seconds);
+                let text = format!(
+                    "Your verification code is {code}\n\n\
+                     Enter it to confirm that this email address is yours and add it to your account. \
+                     It expires in {expiry}; after that, ask for a new one.\n\n\
+                     If you did not ask for it, ignore this message: the address is not added \
+                     to any account unless the code is entered. Never share the code.\n"
+                );
+                let html = html_page(&format!(
+                    "<p>Your verification code is</p>\
+                     <p style=\"font-size:28px;font-weight:bold;letter-spacing:4px\">{code}</p>\
+                     <p>Enter it to confirm that this email address is yours and add it to your account. \
+                     It expires in {expiry}; after that, ask for a new one.</p>\
+                     <p>If you did not ask for it, ignore this message: the address is not added \
+                     to any account unless the code is entered. Never share the code.</p>"
+                ));
+                Rendered {
+                    subject: format!("Your code to verify this email address (expires in {expiry})"),
+                    text,
+                    html,
+                }
+            }
+            Self::PrimaryChanged { .. } => {
+                let body = "The primary email address of your account was changed to another address. \
+                            This address no longer receives sign-in or password-reset mail for it.";
+                let act = "If you made this change, there is nothing to do. If you did not, \
+                           someone else may control your account: contact support right away.";
+                Rendered {
+                    subject: "Your primary email address was changed".to_owned(),
+                    text: format!("{body}\n\n{act}\n"),
+                    html: html_page(&format!("<p>{body}</p><p>{act}</p>")),
+                }
+            }
+        }
+    }
+}
+
+/// "15 minutes", "1 hour", "90 seconds": whole units, read at a glance.
+fn expires_in(seconds: i64) -> String {
+    let plural = |n: i64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    match seconds {
+        s if s % 3600 == 0 && s > 0 => plural(s / 3600, "hour"),
+        s if s % 60 == 0 && s > 0 => plural(s / 60, "minute"),
+        s => plural(s, "second"),
+    }
+}
+
+/// Every interpolated value is a digit string or fixed text: nothing to escape.
+fn html_page(content: &str) -> String {
+    format!(
+        "<!doctype html><html><body style=\"font-family:sans-serif;font-size:16px;line-height:1.5\">\
+         {content}</body></html>"
+    )
+}
+
+/// Where mail goes, chosen by `VERIFICATION_SENDER`.
+#[derive(Debug, Clone)]
+pub enum Sender {
+    /// Amazon SES v2, from a verified identity, through a configuration set.
+    Ses(SesSender),
+    /// One structured log event per message, for local runs and tests. The one
+    /// place a code appears in a log; it starts only with `ALLOW_LOG_SENDER=true`.
+    Log,
+}
+
+#[derive(Debug, Clone)]
+pub struct SesSender {
+    client: aws_sdk_sesv2::Client,
+    from: EmailAddress,
+    configuration_set: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    /// Shown by its error code alone: SES messages name the addresses involved.
+    #[error("SES SendEmail failed: {}", crate::aws_failure(.0))]
+    Ses(Box<SdkError<SendEmailError>>),
+    #[error("the message could not be built")]
+    Build(#[source] aws_sdk_sesv2::error::BuildError),
+}
+
+impl SesSender {
+    pub fn new(client: aws_sdk_sesv2::Client, from: EmailAddress, configuration_set: impl Into<String>) -> Self {
+        Self {
+            client,
+            from,
+            configuration_set: configuration_set.into(),
+        }
+    }
+
+    async fn send(&self, to: &EmailAddress, mail: &Mail<'_>) -> Result<(), SendError> {
+        let rendered = mail.render();
+        let content = |data: String| {
+            Content::builder()
+                .data(data)
+                .charset("UTF-8")
+                .build()
+                .map_err(SendError::Build)
+        };
+        let message = aws_sdk_sesv2::types::Message::builder()
+            .subject(content(rendered.subject)?)
+            .body(
+                Body::builder()
+                    .text(content(rendered.text)?)
+                    .html(content(rendered.html)?)
+                    .build(),
+            )
+            .build();
+        let tag = MessageTag::builder()
+            .name("purpose")
+            .value(mail.purpose())
+            .build()
+            .map_err(SendError::Build)?;
+        self.client
+            .send_email()
+            .from_email_address(self.from.as_str())
+            .destination(Destination::builder().to_addresses(to.as_str()).build())
+            .content(EmailContent::builder().simple(message).build())
+            .configuration_set_name(&self.configuration_set)
+            .email_tags(tag)
+            .send()
+            .await
+            .map_err(|err| SendError::Ses(Box::new(err)))?;
+        Ok(())
+    }
+}
+
+impl Sender {
+    /// The sender the environment names. `ses` (the default) needs
+    /// `SENDER_ADDRESS` and `SES_CONFIGURATION_SET`; `log` needs
+    /// `ALLOW_LOG_SENDER=true`, because nothing else tells a local run from a
+    /// deployed one (`cargo lambda watch` sets Lambda's own variables).
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        sdk: &aws_config::SdkConfig,
+    ) -> Result<Self, ConfigError> {
+        let chosen = lookup(SENDER_VAR).unwrap_or_default();
+        match chosen.trim() {
+            "" | "ses" => {
+                let from = lookup(SENDER_ADDRESS_VAR)
+                    .filter(|v| !v.trim().is_empty())
+                    .ok_or(ConfigError::Missing {
+                        name: SENDER_ADDRESS_VAR,
+                        what: "the verified SES address mail is sent from",
+                    })?;
+                let from = EmailAddress::parse(&from).map_err(|err| ConfigError::Invalid {
+                    name: SENDER_ADDRESS_VAR,
+                    reason: err.to_string(),
+                })?;
+                let configuration_set = lookup(CONFIGURATION_SET_VAR)
+                    .map(|v| v.trim().to_owned())
+                    .filter(|v| !v.is_empty())
+                    .ok_or(ConfigError::Missing {
+                        name: CONFIGURATION_SET_VAR,
+                        what: "the SES configuration set every message goes through",
+                    })?;
+                Ok(Self::Ses(SesSender::new(
+                    aws_sdk_sesv2::Client::new(sdk),
+                    from,
+                    configuration_set,
+                )))
+            }
+            "log" if lookup(ALLOW_LOG_SENDER_VAR).is_some_and(|v| v.trim() == "true") => Ok(Self::Log),
+            "log" => Err(ConfigError::Invalid {
+                name: SENDER_VAR,
+                reason: format!(
+                    "log writes codes to the function log; it starts only with {ALLOW_LOG_SENDER_VAR}=true \
+                     (local runs and test stacks)"
+                ),
+            }),
+            other => Err(ConfigError::Invalid {
+                name: SENDER_VAR,
+                reason: format!("must be ses or log, not {other:?}"),
+            }),
+        }
+    }
+
+    pub async fn send(&self, to: &EmailAddress, mail: &Mail<'_>) -> Result<(), SendError> {
+        match self {
+            Self::Ses(ses) => ses.send(to, mail).await,
+            Self::Log => {
+                match mail {
+                    Mail::VerificationCode { email_id, code, .. } => {
+                        tracing::info!(email_id = %email_id, code = code.reveal(), "verification code issued");
+                    }
+                    Mail::PrimaryChanged { user_id } => {
+                        tracing::info!(sub = %user_id, "primary change notice sent to the former primary address");
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sdk() -> aws_config::SdkConfig {
+        aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .build()
+    }
+
+    fn lookup<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        |name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn the_code_message_says_what_it_is_for_and_when_it_expires() {
+        let code = VerificationCode::parse("042917").unwrap();
+        let rendered = Mail::VerificationCode {
+            email_id: EmailId::new(),
+            code: &code,
+            valid_for_seconds: 900,
+        }
+        .render();
+        assert_eq!(
+            rendered.subject,
+            "Your code to verify this email address (expires in 15 minutes)"
+        );
+        for body in [&rendered.text, &rendered.html] {
+            assert!(body.contains("042917"));
+            assert!(body.contains("expires in 15 minutes"));
+            assert!(body.contains("confirm that this email address is yours"));
+            assert!(!body.contains("http"), "no link to act on");
+        }
+    }
+
+    #[test]
+    fn the_notice_carries_no_code_and_no_link() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let rendered = Mail::PrimaryChanged { user_id: &user }.render();
+        assert_eq!(rendered.subject, "Your primary email address was changed");
+        for body in [&rendered.text, &rendered.html] {
+            assert!(body.contains("If you did not"));
+            assert!(!body.contains("http"));
+            assert!(!body.contains(user.as_str()), "no identifier to act on");
+            assert!(!body.contains("code"), "no code");
+        }
+        assert!(!rendered.text.bytes().any(|b| b.is_ascii_digit()), "no code");
+    }
+
+    #[test]
+    fn expiry_reads_in_whole_units() {
+        assert_eq!(expires_in(3600), "1 hour");
+        assert_eq!(expires_in(7200), "2 hours");
+        assert_eq!(expires_in(60), "1 minute");
+        assert_eq!(expires_in(90), "90 seconds");
+    }
+
+    #[test]
+    fn ses_is_the_default_and_needs_its_address_and_configuration_set() {
+        let err = Sender::from_lookup(lookup(&[]), &sdk()).unwrap_err().to_string();
+        assert!(err.starts_with("SENDER_ADDRESS is not set"), "{err}");
+        let err = Sender::from_lookup(lookup(&[(SENDER_ADDRESS_VAR, "no-reply@example.com")]), &sdk())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("SES_CONFIGURATION_SET is not set"), "{err}");
+        let err = Sender::from_lookup(
+            lookup(&[(SENDER_ADDRESS_VAR, "not an address"), (CONFIGURATION_SET_VAR, "cs")]),
+            &sdk(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("SENDER_ADDRESS is invalid"), "{err}");
+        let sender = Sender::from_lookup(
+            lookup(&[(SENDER_ADDRESS_VAR, "no-reply@example.com"), (CONFIGURATION_SET_VAR, "cs")]),
+            &sdk(),
+        )
+        .unwrap();
+        assert!(matches!(sender, Sender::Ses(_)));
+    }
+
+    #[test]
+    fn the_log_sender_starts_only_when_allowed() {
+        for allowed in [None, Some("false"), Some("1"), Some("")] {
+            let mut vars = vec![(SENDER_VAR, "log")];
+            if let Some(value) = allowed {
+                vars.push((ALLOW_LOG_SENDER_VAR, value));
+            }
+            let err = Sender::from_lookup(lookup(&vars), &sdk()).unwrap_err().to_string();
+            assert!(err.contains("ALLOW_LOG_SENDER=true"), "{allowed:?}: {err}");
+        }
+        let sender =
+            Sender::from_lookup(lookup(&[(SENDER_VAR, "log"), (ALLOW_LOG_SENDER_VAR, "true")]), &sdk()).unwrap();
+        assert!(matches!(sender, Sender::Log));
+        let err = Sender::from_lookup(lookup(&[(SENDER_VAR, "smtp")]), &sdk())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("must be ses or log"), "{err}");
+    }
+}

@@ -1,0 +1,79 @@
+//! Codes by Amazon SES (moto's server): the message as sent, a code that
+//! verifies, and a failed delivery that loses nothing and leaks nothing.
+
+use integration_tests::http::LogCapture;
+use integration_tests::moto::{self, Moto};
+use user_service::App;
+use user_service::domain::UserId;
+use user_service::mail::Sender;
+
+use crate::handler_support::*;
+
+async fn app_sending_with(sender: user_service::mail::SesSender) -> App {
+    App {
+        sender: Some(Sender::Ses(sender)),
+        ..app().await
+    }
+}
+
+#[tokio::test]
+async fn a_code_sent_through_ses_verifies_the_address() {
+    let moto = Moto::start();
+    let app = app_sending_with(moto.ses_sender().await).await;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    sign_up(&app, ADA, "ada@example.com").await;
+
+    let id = add(&app, ADA, "ada.work@example.com").await;
+    let mail = moto.mail_to("ada.work@example.com").await;
+    assert_eq!(mail.len(), 1, "{mail:?}");
+    assert_eq!(mail[0].from, moto::SENDER);
+    assert_eq!(
+        mail[0].subject,
+        "Your code to verify this email address (expires in 15 minutes)"
+    );
+    let code = mail[0].code().expect("the message carries the code");
+    assert!(mail[0].body.contains("expires in 15 minutes"));
+
+    verify(&app, ADA, &id, &code).await.assert_status(200);
+    let emails = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap();
+    assert!(emails.iter().all(|e| e.is_verified));
+    // Neither the address nor the code reached the log.
+    let text = logs.text();
+    assert!(!text.contains("ada.work@example.com") && !text.contains(&code), "{text}");
+}
+
+#[tokio::test]
+async fn a_failed_delivery_loses_nothing_and_a_resend_delivers() {
+    let moto = Moto::start();
+    // The sender's identity is not verified yet: SES rejects the message.
+    let app = app_sending_with(moto.unverified_ses_sender()).await;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    sign_up(&app, ADA, "ada@example.com").await;
+
+    let id = add(&app, ADA, "ada.work@example.com").await;
+    assert!(moto.sent_mail().await.is_empty());
+    let emails = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap();
+    let added = emails.iter().find(|e| e.email_id.to_string() == id).unwrap();
+    assert!(!added.is_verified, "the address stays, unverified");
+    let failure = logs
+        .lines()
+        .into_iter()
+        .find(|l| l["message"] == "verification code not delivered")
+        .expect("the failure is logged");
+    assert_eq!(failure["email_id"], id.as_str());
+    assert!(failure["cause"].as_str().unwrap().contains("MessageRejected"), "{failure}");
+    assert!(!logs.text().contains("@example.com"), "{}", logs.text());
+
+    // Once the identity is verified, send-verification issues a new code.
+    let app = App {
+        sender: Some(Sender::Ses(moto.ses_sender().await)),
+        ..app
+    };
+    app.clock.advance(app.store.config().resend_interval_seconds);
+    resend(&app, ADA, &id).await.assert_status(202);
+    let mail = moto.mail_to("ada.work@example.com").await;
+    assert_eq!(mail.len(), 1);
+    verify(&app, ADA, &id, &mail[0].code().unwrap()).await.assert_status(200);
+}
