@@ -36,11 +36,19 @@ impl App {
     }
 
     /// Tracing, configuration and the SDK clients of `function`, from the
-    /// environment. The verification key is read only where the catalog says the
-    /// function needs it, so no other function's init waits for Secrets Manager.
+    /// environment.
     pub async fn from_env(function: &Function) -> Result<Self, ConfigError> {
         init_tracing();
-        let lookup = |name: &str| std::env::var(name).ok();
+        Self::from_lookup(function, |name: &str| std::env::var(name).ok()).await
+    }
+
+    /// Configuration and the SDK clients of `function`, from `lookup`. Each
+    /// client, and the secret, is set up only where the catalog says the function
+    /// uses it: no other function's init pays for it.
+    pub async fn from_lookup(
+        function: &Function,
+        lookup: impl Fn(&str) -> Option<String> + Copy,
+    ) -> Result<Self, ConfigError> {
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
         let admin_group = lookup("ADMIN_GROUP")

@@ -77,6 +77,20 @@ fn applied<T>(result: Result<T, IdentityError>) -> Result<Applied, IdentityError
     }
 }
 
+/// One admin call that names a user and nothing else, with its error typed.
+macro_rules! on_user {
+    ($pool:expr, $call:ident, $operation:literal, $user:expr) => {
+        $pool
+            .client
+            .$call()
+            .user_pool_id(&$pool.pool_id)
+            .username($user.as_str())
+            .send()
+            .await
+            .map_err(|err| IdentityError::new($operation, err))
+    };
+}
+
 /// The user pool, through its admin API.
 #[derive(Debug, Clone)]
 pub struct UserPool {
@@ -108,14 +122,7 @@ impl UserPool {
 
     /// Whether Cognito still has the user.
     pub async fn has_user(&self, user: &UserId) -> Result<bool, IdentityError> {
-        let found = self
-            .client
-            .admin_get_user()
-            .user_pool_id(&self.pool_id)
-            .username(user.as_str())
-            .send()
-            .await
-            .map_err(|err| IdentityError::new("AdminGetUser", err));
+        let found = on_user!(self, admin_get_user, "AdminGetUser", user);
         Ok(applied(found)? == Applied::Done)
     }
 
@@ -152,14 +159,7 @@ impl UserPool {
 
     /// The user's current email in Cognito.
     async fn email_of(&self, user: &UserId) -> Result<Option<String>, IdentityError> {
-        let found = self
-            .client
-            .admin_get_user()
-            .user_pool_id(&self.pool_id)
-            .username(user.as_str())
-            .send()
-            .await
-            .map_err(|err| IdentityError::new("AdminGetUser", err))?;
+        let found = on_user!(self, admin_get_user, "AdminGetUser", user)?;
         Ok(found
             .user_attributes()
             .iter()
@@ -169,52 +169,25 @@ impl UserPool {
 
     /// Every refresh token of the user stops working.
     pub async fn sign_out_everywhere(&self, user: &UserId) -> Result<Applied, IdentityError> {
-        applied(
-            self.client
-                .admin_user_global_sign_out()
-                .user_pool_id(&self.pool_id)
-                .username(user.as_str())
-                .send()
-                .await
-                .map_err(|err| IdentityError::new("AdminUserGlobalSignOut", err)),
-        )
+        applied(on_user!(
+            self,
+            admin_user_global_sign_out,
+            "AdminUserGlobalSignOut",
+            user
+        ))
     }
 
     pub async fn disable(&self, user: &UserId) -> Result<Applied, IdentityError> {
-        applied(
-            self.client
-                .admin_disable_user()
-                .user_pool_id(&self.pool_id)
-                .username(user.as_str())
-                .send()
-                .await
-                .map_err(|err| IdentityError::new("AdminDisableUser", err)),
-        )
+        applied(on_user!(self, admin_disable_user, "AdminDisableUser", user))
     }
 
     pub async fn enable(&self, user: &UserId) -> Result<Applied, IdentityError> {
-        applied(
-            self.client
-                .admin_enable_user()
-                .user_pool_id(&self.pool_id)
-                .username(user.as_str())
-                .send()
-                .await
-                .map_err(|err| IdentityError::new("AdminEnableUser", err)),
-        )
+        applied(on_user!(self, admin_enable_user, "AdminEnableUser", user))
     }
 
     /// Deleted, not disabled: a disabled user keeps the address as its username,
     /// so nobody else could sign up with it.
     pub async fn delete(&self, user: &UserId) -> Result<Applied, IdentityError> {
-        applied(
-            self.client
-                .admin_delete_user()
-                .user_pool_id(&self.pool_id)
-                .username(user.as_str())
-                .send()
-                .await
-                .map_err(|err| IdentityError::new("AdminDeleteUser", err)),
-        )
+        applied(on_user!(self, admin_delete_user, "AdminDeleteUser", user))
     }
 }

@@ -322,7 +322,10 @@ mod tests {
         .to_string();
         assert!(err.starts_with("SENDER_ADDRESS is invalid"), "{err}");
         let sender = Sender::from_lookup(
-            lookup(&[(SENDER_ADDRESS_VAR, "no-reply@example.com"), (CONFIGURATION_SET_VAR, "cs")]),
+            lookup(&[
+                (SENDER_ADDRESS_VAR, "no-reply@example.com"),
+                (CONFIGURATION_SET_VAR, "cs"),
+            ]),
             &sdk(),
         )
         .unwrap();

@@ -148,7 +148,10 @@ fn every_event_file_against_the_real_binaries() {
             ("AWS_ENDPOINT_URL_SESV2", &moto.endpoint),
             (user_service::mail::SENDER_VAR, "ses"),
             (user_service::mail::SENDER_ADDRESS_VAR, integration_tests::moto::SENDER),
-            (user_service::mail::CONFIGURATION_SET_VAR, integration_tests::moto::CONFIGURATION_SET),
+            (
+                user_service::mail::CONFIGURATION_SET_VAR,
+                integration_tests::moto::CONFIGURATION_SET,
+            ),
             ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000"),
             ("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000"),
             // Windows far longer than the test, so the answers below do not depend on

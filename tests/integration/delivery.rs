@@ -40,7 +40,10 @@ async fn a_code_sent_through_ses_verifies_the_address() {
     assert!(emails.iter().all(|e| e.is_verified));
     // Neither the address nor the code reached the log.
     let text = logs.text();
-    assert!(!text.contains("ada.work@example.com") && !text.contains(&code), "{text}");
+    assert!(
+        !text.contains("ada.work@example.com") && !text.contains(&code),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -63,7 +66,10 @@ async fn a_failed_delivery_loses_nothing_and_a_resend_delivers() {
         .find(|l| l["message"] == "verification code not delivered")
         .expect("the failure is logged");
     assert_eq!(failure["email_id"], id.as_str());
-    assert!(failure["cause"].as_str().unwrap().contains("MessageRejected"), "{failure}");
+    assert!(
+        failure["cause"].as_str().unwrap().contains("MessageRejected"),
+        "{failure}"
+    );
     assert!(!logs.text().contains("@example.com"), "{}", logs.text());
 
     // Once the identity is verified, send-verification issues a new code.
@@ -75,5 +81,53 @@ async fn a_failed_delivery_loses_nothing_and_a_resend_delivers() {
     resend(&app, ADA, &id).await.assert_status(202);
     let mail = moto.mail_to("ada.work@example.com").await;
     assert_eq!(mail.len(), 1);
-    verify(&app, ADA, &id, &mail[0].code().unwrap()).await.assert_status(200);
+    verify(&app, ADA, &id, &mail[0].code().unwrap())
+        .await
+        .assert_status(200);
+}
+
+/// The environment of a deployed function, as `lookup` sees it.
+fn deployed(extra: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> + Copy {
+    move |name: &str| {
+        [
+            ("TABLE_NAME", "users"),
+            ("USER_POOL_ID", "us-east-1_pool"),
+            (user_service::secrets::DEV_KEY_VAR, integration_tests::ddb::TEST_KEY),
+        ]
+        .iter()
+        .chain(extra)
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| (*v).to_owned())
+    }
+}
+
+#[tokio::test]
+async fn only_functions_that_send_set_up_a_sender() {
+    use user_service::catalog;
+    const SES: &[(&str, &str)] = &[
+        (user_service::mail::SENDER_ADDRESS_VAR, "no-reply@example.com"),
+        (user_service::mail::CONFIGURATION_SET_VAR, "user-service"),
+    ];
+    for function in catalog::FUNCTIONS {
+        // With no mail settings at all: only the functions that send refuse to start.
+        let bare = App::from_lookup(function, deployed(&[])).await;
+        if function.sends_email {
+            let err = bare.map(|_| ()).unwrap_err().to_string();
+            assert!(err.starts_with("SENDER_ADDRESS is not set"), "{}: {err}", function.name);
+            let app = App::from_lookup(function, deployed(SES)).await.unwrap();
+            assert!(matches!(app.sender, Some(Sender::Ses(_))), "{}", function.name);
+        } else {
+            assert!(bare.unwrap().sender.is_none(), "{} has no sender", function.name);
+        }
+    }
+    // A deployed function never falls back to the log sender.
+    let err = App::from_lookup(
+        &catalog::ADD_EMAIL,
+        deployed(&[(user_service::mail::SENDER_VAR, "log")]),
+    )
+    .await
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("ALLOW_LOG_SENDER=true"), "{err}");
 }

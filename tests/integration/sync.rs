@@ -162,7 +162,11 @@ impl Synced {
     async fn changes(&mut self) -> (Vec<Value>, Vec<Value>) {
         let records = self.reader.read_new().await;
         let passed = selected(&records);
-        assert_eq!(passed, profile_modifications(&records), "the filter passes profile MODIFY records alone");
+        assert_eq!(
+            passed,
+            profile_modifications(&records),
+            "the filter passes profile MODIFY records alone"
+        );
         (records, passed)
     }
 }
@@ -177,7 +181,10 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
     // A primary switch: Cognito's email follows, verified; the former primary is told.
     s.switch_primary_to("ada.work@example.com").await;
     let (records, passed) = s.changes().await;
-    assert!(records.len() > passed.len(), "emails, claims and limits are filtered out");
+    assert!(
+        records.len() > passed.len(),
+        "emails, claims and limits are filtered out"
+    );
     assert!(!passed.is_empty());
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
     assert_eq!(
@@ -195,12 +202,20 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
 
     // A suspension signs out and disables; re-activation enables.
     let now = s.app.clock.now();
-    s.app.store.set_status(&s.user_id(), UserStatus::Suspended, now).await.unwrap();
+    s.app
+        .store
+        .set_status(&s.user_id(), UserStatus::Suspended, now)
+        .await
+        .unwrap();
     let (_, passed) = s.changes().await;
     assert_eq!(passed.len(), 1);
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
     assert_eq!(s.user().await.map(|u| u.enabled), Some(false));
-    s.app.store.set_status(&s.user_id(), UserStatus::Active, now).await.unwrap();
+    s.app
+        .store
+        .set_status(&s.user_id(), UserStatus::Active, now)
+        .await
+        .unwrap();
     let (_, passed) = s.changes().await;
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
     assert_eq!(s.user().await.map(|u| u.enabled), Some(true));
@@ -241,7 +256,10 @@ async fn an_address_another_cognito_user_holds_is_retried_and_logged_by_sub_only
     };
     assert_eq!(failed, [the_switch(&passed)], "the record is retried");
     assert_eq!(s.user().await.and_then(|u| u.email).as_deref(), Some("ada@example.com"));
-    assert!(s.moto.mail_to("ada@example.com").await.is_empty(), "no notice before the switch lands");
+    assert!(
+        s.moto.mail_to("ada@example.com").await.is_empty(),
+        "no notice before the switch lands"
+    );
     let line = logs
         .lines()
         .into_iter()
@@ -255,12 +273,21 @@ async fn an_address_another_cognito_user_holds_is_retried_and_logged_by_sub_only
         .admin_update_user_attributes()
         .user_pool_id(&s.pool)
         .username(&bob)
-        .user_attributes(AttributeType::builder().name("email").value("bob@example.com").build().unwrap())
+        .user_attributes(
+            AttributeType::builder()
+                .name("email")
+                .value("bob@example.com")
+                .build()
+                .unwrap(),
+        )
         .send()
         .await
         .unwrap();
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
-    assert_eq!(s.user().await.and_then(|u| u.email).as_deref(), Some("ada.work@example.com"));
+    assert_eq!(
+        s.user().await.and_then(|u| u.email).as_deref(),
+        Some("ada.work@example.com")
+    );
 }
 
 #[tokio::test]
@@ -280,7 +307,10 @@ async fn a_notice_that_cannot_be_sent_retries_the_record() {
     };
     assert_eq!(deliver(&app, &passed).await, [the_switch(&passed)]);
     // Cognito was brought in line before the notice; the retry writes it again.
-    assert_eq!(s.user().await.and_then(|u| u.email).as_deref(), Some("ada.work@example.com"));
+    assert_eq!(
+        s.user().await.and_then(|u| u.email).as_deref(),
+        Some("ada.work@example.com")
+    );
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
     assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 1);
 }
@@ -327,10 +357,11 @@ fn app_with_cognito(client: Cognito) -> App {
 
 #[tokio::test]
 async fn a_throttled_record_mid_batch_is_reported_and_nothing_after_it_is_applied() {
-    let sign_out = mock!(Cognito::admin_user_global_sign_out)
-        .then_output(|| AdminUserGlobalSignOutOutput::builder().build());
-    let disable = mock!(Cognito::admin_disable_user)
-        .then_output(|| aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserOutput::builder().build());
+    let sign_out =
+        mock!(Cognito::admin_user_global_sign_out).then_output(|| AdminUserGlobalSignOutOutput::builder().build());
+    let disable = mock!(Cognito::admin_disable_user).then_output(|| {
+        aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserOutput::builder().build()
+    });
     let throttled = mock!(Cognito::admin_update_user_attributes).then_error(|| {
         AdminUpdateUserAttributesError::TooManyRequestsException(
             TooManyRequestsException::builder().message("Rate exceeded").build(),
@@ -355,14 +386,22 @@ async fn a_throttled_record_mid_batch_is_reported_and_nothing_after_it_is_applie
 
 #[tokio::test]
 async fn an_error_that_persists_is_reported_every_time() {
-    let failing = mock!(Cognito::admin_disable_user).then_error(|| {
-        AdminDisableUserError::TooManyRequestsException(TooManyRequestsException::builder().build())
-    });
-    let sign_out = mock!(Cognito::admin_user_global_sign_out)
-        .then_output(|| AdminUserGlobalSignOutOutput::builder().build());
-    let client = mock_client!(aws_sdk_cognitoidentityprovider, RuleMode::MatchAny, [&sign_out, &failing]);
+    let failing = mock!(Cognito::admin_disable_user)
+        .then_error(|| AdminDisableUserError::TooManyRequestsException(TooManyRequestsException::builder().build()));
+    let sign_out =
+        mock!(Cognito::admin_user_global_sign_out).then_output(|| AdminUserGlobalSignOutOutput::builder().build());
+    let client = mock_client!(
+        aws_sdk_cognitoidentityprovider,
+        RuleMode::MatchAny,
+        [&sign_out, &failing]
+    );
     let app = app_with_cognito(client);
-    let batch = [change(7, SUB_A, ("a@example.com", "active"), ("a@example.com", "suspended"))];
+    let batch = [change(
+        7,
+        SUB_A,
+        ("a@example.com", "active"),
+        ("a@example.com", "suspended"),
+    )];
     for _ in 0..3 {
         assert_eq!(deliver(&app, &batch).await, [sequence(&batch[0])]);
     }
@@ -376,7 +415,9 @@ async fn a_cognito_call_that_times_out_is_reported() {
     let config = aws_sdk_cognitoidentityprovider::Config::builder()
         .behavior_version(aws_sdk_cognitoidentityprovider::config::BehaviorVersion::latest())
         .region(aws_sdk_cognitoidentityprovider::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_cognitoidentityprovider::config::Credentials::new("t", "t", None, None, "t"))
+        .credentials_provider(aws_sdk_cognitoidentityprovider::config::Credentials::new(
+            "t", "t", None, None, "t",
+        ))
         .endpoint_url(endpoint)
         .timeout_config(
             aws_sdk_cognitoidentityprovider::config::timeout::TimeoutConfig::builder()
@@ -385,18 +426,28 @@ async fn a_cognito_call_that_times_out_is_reported() {
         )
         .build();
     let app = app_with_cognito(Cognito::from_conf(config));
-    let batch = [change(9, SUB_A, ("a@example.com", "active"), ("a.new@example.com", "active"))];
+    let batch = [change(
+        9,
+        SUB_A,
+        ("a@example.com", "active"),
+        ("a.new@example.com", "active"),
+    )];
     assert_eq!(deliver(&app, &batch).await, [sequence(&batch[0])]);
     drop(silent);
 }
 
 #[tokio::test]
 async fn records_the_invocation_has_no_time_for_are_retried_untouched() {
-    let update = mock!(Cognito::admin_update_user_attributes)
-        .then_output(|| AdminUpdateUserAttributesOutput::builder().build());
+    let update =
+        mock!(Cognito::admin_update_user_attributes).then_output(|| AdminUpdateUserAttributesOutput::builder().build());
     let client = mock_client!(aws_sdk_cognitoidentityprovider, RuleMode::MatchAny, [&update]);
     let app = app_with_cognito(client);
-    let batch = [change(11, SUB_A, ("a@example.com", "active"), ("a.new@example.com", "active"))];
+    let batch = [change(
+        11,
+        SUB_A,
+        ("a@example.com", "active"),
+        ("a.new@example.com", "active"),
+    )];
     let mut context = Context::default();
     // One second left: less than one record needs.
     let now_ms = std::time::SystemTime::now()

@@ -338,7 +338,10 @@ fn mail_goes_from_the_verified_identity_through_the_configuration_set_alone() {
         (user_service::mail::CONFIGURATION_SET_VAR, "SesConfigurationSet"),
     ];
     for (name, _) in mail_vars {
-        assert!(t["Globals"]["Function"]["Environment"]["Variables"][name].is_null(), "{name} is per function");
+        assert!(
+            t["Globals"]["Function"]["Environment"]["Variables"][name].is_null(),
+            "{name} is per function"
+        );
     }
     for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
         let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
@@ -432,12 +435,21 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
             .iter()
             .map(|f| serde_json::from_str(&text(&f["Pattern"])).unwrap())
             .collect();
-        assert_eq!(patterns, [serde_json::from_str::<serde_json::Value>(filter).unwrap()], "{id}");
+        assert_eq!(
+            patterns,
+            [serde_json::from_str::<serde_json::Value>(filter).unwrap()],
+            "{id}"
+        );
         assert_eq!(p["BisectBatchOnFunctionError"].as_bool(), Some(true), "{id}");
         let retries = p["MaximumRetryAttempts"].as_i64().unwrap();
         assert!((0..=10).contains(&retries), "{id}: retries are bounded, not {retries}");
         assert!(p["MaximumRecordAgeInSeconds"].as_i64().unwrap() > 0, "{id}");
-        let responses: Vec<String> = p["FunctionResponseTypes"].as_sequence().unwrap().iter().map(text).collect();
+        let responses: Vec<String> = p["FunctionResponseTypes"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(text)
+            .collect();
         assert_eq!(responses, ["ReportBatchItemFailures"], "{id}");
         let on_failure = &p["DestinationConfig"]["OnFailure"];
         assert_eq!(text(&on_failure["Type"]), "SQS", "{id}");

@@ -40,6 +40,9 @@ mod tests {
         assert!(matches(&pattern, &record("MODIFY", "User")));
         assert!(!matches(&pattern, &record("INSERT", "User")));
         assert!(!matches(&pattern, &record("MODIFY", "Email")));
-        assert!(!matches(&pattern, &json!({"eventName": "REMOVE", "dynamodb": {"OldImage": {}}})));
+        assert!(!matches(
+            &pattern,
+            &json!({"eventName": "REMOVE", "dynamodb": {"OldImage": {}}})
+        ));
     }
 }

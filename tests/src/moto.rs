@@ -94,7 +94,11 @@ impl Moto {
     /// An SES sender whose identity and configuration set exist in moto.
     pub async fn ses_sender(&self) -> user_service::mail::SesSender {
         let ses = self.sesv2();
-        ses.create_email_identity().email_identity("example.com").send().await.unwrap();
+        ses.create_email_identity()
+            .email_identity("example.com")
+            .send()
+            .await
+            .unwrap();
         ses.create_configuration_set()
             .configuration_set_name(CONFIGURATION_SET)
             .send()
@@ -150,10 +154,7 @@ impl Moto {
 
     /// A user pool shaped like the template's (users sign in by email), with one
     /// user per address; returns the pool and each user's `sub`, in order.
-    pub async fn user_pool(
-        &self,
-        emails: &[&str],
-    ) -> (aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
+    pub async fn user_pool(&self, emails: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
         use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType, UsernameAttributeType};
         let cognito = aws_sdk_cognitoidentityprovider::Client::new(&self.sdk_config());
         let pool_id = cognito
@@ -174,7 +175,13 @@ impl Moto {
                 .user_pool_id(&pool_id)
                 .username(*email)
                 .user_attributes(AttributeType::builder().name("email").value(*email).build().unwrap())
-                .user_attributes(AttributeType::builder().name("email_verified").value("true").build().unwrap())
+                .user_attributes(
+                    AttributeType::builder()
+                        .name("email_verified")
+                        .value("true")
+                        .build()
+                        .unwrap(),
+                )
                 .message_action(MessageActionType::Suppress)
                 .send()
                 .await

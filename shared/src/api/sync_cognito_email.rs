@@ -106,7 +106,12 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
                 // Another Cognito user still holds the address: its own switch is
                 // probably in flight on another shard. Retried; if it persists,
                 // the record ends in the on-failure queue and its alarm fires.
-                tracing::error!(sub, sequence, code = "ALIAS_EXISTS", "another Cognito user holds the new primary address");
+                tracing::error!(
+                    sub,
+                    sequence,
+                    code = "ALIAS_EXISTS",
+                    "another Cognito user holds the new primary address"
+                );
             } else {
                 tracing::error!(sub, sequence, cause = %crate::error_chain(&err), "profile change not applied to Cognito");
             }
@@ -180,7 +185,11 @@ impl Step {
 fn user_of(record: &EventRecord) -> String {
     serde_dynamo::from_item::<_, std::collections::HashMap<String, String>>(record.change.keys.clone())
         .ok()
-        .and_then(|keys| keys.get(crate::keys::PK).and_then(|pk| crate::keys::user_of_pk(pk)).map(str::to_owned))
+        .and_then(|keys| {
+            keys.get(crate::keys::PK)
+                .and_then(|pk| crate::keys::user_of_pk(pk))
+                .map(str::to_owned)
+        })
         .unwrap_or_default()
 }
 
@@ -234,7 +243,13 @@ mod tests {
             ..profile(Some("ada@example.com"), Active)
         };
         assert_eq!(plan(&old, &new), []);
-        assert_eq!(plan(&profile(Some("a@example.com"), Suspended), &profile(Some("a@example.com"), Suspended)), []);
+        assert_eq!(
+            plan(
+                &profile(Some("a@example.com"), Suspended),
+                &profile(Some("a@example.com"), Suspended)
+            ),
+            []
+        );
     }
 
     #[test]
@@ -242,7 +257,10 @@ mod tests {
         let old = profile(Some("ada@example.com"), Active);
         let new = profile(None, Deleted);
         assert_eq!(plan(&old, &new), [Step::SignOutEverywhere, Step::Delete]);
-        assert_eq!(plan(&profile(Some("a@example.com"), Suspended), &new), [Step::SignOutEverywhere, Step::Delete]);
+        assert_eq!(
+            plan(&profile(Some("a@example.com"), Suspended), &new),
+            [Step::SignOutEverywhere, Step::Delete]
+        );
         assert_eq!(plan(&new, &new), [], "an erased profile that changes again");
     }
 
