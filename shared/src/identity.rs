@@ -11,6 +11,9 @@ use crate::domain::{EmailAddress, UserId};
 
 pub const POOL_ID_VAR: &str = "USER_POOL_ID";
 
+/// Less time than this left in the invocation, and a call is not started.
+pub const MIN_CALL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A Cognito call that failed. Shown by the operation and the error code alone:
 /// service messages may quote the request.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +54,13 @@ impl IdentityError {
         )
     }
 
+    fn is_not_authorized(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::NotAuthorizedException(_))
+        )
+    }
+
     fn is_user_not_found(&self) -> bool {
         matches!(
             self.error.as_deref(),
@@ -85,6 +95,8 @@ macro_rules! on_user {
             .$call()
             .user_pool_id(&$pool.pool_id)
             .username($user.as_str())
+            .customize()
+            .config_override($pool.timeouts())
             .send()
             .await
             .map_err(|err| IdentityError::new($operation, err))
@@ -120,6 +132,25 @@ impl UserPool {
         Ok(Self::new(Client::new(sdk), pool_id.trim()))
     }
 
+    /// The client's timeouts, the operation's cut to what is left of the
+    /// invocation: no call outlives the deadline.
+    fn timeouts(&self) -> aws_sdk_cognitoidentityprovider::config::Builder {
+        let configured = self
+            .client
+            .config()
+            .timeout_config()
+            .and_then(|t| t.operation_timeout());
+        let mut builder = aws_sdk_cognitoidentityprovider::config::Builder::default();
+        if let Some(timeout) = crate::store::retry::call_timeout(configured) {
+            builder = builder.timeout_config(
+                aws_smithy_types::timeout::TimeoutConfig::builder()
+                    .operation_timeout(timeout)
+                    .build(),
+            );
+        }
+        builder
+    }
+
     /// Whether Cognito still has the user.
     pub async fn has_user(&self, user: &UserId) -> Result<bool, IdentityError> {
         let found = on_user!(self, admin_get_user, "AdminGetUser", user);
@@ -143,6 +174,8 @@ impl UserPool {
                 .username(user.as_str())
                 .user_attributes(email_attribute)
                 .user_attributes(verified)
+                .customize()
+                .config_override(self.timeouts())
                 .send()
                 .await
                 .map_err(|err| IdentityError::new(OPERATION, err)),
@@ -150,7 +183,12 @@ impl UserPool {
         match result {
             // Some pools (and moto) refuse an address the user itself already
             // holds: a replayed record must still succeed.
-            Err(err) if err.is_alias_taken() && self.email_of(user).await?.as_deref() == Some(email.as_str()) => {
+            Err(err)
+                if err.is_alias_taken()
+                    && crate::store::retry::current_deadline()
+                        .is_none_or(|d| crate::store::retry::left(d) >= MIN_CALL_TIME)
+                    && self.email_of(user).await?.as_deref() == Some(email.as_str()) =>
+            {
                 Ok(Applied::Done)
             }
             other => other,
@@ -169,12 +207,17 @@ impl UserPool {
 
     /// Every refresh token of the user stops working.
     pub async fn sign_out_everywhere(&self, user: &UserId) -> Result<Applied, IdentityError> {
-        applied(on_user!(
+        match applied(on_user!(
             self,
             admin_user_global_sign_out,
             "AdminUserGlobalSignOut",
             user
-        ))
+        )) {
+            // A disabled user (a replayed suspension): disabling revoked its
+            // tokens already, so there is nothing left to sign out.
+            Err(err) if err.is_not_authorized() => Ok(Applied::Done),
+            other => other,
+        }
     }
 
     pub async fn disable(&self, user: &UserId) -> Result<Applied, IdentityError> {

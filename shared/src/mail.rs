@@ -122,9 +122,15 @@ pub enum Sender {
 #[derive(Debug, Clone)]
 pub struct SesSender {
     client: aws_sdk_sesv2::Client,
-    from: EmailAddress,
+    /// As configured, not normalised: IAM's `ses:FromAddress` condition and
+    /// Cognito's `From` compare the string exactly.
+    from: String,
     configuration_set: String,
 }
+
+/// The longest one send may take. One attempt: an attempt that timed out may
+/// have been accepted, and a retry would send the message twice.
+const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
@@ -136,12 +142,18 @@ pub enum SendError {
 }
 
 impl SesSender {
-    pub fn new(client: aws_sdk_sesv2::Client, from: EmailAddress, configuration_set: impl Into<String>) -> Self {
-        Self {
+    /// `from` is checked to be an address and kept as written.
+    pub fn new(
+        client: aws_sdk_sesv2::Client,
+        from: &str,
+        configuration_set: impl Into<String>,
+    ) -> Result<Self, crate::domain::Invalid> {
+        EmailAddress::parse(from)?;
+        Ok(Self {
             client,
-            from,
+            from: from.trim().to_owned(),
             configuration_set: configuration_set.into(),
-        }
+        })
     }
 
     async fn send(&self, to: &EmailAddress, mail: &Mail<'_>) -> Result<(), SendError> {
@@ -169,11 +181,19 @@ impl SesSender {
             .map_err(SendError::Build)?;
         self.client
             .send_email()
-            .from_email_address(self.from.as_str())
+            .from_email_address(&self.from)
             .destination(Destination::builder().to_addresses(to.as_str()).build())
             .content(EmailContent::builder().simple(message).build())
             .configuration_set_name(&self.configuration_set)
             .email_tags(tag)
+            .customize()
+            .config_override(aws_sdk_sesv2::config::Builder::default().timeout_config({
+                let timeout = crate::store::retry::call_timeout(Some(SEND_TIMEOUT)).unwrap_or(SEND_TIMEOUT);
+                aws_smithy_types::timeout::TimeoutConfig::builder()
+                    .operation_timeout(timeout)
+                    .operation_attempt_timeout(timeout)
+                    .build()
+            }))
             .send()
             .await
             .map_err(|err| SendError::Ses(Box::new(err)))?;
@@ -199,10 +219,6 @@ impl Sender {
                         name: SENDER_ADDRESS_VAR,
                         what: "the verified SES address mail is sent from",
                     })?;
-                let from = EmailAddress::parse(&from).map_err(|err| ConfigError::Invalid {
-                    name: SENDER_ADDRESS_VAR,
-                    reason: err.to_string(),
-                })?;
                 let configuration_set = lookup(CONFIGURATION_SET_VAR)
                     .map(|v| v.trim().to_owned())
                     .filter(|v| !v.is_empty())
@@ -210,11 +226,14 @@ impl Sender {
                         name: CONFIGURATION_SET_VAR,
                         what: "the SES configuration set every message goes through",
                     })?;
-                Ok(Self::Ses(SesSender::new(
-                    aws_sdk_sesv2::Client::new(sdk),
-                    from,
-                    configuration_set,
-                )))
+                let sender =
+                    SesSender::new(aws_sdk_sesv2::Client::new(sdk), &from, configuration_set).map_err(|err| {
+                        ConfigError::Invalid {
+                            name: SENDER_ADDRESS_VAR,
+                            reason: err.to_string(),
+                        }
+                    })?;
+                Ok(Self::Ses(sender))
             }
             "log" if lookup(ALLOW_LOG_SENDER_VAR).is_some_and(|v| v.trim() == "true") => Ok(Self::Log),
             "log" => Err(ConfigError::Invalid {

@@ -173,6 +173,8 @@ impl Synced {
 
 #[tokio::test]
 async fn cognito_follows_real_profile_changes_from_the_stream() {
+    let logs = LogCapture::default();
+    let _guard = logs.install();
     let mut s = Synced::start(&["ada@example.com"]).await;
     let (records, passed) = s.changes().await;
     assert!(!records.is_empty(), "sign-up wrote to the stream");
@@ -199,6 +201,14 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert_eq!(notices[0].subject, "Your primary email address was changed");
     assert_eq!(notices[0].code(), None);
+    // Replayed, the switch leaves Cognito as it is (the user already holds the
+    // address) and tells the former primary again: notices are at least once.
+    assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
+    assert_eq!(
+        s.user().await.and_then(|u| u.email).as_deref(),
+        Some("ada.work@example.com")
+    );
+    assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 2);
 
     // A suspension signs out and disables; re-activation enables.
     let now = s.app.clock.now();
@@ -236,7 +246,18 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
 
     // Replayed (a retried batch), the deletion changes nothing and fails nothing.
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
-    assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 1, "no second notice");
+    assert_eq!(s.user().await, None);
+    let lines = logs.lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "Cognito has no such user" && l["sub"] == s.sub.as_str())
+    );
+    assert!(
+        !logs.text().contains("@example.com"),
+        "no address in any log line:\n{}",
+        logs.text()
+    );
 }
 
 #[tokio::test]
@@ -298,11 +319,7 @@ async fn a_notice_that_cannot_be_sent_retries_the_record() {
     let (_, passed) = s.changes().await;
     let app = App {
         // From an address SES has no verified identity for.
-        sender: Some(Sender::Ses(user_service::mail::SesSender::new(
-            aws_sdk_sesv2::Client::new(&s.moto.sdk_config()),
-            user_service::domain::EmailAddress::parse("no-reply@unverified.example").unwrap(),
-            integration_tests::moto::CONFIGURATION_SET,
-        ))),
+        sender: Some(Sender::Ses(s.moto.sender_from("no-reply@unverified.example"))),
         ..s.app.clone()
     };
     assert_eq!(deliver(&app, &passed).await, [the_switch(&passed)]);
@@ -457,4 +474,50 @@ async fn records_the_invocation_has_no_time_for_are_retried_untouched() {
     context.deadline = u64::try_from(now_ms).unwrap() + 1_000;
     assert_eq!(deliver_with(&app, &batch, context).await, [sequence(&batch[0])]);
     assert_eq!(update.num_calls(), 0);
+}
+
+#[tokio::test]
+async fn a_suspended_user_who_is_deleted_is_gone_from_cognito() {
+    let mut s = Synced::start(&["ada@example.com"]).await;
+    s.changes().await;
+    let now = s.app.clock.now();
+    s.app
+        .store
+        .set_status(&s.user_id(), UserStatus::Suspended, now)
+        .await
+        .unwrap();
+    s.app.store.delete_user(&s.user_id(), None, now).await.unwrap();
+    let (_, passed) = s.changes().await;
+    assert_eq!(passed.len(), 2);
+    assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
+    assert_eq!(s.user().await, None);
+}
+
+#[tokio::test]
+async fn signing_out_a_user_cognito_already_disabled_counts_as_done() {
+    use aws_sdk_cognitoidentityprovider::operation::admin_user_global_sign_out::AdminUserGlobalSignOutError;
+    use aws_sdk_cognitoidentityprovider::types::error::NotAuthorizedException;
+    let sign_out = mock!(Cognito::admin_user_global_sign_out).then_error(|| {
+        AdminUserGlobalSignOutError::NotAuthorizedException(
+            NotAuthorizedException::builder().message("User is disabled.").build(),
+        )
+    });
+    let disable = mock!(Cognito::admin_disable_user).then_output(|| {
+        aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserOutput::builder().build()
+    });
+    let client = mock_client!(
+        aws_sdk_cognitoidentityprovider,
+        RuleMode::MatchAny,
+        [&sign_out, &disable]
+    );
+    let app = app_with_cognito(client);
+    // A suspension replayed after it landed.
+    let batch = [change(
+        5,
+        SUB_A,
+        ("a@example.com", "active"),
+        ("a@example.com", "suspended"),
+    )];
+    assert_eq!(deliver(&app, &batch).await, Vec::<String>::new());
+    assert_eq!((sign_out.num_calls(), disable.num_calls()), (1, 1));
 }

@@ -365,12 +365,17 @@ fn mail_goes_from_the_verified_identity_through_the_configuration_set_alone() {
         let statement = mail[0];
         let actions: Vec<String> = statement["Action"].as_sequence().unwrap().iter().map(text).collect();
         assert_eq!(actions, ["ses:SendEmail"], "{id}");
-        // SES authorizes a send against the identity and the configuration set.
+        // SES authorizes a send against the identity (the address, or its domain)
+        // and the configuration set.
         let resources = statement["Resource"].as_sequence().unwrap();
-        assert_eq!(resources.len(), 2, "{id}");
-        identity(&resources[0]);
+        assert_eq!(resources.len(), 3, "{id}");
+        assert!(text(&resources[0]).ends_with(":identity/${SenderAddress}"), "{id}");
+        let (condition, domain, otherwise) = if_of(&resources[1]);
+        assert_eq!(condition, "HasSenderDomain", "{id}");
+        assert!(text(domain).ends_with(":identity/${SenderDomain}"), "{id}");
+        assert_eq!(text(otherwise), "AWS::NoValue", "{id}");
         assert!(
-            text(&resources[1]).ends_with(":configuration-set/${SesConfigurationSet}"),
+            text(&resources[2]).ends_with(":configuration-set/${SesConfigurationSet}"),
             "{id}"
         );
         assert_eq!(

@@ -8,7 +8,7 @@ use std::time::Duration;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::config::Credentials;
 
-use crate::{lambda, process, wait};
+use crate::{process, wait};
 
 /// How to get moto, for every failure message.
 pub const HOW_TO_INSTALL: &str = "moto_server is not on PATH: run `make test` (installs everything), or \
@@ -20,16 +20,35 @@ pub struct Moto {
 }
 
 impl Moto {
-    /// Starts `moto_server` on a free loopback port and waits until it answers.
+    /// Starts `moto_server` on a port the OS picks (port 0) and reads the port
+    /// from its first lines: a port chosen here and bound later could be taken by
+    /// another test's server in between.
     pub fn start() -> Self {
-        let port = lambda::free_port();
+        use std::io::BufRead;
         let mut cmd = Command::new("moto_server");
-        cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        cmd.args(["-H", "127.0.0.1", "-p", "0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let child = cmd.spawn().unwrap_or_else(|e| panic!("{HOW_TO_INSTALL} ({e})"));
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{HOW_TO_INSTALL} ({e})"));
+        let stderr = child.stderr.take().unwrap();
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        // Reads moto's log to its end, so a full pipe never stalls the server.
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(port) = line
+                    .split("Running on http://127.0.0.1:")
+                    .nth(1)
+                    .and_then(|rest| rest.trim().parse::<u16>().ok())
+                {
+                    let _ = port_tx.send(port);
+                }
+            }
+        });
+        let port = port_rx
+            .recv_timeout(wait::GENEROUS)
+            .unwrap_or_else(|e| panic!("moto_server did not say its port ({e}): {HOW_TO_INSTALL}"));
         let moto = Self {
             child,
             endpoint: format!("http://127.0.0.1:{port}"),
@@ -109,11 +128,12 @@ impl Moto {
 
     /// An SES sender whose identity was never verified: SES rejects every message.
     pub fn unverified_ses_sender(&self) -> user_service::mail::SesSender {
-        user_service::mail::SesSender::new(
-            self.sesv2(),
-            user_service::domain::EmailAddress::parse(SENDER).unwrap(),
-            CONFIGURATION_SET,
-        )
+        self.sender_from(SENDER)
+    }
+
+    /// An SES sender from `from`, through the tests' configuration set.
+    pub fn sender_from(&self, from: &str) -> user_service::mail::SesSender {
+        user_service::mail::SesSender::new(self.sesv2(), from, CONFIGURATION_SET).unwrap()
     }
 
     /// Every message SES accepted, oldest first.

@@ -9,9 +9,12 @@
 //! - a deletion signs them out everywhere and deletes the Cognito user, which
 //!   frees the address for the next owner's sign-up.
 //!
-//! Each write sets the state the new image names, so a replayed record changes
-//! nothing. Records are processed in order; the first that fails is reported,
-//! and Lambda retries from it (bisecting, bounded, then the on-failure queue).
+//! The images decide what changed; each write then sets the state the new image
+//! names (this email, disabled, gone), so applying a record again leaves
+//! Cognito as the first time did, and only the notice is sent again. Records are
+//! processed in order; the first that fails is reported and nothing after it is
+//! applied in this invocation: Lambda retries from it (bounded, then the
+//! on-failure queue).
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -37,10 +40,11 @@ pub enum Step {
 /// What a profile change asks of Cognito. Pure: the images alone decide.
 pub fn plan(old: &ProfileItem, new: &ProfileItem) -> Vec<Step> {
     if new.status == UserStatus::Deleted {
-        return if old.status == UserStatus::Deleted {
-            Vec::new()
-        } else {
-            vec![Step::SignOutEverywhere, Step::Delete]
+        return match old.status {
+            UserStatus::Deleted => Vec::new(),
+            // Disabling revoked its tokens already.
+            UserStatus::Suspended => vec![Step::Delete],
+            UserStatus::Active => vec![Step::SignOutEverywhere, Step::Delete],
         };
     }
     let mut steps = Vec::new();
@@ -65,8 +69,9 @@ pub fn plan(old: &ProfileItem, new: &ProfileItem) -> Vec<Step> {
 /// Why a record was not applied; it is retried, then goes to the on-failure queue.
 #[derive(Debug, thiserror::Error)]
 enum RecordError {
-    #[error("not a profile change: {0}")]
-    NotAProfile(#[source] serde_dynamo::Error),
+    /// Without serde's message: it may quote a value of the image.
+    #[error("the record's {0} is not a profile")]
+    NotAProfile(&'static str),
     #[error(transparent)]
     Cognito(#[from] crate::identity::IdentityError),
     #[error("the former primary address was not notified")]
@@ -95,12 +100,7 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
     let mut response = DynamoDbEventResponse::default();
     for record in &records {
         let sequence = record.change.sequence_number.clone().unwrap_or_default();
-        let outcome = if retry::current_deadline().is_some_and(|d| retry::left(d) < ONE_RECORD) {
-            Err(RecordError::OutOfTime)
-        } else {
-            apply(app, record).await
-        };
-        if let Err(err) = outcome {
+        if let Err(err) = apply(app, record).await {
             let sub = user_of(record);
             if matches!(&err, RecordError::Cognito(e) if e.is_alias_taken()) {
                 // Another Cognito user still holds the address: its own switch is
@@ -124,14 +124,11 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
     response
 }
 
-/// What one record needs at most: five Cognito calls and one SES call.
-const ONE_RECORD: std::time::Duration = std::time::Duration::from_secs(3);
-
 async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
     let old: ProfileItem =
-        serde_dynamo::from_item(record.change.old_image.clone()).map_err(RecordError::NotAProfile)?;
+        serde_dynamo::from_item(record.change.old_image.clone()).map_err(|_| RecordError::NotAProfile("OldImage"))?;
     let new: ProfileItem =
-        serde_dynamo::from_item(record.change.new_image.clone()).map_err(RecordError::NotAProfile)?;
+        serde_dynamo::from_item(record.change.new_image.clone()).map_err(|_| RecordError::NotAProfile("NewImage"))?;
     let steps = plan(&old, &new);
     if steps.is_empty() {
         return Ok(());
@@ -139,6 +136,11 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
     let users = app.users.as_ref().ok_or(RecordError::NotConfigured("USER_POOL_ID"))?;
     let user = &new.user_id;
     for step in &steps {
+        // Each call's timeout is cut to what is left; a step is not started
+        // without time for it, so the invocation never outlives its deadline.
+        if retry::current_deadline().is_some_and(|d| retry::left(d) < crate::identity::MIN_CALL_TIME) {
+            return Err(RecordError::OutOfTime);
+        }
         let applied = match step {
             Step::SignOutEverywhere => users.sign_out_everywhere(user).await?,
             Step::Disable => users.disable(user).await?,
@@ -152,7 +154,7 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
         };
         if applied == crate::identity::Applied::NoSuchUser {
             // Deleted in Cognito already: the daily sweep erases the profile.
-            tracing::warn!(sub = %user, ?step, "Cognito has no such user");
+            tracing::warn!(sub = %user, step = step.name(), "Cognito has no such user");
         }
     }
     tracing::info!(sub = %user, steps = ?steps.iter().map(Step::name).collect::<Vec<_>>(), "Cognito brought in line");
@@ -257,10 +259,8 @@ mod tests {
         let old = profile(Some("ada@example.com"), Active);
         let new = profile(None, Deleted);
         assert_eq!(plan(&old, &new), [Step::SignOutEverywhere, Step::Delete]);
-        assert_eq!(
-            plan(&profile(Some("a@example.com"), Suspended), &new),
-            [Step::SignOutEverywhere, Step::Delete]
-        );
+        let suspended = profile(Some("a@example.com"), Suspended);
+        assert_eq!(plan(&suspended, &new), [Step::Delete], "disabling revoked its tokens");
         assert_eq!(plan(&new, &new), [], "an erased profile that changes again");
     }
 

@@ -687,13 +687,13 @@ impl Store {
     /// Under an invocation deadline: the client's operation timeout cut to what is
     /// left, so a call started just before the deadline cannot outlive it.
     fn call_timeout(&self) -> Option<aws_sdk_dynamodb::config::Builder> {
-        let left = retry::left(retry::current_deadline()?);
+        retry::current_deadline()?;
         let configured = self
             .client
             .config()
             .timeout_config()
             .and_then(|t| t.operation_timeout());
-        let timeout = configured.map_or(left, |c| c.min(left));
+        let timeout = retry::call_timeout(configured)?;
         let override_ = aws_sdk_dynamodb::config::Builder::default()
             .timeout_config(TimeoutConfig::builder().operation_timeout(timeout).build());
         Some(override_)

@@ -53,6 +53,15 @@ pub fn from_lambda(deadline_ms: u64, cap: Option<Duration>) -> Option<Instant> {
     Some(Instant::now() + left.saturating_sub(MARGIN))
 }
 
+/// A call's timeout: `configured`, cut to what is left of the invocation when
+/// a deadline is set, so a call started just before it cannot outlive it.
+pub fn call_timeout(configured: Option<Duration>) -> Option<Duration> {
+    match (current_deadline().map(left), configured) {
+        (Some(left), Some(configured)) => Some(left.min(configured)),
+        (left, configured) => left.or(configured),
+    }
+}
+
 /// Where the current operation must stop retrying.
 pub fn deadline_from_now() -> Instant {
     current_deadline().unwrap_or_else(|| Instant::now() + DEFAULT_BUDGET)
@@ -91,6 +100,27 @@ mod tests {
         tokio::time::advance(Duration::from_millis(100)).await;
         assert!(!may_retry(1, Duration::ZERO, deadline));
         assert_eq!(left(deadline), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn call_timeouts_are_cut_to_what_is_left() {
+        let three = Duration::from_secs(3);
+        assert_eq!(call_timeout(Some(three)), Some(three), "no deadline: as configured");
+        assert_eq!(call_timeout(None), None);
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let (cut, bare) = within(Some(deadline), async {
+            (call_timeout(Some(three)), call_timeout(None))
+        })
+        .await;
+        assert_eq!(
+            (cut, bare),
+            (Some(Duration::from_secs(1)), Some(Duration::from_secs(1)))
+        );
+        let long = within(Some(Instant::now() + Duration::from_secs(60)), async {
+            call_timeout(Some(three))
+        })
+        .await;
+        assert_eq!(long, Some(three));
     }
 
     #[tokio::test(start_paused = true)]

@@ -55,11 +55,11 @@ fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaErro
         .collect()
 }
 
-/// Creates the table with its GSI1 unless it exists. Returns whether it created it.
 /// What the table's stream carries: sync-cognito-email compares the old image
 /// of a profile with the new one.
 pub const STREAM_VIEW: StreamViewType = StreamViewType::NewAndOldImages;
 
+/// Creates the table with its GSI1 and stream unless it exists. Returns whether it created it.
 pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
     let mut definitions = Vec::new();
     for (name, _) in keys::TABLE_KEYS.iter().chain(keys::GSI1_KEYS.iter()) {
