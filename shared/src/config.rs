@@ -13,6 +13,18 @@ pub enum ConfigError {
     Unavailable { name: &'static str, reason: String },
 }
 
+/// A variable that must be set to something other than blanks; trimmed.
+pub fn required(
+    lookup: impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    what: &'static str,
+) -> Result<String, ConfigError> {
+    lookup(name)
+        .map(|value| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+        .ok_or(ConfigError::Missing { name, what })
+}
+
 /// What the store needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreConfig {
@@ -66,13 +78,8 @@ impl StoreConfig {
     }
 
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let table_name = lookup("TABLE_NAME")
-            .filter(|t| !t.trim().is_empty())
-            .ok_or(ConfigError::Missing {
-                name: "TABLE_NAME",
-                what: "the DynamoDB table name",
-            })?;
-        let mut c = Self::new(table_name.trim());
+        let table_name = required(&lookup, "TABLE_NAME", "the DynamoDB table name")?;
+        let mut c = Self::new(table_name);
         let set_u32 = |target: &mut u32, name, min, max| override_number(&lookup, target, name, min, max);
         // Deleting a user writes the profile and each address's record and claim in
         // one transaction of at most 100 items: 1 + 2 × 49.

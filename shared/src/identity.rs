@@ -123,13 +123,8 @@ impl UserPool {
         lookup: impl Fn(&str) -> Option<String>,
         sdk: &aws_config::SdkConfig,
     ) -> Result<Self, ConfigError> {
-        let pool_id = lookup(POOL_ID_VAR)
-            .filter(|p| !p.trim().is_empty())
-            .ok_or(ConfigError::Missing {
-                name: POOL_ID_VAR,
-                what: "the Cognito user pool id",
-            })?;
-        Ok(Self::new(Client::new(sdk), pool_id.trim()))
+        let pool_id = crate::config::required(lookup, POOL_ID_VAR, "the Cognito user pool id")?;
+        Ok(Self::new(Client::new(sdk), pool_id))
     }
 
     /// The client's timeouts, the operation's cut to what is left of the

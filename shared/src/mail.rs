@@ -7,7 +7,7 @@ use aws_sdk_sesv2::error::SdkError;
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, MessageTag};
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, required};
 use crate::domain::{EmailAddress, EmailId, UserId};
 use crate::verification::VerificationCode;
 
@@ -213,19 +213,16 @@ impl Sender {
         let chosen = lookup(SENDER_VAR).unwrap_or_default();
         match chosen.trim() {
             "" | "ses" => {
-                let from = lookup(SENDER_ADDRESS_VAR)
-                    .filter(|v| !v.trim().is_empty())
-                    .ok_or(ConfigError::Missing {
-                        name: SENDER_ADDRESS_VAR,
-                        what: "the verified SES address mail is sent from",
-                    })?;
-                let configuration_set = lookup(CONFIGURATION_SET_VAR)
-                    .map(|v| v.trim().to_owned())
-                    .filter(|v| !v.is_empty())
-                    .ok_or(ConfigError::Missing {
-                        name: CONFIGURATION_SET_VAR,
-                        what: "the SES configuration set every message goes through",
-                    })?;
+                let from = required(
+                    &lookup,
+                    SENDER_ADDRESS_VAR,
+                    "the verified SES address mail is sent from",
+                )?;
+                let configuration_set = required(
+                    &lookup,
+                    CONFIGURATION_SET_VAR,
+                    "the SES configuration set every message goes through",
+                )?;
                 let sender =
                     SesSender::new(aws_sdk_sesv2::Client::new(sdk), &from, configuration_set).map_err(|err| {
                         ConfigError::Invalid {

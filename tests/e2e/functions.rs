@@ -126,19 +126,7 @@ fn every_event_file_against_the_real_binaries() {
     let moto = integration_tests::moto::Moto::start();
     let (cognito, pool_id) = rt.block_on(async {
         moto.ses_sender().await;
-        let cognito = aws_sdk_cognitoidentityprovider::Client::new(&moto.sdk_config());
-        let pool = cognito.create_user_pool().pool_name("users").send().await.unwrap();
-        let pool_id = pool.user_pool.unwrap().id.unwrap();
-        for sub in [ADA, ADMIN] {
-            cognito
-                .admin_create_user()
-                .user_pool_id(&pool_id)
-                .username(sub)
-                .send()
-                .await
-                .unwrap();
-        }
-        (cognito, pool_id)
+        moto.pool_of_subs(&[ADA, ADMIN]).await
     });
     let env = function_env(
         table,

@@ -12,30 +12,6 @@ use user_service::identity::UserPool;
 
 use crate::handler_support::*;
 
-async fn pool(moto: &Moto, users: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String) {
-    let cognito = aws_sdk_cognitoidentityprovider::Client::new(&moto.sdk_config());
-    let pool = cognito
-        .create_user_pool()
-        .pool_name("users")
-        .send()
-        .await
-        .unwrap()
-        .user_pool
-        .unwrap()
-        .id
-        .unwrap();
-    for sub in users {
-        cognito
-            .admin_create_user()
-            .user_pool_id(&pool)
-            .username(*sub)
-            .send()
-            .await
-            .unwrap();
-    }
-    (cognito, pool)
-}
-
 async fn sweep(app: &App) -> Result<serde_json::Value, lambda_runtime::Diagnostic> {
     reconcile_users::handle(
         app,
@@ -48,7 +24,7 @@ async fn sweep(app: &App) -> Result<serde_json::Value, lambda_runtime::Diagnosti
 async fn users_deleted_in_cognito_are_erased_by_the_sweep() {
     let moto = Moto::start();
     // Grace deleted herself in Cognito: only Ada is left in the pool.
-    let (cognito, pool_id) = pool(&moto, &[ADA]).await;
+    let (cognito, pool_id) = moto.pool_of_subs(&[ADA]).await;
     let app = App {
         users: Some(UserPool::new(cognito, pool_id)),
         ..app().await
@@ -86,7 +62,7 @@ async fn users_deleted_in_cognito_are_erased_by_the_sweep() {
 #[tokio::test]
 async fn a_sweep_that_cannot_ask_cognito_erases_nothing_and_fails() {
     let moto = Moto::start();
-    let (cognito, _) = pool(&moto, &[]).await;
+    let (cognito, _) = moto.pool_of_subs(&[]).await;
     let app = App {
         users: Some(UserPool::new(cognito, "us-east-1_NoSuchPool")),
         ..app().await

@@ -357,6 +357,16 @@ fn change(sequence: u32, sub: &str, old: (&str, &str), new: (&str, &str)) -> Val
     })
 }
 
+/// `sub`'s suspension, as a profile change record.
+fn suspension(sequence: u32, sub: &str) -> Value {
+    change(
+        sequence,
+        sub,
+        ("a@example.com", "active"),
+        ("a@example.com", "suspended"),
+    )
+}
+
 const SUB_A: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b01";
 const SUB_B: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b02";
 const SUB_C: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b03";
@@ -391,9 +401,9 @@ async fn a_throttled_record_mid_batch_is_reported_and_nothing_after_it_is_applie
     );
     let app = app_with_cognito(client);
     let batch = [
-        change(1, SUB_A, ("a@example.com", "active"), ("a@example.com", "suspended")),
+        suspension(1, SUB_A),
         change(2, SUB_B, ("b@example.com", "active"), ("b.new@example.com", "active")),
-        change(3, SUB_C, ("c@example.com", "active"), ("c@example.com", "suspended")),
+        suspension(3, SUB_C),
     ];
     assert_eq!(deliver(&app, &batch).await, [sequence(&batch[1])]);
     // The first record was applied; the third waits for the retry from the second.
@@ -413,12 +423,7 @@ async fn an_error_that_persists_is_reported_every_time() {
         [&sign_out, &failing]
     );
     let app = app_with_cognito(client);
-    let batch = [change(
-        7,
-        SUB_A,
-        ("a@example.com", "active"),
-        ("a@example.com", "suspended"),
-    )];
+    let batch = [suspension(7, SUB_A)];
     for _ in 0..3 {
         assert_eq!(deliver(&app, &batch).await, [sequence(&batch[0])]);
     }
@@ -512,12 +517,41 @@ async fn signing_out_a_user_cognito_already_disabled_counts_as_done() {
     );
     let app = app_with_cognito(client);
     // A suspension replayed after it landed.
-    let batch = [change(
-        5,
-        SUB_A,
-        ("a@example.com", "active"),
-        ("a@example.com", "suspended"),
-    )];
+    let batch = [suspension(5, SUB_A)];
     assert_eq!(deliver(&app, &batch).await, Vec::<String>::new());
     assert_eq!((sign_out.num_calls(), disable.num_calls()), (1, 1));
+}
+
+#[tokio::test]
+async fn switching_back_and_forth_in_one_batch_ends_at_the_last_primary() {
+    let mut s = Synced::start(&["ada@example.com"]).await;
+    s.changes().await;
+    s.switch_primary_to("ada.work@example.com").await;
+    // And back (undo, then redo within one batch of the stream).
+    let original = s
+        .app
+        .store
+        .list_emails(&s.user_id())
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|e| e.email.as_str() == "ada@example.com")
+        .unwrap()
+        .email_id;
+    s.app
+        .store
+        .set_primary(&s.user_id(), original, s.app.clock.now())
+        .await
+        .unwrap();
+    let (_, passed) = s.changes().await;
+    assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
+    assert_eq!(
+        s.user().await.and_then(|u| u.email).as_deref(),
+        Some("ada@example.com"),
+        "records apply in order: the last switch wins"
+    );
+    // Each former primary was told once.
+    assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 1);
+    let to_work = s.moto.mail_to("ada.work@example.com").await;
+    assert_eq!(to_work.iter().filter(|m| m.code().is_none()).count(), 1, "{to_work:?}");
 }

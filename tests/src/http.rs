@@ -163,18 +163,13 @@ impl LogCapture {
 
     /// The last verification code the `log` sender issued for `email_id`.
     pub fn code_for(&self, email_id: &str) -> String {
-        logged_code(&self.lines(), email_id)
+        self.lines()
+            .iter()
+            .rev()
+            .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
+            .and_then(|l| l["code"].as_str().map(str::to_owned))
             .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.text()))
     }
-}
-
-/// The last code the `log` sender issued for `email_id`, in JSON log lines.
-pub fn logged_code(lines: &[Value], email_id: &str) -> Option<String> {
-    lines
-        .iter()
-        .rev()
-        .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
-        .and_then(|l| l["code"].as_str().map(str::to_owned))
 }
 
 impl std::io::Write for LogCapture {

@@ -172,6 +172,24 @@ impl Moto {
             .collect()
     }
 
+    /// A user pool whose usernames are the given subs, as the trigger events
+    /// name them (no sign-in attribute: the sub is the username).
+    pub async fn pool_of_subs(&self, subs: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String) {
+        let cognito = aws_sdk_cognitoidentityprovider::Client::new(&self.sdk_config());
+        let pool = cognito.create_user_pool().pool_name("users").send().await.unwrap();
+        let pool_id = pool.user_pool.unwrap().id.unwrap();
+        for sub in subs {
+            cognito
+                .admin_create_user()
+                .user_pool_id(&pool_id)
+                .username(*sub)
+                .send()
+                .await
+                .unwrap();
+        }
+        (cognito, pool_id)
+    }
+
     /// A user pool shaped like the template's (users sign in by email), with one
     /// user per address; returns the pool and each user's `sub`, in order.
     pub async fn user_pool(&self, emails: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
