@@ -28,6 +28,7 @@ tools: $(VENV)/.installed
 
 lint:
 	cargo fmt --all --check
+	cargo xtask template --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
 # One build of everything the suites use, function binaries included, before any

@@ -1,6 +1,7 @@
-//! The one list of functions: what triggers each, and which DynamoDB actions its
-//! code performs. template.yaml, the local API and the IAM policies are checked
-//! against this list by tests, so they cannot drift from the code.
+//! The one list of functions: what triggers each, what it may do and how it is
+//! watched. `cargo xtask template` writes template.yaml's per-function blocks
+//! (function, log group, policy, events, alarms) and samconfig.toml's watch list
+//! from it, and `make test` fails when they are not current.
 
 /// Who may call an HTTP route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,22 +23,56 @@ pub enum Trigger {
     CognitoPostConfirmation,
     /// Every sign-in: the repair path for confirmed users without a profile.
     CognitoPostAuthentication,
-    /// An EventBridge schedule (`rate(...)`).
+    /// An EventBridge schedule (`rate(...)`). `event` names the SAM event, and
+    /// so the deployed rule: renaming it replaces the rule.
     Schedule {
+        event: &'static str,
         rate: &'static str,
     },
     /// The table's stream (NEW_AND_OLD_IMAGES), through an event source mapping
     /// that passes only the records matching `filter` (a Lambda filter pattern).
+    /// `event` names the SAM event, and so the deployed event source mapping:
+    /// renaming it starts a new mapping that replays the stream's last 24 hours.
     TableStream {
+        event: &'static str,
         filter: &'static str,
     },
 }
+
+/// A CloudWatch alarm on one function. Each notifies the stack's alarm topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alarm {
+    /// Any unhandled error, panic or timeout in five minutes.
+    Errors,
+    /// Any invocation refused for want of concurrency in five minutes.
+    Throttles,
+    /// The stream consumer is more than five minutes behind, for fifteen.
+    /// Exists in every stack: a stalled sync fails quietly otherwise.
+    IteratorAge,
+    /// Records that exhausted their retries wait in the on-failure queue.
+    /// Exists in every stack, as `IteratorAge`.
+    FailedRecords,
+}
+
+/// Every function is watched for these.
+pub const STANDARD_ALARMS: &[Alarm] = &[Alarm::Errors, Alarm::Throttles];
+
+/// Lambda's default for this service: every call it makes is cut to the
+/// invocation's deadline, and DynamoDB's retries fit in 3 s.
+pub const DEFAULT_TIMEOUT_SECONDS: u32 = 10;
+
+/// Cognito waits at most 5 s for a trigger.
+pub const TRIGGER_TIMEOUT_SECONDS: u32 = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Function {
     /// Package, binary and directory name under `functions/`.
     pub name: &'static str,
     pub trigger: Trigger,
+    /// One sentence: what it does, for the function's description.
+    pub summary: &'static str,
+    pub timeout_seconds: u32,
+    pub alarms: &'static [Alarm],
     /// DynamoDB IAM actions the code performs, including the item actions
     /// inside its TransactWriteItems.
     pub dynamodb_actions: &'static [&'static str],
@@ -53,16 +88,20 @@ pub struct Function {
     pub sends_email: bool,
 }
 
-const fn http(
+/// A function with the defaults: no secret, no Cognito, no mail, the default
+/// timeout and the standard alarms.
+const fn function(
     name: &'static str,
-    method: &'static str,
-    path: &'static str,
-    access: Access,
+    trigger: Trigger,
+    summary: &'static str,
     dynamodb_actions: &'static [&'static str],
 ) -> Function {
     Function {
         name,
-        trigger: Trigger::Http { method, path, access },
+        trigger,
+        summary,
+        timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+        alarms: STANDARD_ALARMS,
         dynamodb_actions,
         queries_gsi1: false,
         reads_verification_key: false,
@@ -71,10 +110,49 @@ const fn http(
     }
 }
 
-pub const GET_PROFILE: Function = http("get-profile", "GET", "/me", Access::User, &["GetItem"]);
-pub const GET_ACCOUNT: Function = http("get-account", "GET", "/me/account", Access::User, &["Query"]);
-pub const UPDATE_PROFILE: Function = http("update-profile", "PATCH", "/me", Access::User, &["UpdateItem"]);
-pub const LIST_EMAILS: Function = http("list-emails", "GET", "/me/emails", Access::User, &["Query"]);
+const fn http(
+    name: &'static str,
+    method: &'static str,
+    path: &'static str,
+    access: Access,
+    summary: &'static str,
+    dynamodb_actions: &'static [&'static str],
+) -> Function {
+    function(name, Trigger::Http { method, path, access }, summary, dynamodb_actions)
+}
+
+pub const GET_PROFILE: Function = http(
+    "get-profile",
+    "GET",
+    "/me",
+    Access::User,
+    "Returns the caller's profile.",
+    &["GetItem"],
+);
+pub const GET_ACCOUNT: Function = http(
+    "get-account",
+    "GET",
+    "/me/account",
+    Access::User,
+    "Returns the caller's profile with all their email addresses.",
+    &["Query"],
+);
+pub const UPDATE_PROFILE: Function = http(
+    "update-profile",
+    "PATCH",
+    "/me",
+    Access::User,
+    "Updates the caller's name and phone (optimistic concurrency through If-Match).",
+    &["UpdateItem"],
+);
+pub const LIST_EMAILS: Function = http(
+    "list-emails",
+    "GET",
+    "/me/emails",
+    Access::User,
+    "Lists the caller's email addresses.",
+    &["Query"],
+);
 pub const ADD_EMAIL: Function = Function {
     reads_verification_key: true,
     sends_email: true,
@@ -83,6 +161,7 @@ pub const ADD_EMAIL: Function = Function {
         "POST",
         "/me/emails",
         Access::User,
+        "Adds an unverified email address to the caller's account.",
         &["UpdateItem", "PutItem", "DeleteItem"],
     )
 };
@@ -94,6 +173,7 @@ pub const SEND_VERIFICATION: Function = Function {
         "POST",
         "/me/emails/{emailId}/verification",
         Access::User,
+        "Sends a new verification code for one of the caller's addresses.",
         &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
     )
 };
@@ -104,6 +184,7 @@ pub const VERIFY_EMAIL: Function = Function {
         "POST",
         "/me/emails/{emailId}/verify",
         Access::User,
+        "Verifies one of the caller's addresses with a code.",
         &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
     )
 };
@@ -112,6 +193,7 @@ pub const SET_PRIMARY_EMAIL: Function = http(
     "PUT",
     "/me/primary-email",
     Access::User,
+    "Makes a verified address the caller's primary address.",
     &["Query", "UpdateItem"],
 );
 pub const REMOVE_EMAIL: Function = http(
@@ -119,17 +201,33 @@ pub const REMOVE_EMAIL: Function = http(
     "DELETE",
     "/me/emails/{emailId}",
     Access::User,
+    "Removes one of the caller's addresses.",
     &["GetItem", "UpdateItem", "DeleteItem"],
 );
-pub const GET_EMAIL: Function = http("get-email", "GET", "/me/emails/{emailId}", Access::User, &["GetItem"]);
+pub const GET_EMAIL: Function = http(
+    "get-email",
+    "GET",
+    "/me/emails/{emailId}",
+    Access::User,
+    "Returns one of the caller's addresses.",
+    &["GetItem"],
+);
 pub const DELETE_ACCOUNT: Function = http(
     "delete-account",
     "DELETE",
     "/me",
     Access::User,
+    "Closes the caller's account (If-Match), releasing and erasing everything.",
     &["Query", "UpdateItem", "DeleteItem"],
 );
-pub const CHECK_EMAIL: Function = http("check-email", "GET", "/emails/availability", Access::User, &["GetItem"]);
+pub const CHECK_EMAIL: Function = http(
+    "check-email",
+    "GET",
+    "/emails/availability",
+    Access::User,
+    "Tells whether an address is free to add.",
+    &["GetItem"],
+);
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
     ..http(
@@ -137,6 +235,7 @@ pub const FIND_USER_BY_EMAIL: Function = Function {
         "GET",
         "/admin/users",
         Access::Admin,
+        "Admins only: finds a user by email address.",
         &["Query", "GetItem"],
     )
 };
@@ -145,60 +244,64 @@ pub const SET_USER_STATUS: Function = http(
     "PUT",
     "/admin/users/{userId}/status",
     Access::Admin,
+    "Admins only: sets a user's status.",
     &["GetItem", "Query", "UpdateItem", "DeleteItem"],
 );
 pub const PRE_SIGN_UP: Function = Function {
-    name: "pre-sign-up",
-    trigger: Trigger::CognitoPreSignUp,
-    dynamodb_actions: &["GetItem"],
-    queries_gsi1: false,
-    reads_verification_key: false,
-    cognito_actions: &[],
-    sends_email: false,
+    timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    ..function(
+        "pre-sign-up",
+        Trigger::CognitoPreSignUp,
+        "checks the address against the table.",
+        &["GetItem"],
+    )
 };
 pub const POST_CONFIRMATION: Function = Function {
-    name: "post-confirmation",
-    trigger: Trigger::CognitoPostConfirmation,
-    dynamodb_actions: &["PutItem", "DeleteItem", "UpdateItem"],
-    queries_gsi1: false,
-    reads_verification_key: false,
-    cognito_actions: &[],
-    sends_email: false,
+    timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    ..function(
+        "post-confirmation",
+        Trigger::CognitoPostConfirmation,
+        "records the confirmed user in the table.",
+        &["PutItem", "DeleteItem", "UpdateItem"],
+    )
 };
-
 pub const POST_AUTHENTICATION: Function = Function {
-    name: "post-authentication",
-    trigger: Trigger::CognitoPostAuthentication,
-    dynamodb_actions: &["GetItem", "PutItem", "DeleteItem", "UpdateItem"],
-    queries_gsi1: false,
-    reads_verification_key: false,
-    cognito_actions: &[],
-    sends_email: false,
+    timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    ..function(
+        "post-authentication",
+        Trigger::CognitoPostAuthentication,
+        "the repair path; a profile for a confirmed user who has none.",
+        &["GetItem", "PutItem", "DeleteItem", "UpdateItem"],
+    )
 };
 
 /// Profiles of users who deleted themselves in Cognito (DeleteUser with their own
 /// access token fires no trigger) are found by a daily sweep and erased.
 pub const RECONCILE_USERS: Function = Function {
-    name: "reconcile-users",
-    trigger: Trigger::Schedule { rate: "rate(1 day)" },
-    dynamodb_actions: &["Scan", "Query", "UpdateItem", "DeleteItem"],
-    queries_gsi1: false,
-    reads_verification_key: false,
+    timeout_seconds: 300,
     cognito_actions: &["AdminGetUser"],
-    sends_email: false,
+    ..function(
+        "reconcile-users",
+        Trigger::Schedule {
+            event: "Daily",
+            rate: "rate(1 day)",
+        },
+        "erases the profiles of users who deleted themselves in Cognito.",
+        &["Scan", "Query", "UpdateItem", "DeleteItem"],
+    )
 };
 
 /// Profile changes reach Cognito: its `email` follows the primary address,
 /// suspensions disable the user and deletions delete them. The old primary
 /// gets a notice when the primary moves away from it.
 pub const SYNC_COGNITO_EMAIL: Function = Function {
-    name: "sync-cognito-email",
-    trigger: Trigger::TableStream {
-        filter: PROFILE_CHANGES,
-    },
-    dynamodb_actions: &[],
-    queries_gsi1: false,
-    reads_verification_key: false,
+    timeout_seconds: 60,
+    alarms: &[
+        Alarm::Errors,
+        Alarm::Throttles,
+        Alarm::IteratorAge,
+        Alarm::FailedRecords,
+    ],
     cognito_actions: &[
         // Only after AliasExistsException: does the user hold the address already?
         "AdminGetUser",
@@ -209,6 +312,15 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
         "AdminDeleteUser",
     ],
     sends_email: true,
+    ..function(
+        "sync-cognito-email",
+        Trigger::TableStream {
+            event: "ProfileChanges",
+            filter: PROFILE_CHANGES,
+        },
+        "profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.",
+        &[],
+    )
 };
 
 /// Profile items that changed. Filters cannot compare the old image with the
@@ -253,6 +365,12 @@ impl Function {
 
 pub fn by_name(name: &str) -> Option<&'static Function> {
     FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+/// The function a trigger invokes, e.g. Cognito's PreSignUp. What wires a
+/// trigger up (the local Cognito) finds its function here, never by name.
+pub fn by_trigger(trigger: Trigger) -> Option<&'static Function> {
+    FUNCTIONS.iter().find(|f| f.trigger == trigger)
 }
 
 #[cfg(test)]

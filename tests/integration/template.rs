@@ -308,7 +308,7 @@ fn scheduled_functions_run_on_the_catalogs_schedule() {
             .map(|e| text(&e["Properties"]["Schedule"]))
             .collect();
         match spec.trigger {
-            Trigger::Schedule { rate } => assert_eq!(schedules, [rate], "{id}"),
+            Trigger::Schedule { rate, .. } => assert_eq!(schedules, [rate], "{id}"),
             _ => assert!(schedules.is_empty(), "{id}"),
         }
     }
@@ -426,7 +426,7 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
             .flat_map(|events| events.values())
             .filter(|e| text(&e["Type"]) == "DynamoDB")
             .collect();
-        let Trigger::TableStream { filter } = spec.trigger else {
+        let Trigger::TableStream { filter, .. } = spec.trigger else {
             assert!(streams.is_empty(), "{id} reads no stream");
             continue;
         };
@@ -468,4 +468,99 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
         assert!(unconditional_alarm("IteratorAge", &id), "an iterator-age alarm on {id}");
     }
     assert_eq!(consumers, 1);
+}
+
+/// The README's "Adding a function": a function is its handler (declared in
+/// `api/mod.rs`), its `main.rs`, its manifest, its event file and its catalog
+/// entry. No other hand-written file may name it: everything else is generated
+/// from the catalog (`cargo xtask template`) or found by walking it. Tests and
+/// docs may name it; nothing needs them to.
+#[test]
+fn adding_a_function_needs_only_its_own_files() {
+    let root = lambda::workspace_root();
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(&root)
+        .output()
+        .expect("git lists the tracked files");
+    assert!(listed.status.success(), "git ls-files failed");
+    let files: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .split('\0')
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert!(files.iter().any(|f| f == "template.yaml"), "tracked files found");
+    let hand_written = |file: &str| -> Option<String> {
+        let text = std::fs::read_to_string(root.join(file)).ok()?;
+        // Unit tests close a Rust file; they may name anything.
+        let text = match text.find("#[cfg(test)]") {
+            Some(tests) if file.ends_with(".rs") => &text[..tests],
+            _ => &text[..],
+        };
+        // Generated regions are the catalog's; comments need no edit to work.
+        let mut kept = String::new();
+        let mut generated = false;
+        for line in text.lines() {
+            let line = line.trim_start();
+            if line.starts_with("# >>> generated:") {
+                generated = true;
+            } else if line.starts_with("# <<< generated:") {
+                generated = false;
+            } else if !generated && !line.starts_with("//") && !line.starts_with('#') {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        Some(kept)
+    };
+    // A whole name: `verify-email` is not named by `admin-verify-email`.
+    let names = |text: &str, spelling: &str| {
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        text.match_indices(spelling).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + spelling.len()..].chars().next();
+            !before.is_some_and(word) && !after.is_some_and(word)
+        })
+    };
+    let mut extra = Vec::new();
+    for f in catalog::FUNCTIONS {
+        let snake = f.name.replace('-', "_");
+        let constant = snake.to_uppercase();
+        let pascal: String = f.name.split('-').map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+        let spellings = [
+            f.name.to_owned(),
+            format!("{pascal}Function"),
+            format!("catalog::{constant}"),
+        ];
+        let own = |file: &str| {
+            file.starts_with(&format!("functions/{}/", f.name))
+                || file.starts_with(&format!("events/{}", f.name))
+                || file == format!("shared/src/api/{snake}.rs")
+                || file == "shared/src/api/mod.rs"
+                || file == "shared/src/catalog.rs"
+        };
+        // Cognito and stream triggers are wired in hand-written parts of the
+        // template that tests above check against the catalog.
+        let wired_by_trigger = |file: &str| file == "template.yaml" && !matches!(f.trigger, Trigger::Http { .. });
+        for file in &files {
+            if own(file)
+                || wired_by_trigger(file)
+                || file.starts_with("tests/")
+                || file.ends_with(".md")
+                || file == "Cargo.lock"
+            {
+                continue;
+            }
+            let Some(text) = hand_written(file) else { continue };
+            for spelling in &spellings {
+                if names(&text, spelling) {
+                    extra.push(format!("{file} names {spelling}"));
+                }
+            }
+        }
+    }
+    assert!(
+        extra.is_empty(),
+        "hand-written files beyond the function's own: {extra:#?}"
+    );
 }

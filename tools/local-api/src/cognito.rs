@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::{Response, StatusCode};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use user_service::catalog::{self, Trigger};
 use user_service::domain::EmailAddress;
 
 use crate::event::json_response;
@@ -156,7 +157,7 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     if let Err(err) = shared
         .lambda
         .invoke(
-            "pre-sign-up",
+            trigger_function(Trigger::CognitoPreSignUp),
             &pre_sign_up_event("PreSignUp_SignUp", &user.sub, &attributes),
         )
         .await
@@ -171,12 +172,21 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     }
     if let Err(err) = shared
         .lambda
-        .invoke("post-confirmation", &post_confirmation_event(&user))
+        .invoke(
+            trigger_function(Trigger::CognitoPostConfirmation),
+            &post_confirmation_event(&user),
+        )
         .await
     {
         return refused(err);
     }
     sign_in(&shared, &user, &[], StatusCode::CREATED).await
+}
+
+/// The function Cognito invokes for `trigger`, as the catalog says. A catalog
+/// without one fails the invocation (an empty name), never the local API.
+fn trigger_function(trigger: Trigger) -> &'static str {
+    catalog::by_trigger(trigger).map_or("", |f| f.name)
 }
 
 /// Sign-in: post-authentication runs first (the repair path), then a token.
@@ -207,7 +217,11 @@ pub async fn admin_create_user(State(shared): State<Shared>, Json(body): Json<Ad
         family_name: body.family_name,
     };
     let event = pre_sign_up_event("PreSignUp_AdminCreateUser", &user.sub, &user.attributes());
-    if let Err(err) = shared.lambda.invoke("pre-sign-up", &event).await {
+    if let Err(err) = shared
+        .lambda
+        .invoke(trigger_function(Trigger::CognitoPreSignUp), &event)
+        .await
+    {
         return refused(err);
     }
     if let Err(err) = shared.pool.put(user.clone()).await {
@@ -238,7 +252,10 @@ pub async fn admin_verify_email(State(shared): State<Shared>, Json(body): Json<A
 async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: StatusCode) -> Response<Body> {
     if let Err(err) = shared
         .lambda
-        .invoke("post-authentication", &post_authentication_event(user))
+        .invoke(
+            trigger_function(Trigger::CognitoPostAuthentication),
+            &post_authentication_event(user),
+        )
         .await
     {
         return refused(err);

@@ -60,7 +60,9 @@ async fn main() -> Result<(), Error> {
         println!("  {:<40} -> {}", route.key(), route.function);
     }
     println!("  POST /local/sign-up  {{email, givenName?, familyName?}} -> {{sub, token}}");
-    println!("  POST /local/token    {{email, groups?}} -> {{sub, token}} (a sign-in: runs post-authentication)");
+    println!(
+        "  POST /local/token    {{email, groups?}} -> {{sub, token}} (a sign-in: runs the PostAuthentication trigger)"
+    );
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");
     let shared = Arc::new(State_ {

@@ -1,0 +1,117 @@
+//! `cargo xtask template` writes the parts of template.yaml and samconfig.toml
+//! that follow from the function catalog; `--check` fails when they are stale,
+//! and `make test` runs it. Everything outside the marked regions is hand-written.
+
+mod regions;
+mod template;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use user_service::catalog::FUNCTIONS;
+
+use crate::regions::{Region, RegionError};
+
+#[derive(Parser)]
+#[command(about = "Project tasks that follow from the function catalog")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Write template.yaml's per-function blocks and samconfig.toml's watch list.
+    Template {
+        /// Change nothing; fail, with what differs, when a file is not current.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+fn workspace_root() -> PathBuf {
+    // tools/xtask → the workspace root.
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every generated region, with its content rendered from the catalog now.
+fn generated() -> Vec<(&'static str, Region, String)> {
+    vec![
+        (
+            "template.yaml",
+            Region::yaml("functions"),
+            template::functions(FUNCTIONS),
+        ),
+        ("template.yaml", Region::yaml("alarms"), template::alarms(FUNCTIONS)),
+        (
+            "samconfig.toml",
+            Region::toml("watch-exclude"),
+            template::watch_exclude(FUNCTIONS),
+        ),
+    ]
+}
+
+fn run(check: bool) -> Result<Vec<String>, RegionError> {
+    let root = workspace_root();
+    let mut stale = Vec::new();
+    for (file, region, content) in generated() {
+        let path = root.join(file);
+        let text = std::fs::read_to_string(&path).map_err(|source| RegionError::Io {
+            file: file.to_owned(),
+            source,
+        })?;
+        let updated = region.replace(file, &text, &content)?;
+        if updated != text {
+            stale.push(format!("{file} ({})", region.name));
+            if !check {
+                std::fs::write(&path, updated).map_err(|source| RegionError::Io {
+                    file: file.to_owned(),
+                    source,
+                })?;
+            }
+        }
+    }
+    Ok(stale)
+}
+
+#[allow(clippy::print_stdout)]
+fn main() -> ExitCode {
+    let Cli {
+        task: Task::Template { check },
+    } = Cli::parse();
+    match run(check) {
+        Ok(stale) if stale.is_empty() => {
+            println!("template: generated regions are current");
+            ExitCode::SUCCESS
+        }
+        Ok(stale) if check => {
+            eprintln!(
+                "template: not current: {}. Run `cargo xtask template` and commit the result; edit shared/src/catalog.rs, not the generated blocks.",
+                stale.join(", ")
+            );
+            ExitCode::FAILURE
+        }
+        Ok(stale) => {
+            println!("template: rewrote {}", stale.join(", "));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("template: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same check as `cargo xtask template --check`, so a stale region also
+    /// fails the test suite, naming the command that fixes it.
+    #[test]
+    fn generated_regions_are_current() {
+        let stale = run(true).unwrap();
+        assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask template`");
+    }
+}

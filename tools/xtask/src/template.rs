@@ -1,0 +1,445 @@
+//! template.yaml's per-function blocks, written from the catalog. Each block is
+//! text in SAM's own layout, so the generated part reads like the rest.
+
+use std::fmt::Write as _;
+
+use user_service::catalog::{Alarm, Function, Trigger};
+use user_service::{identity, keys, mail, secrets};
+
+/// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
+pub fn logical_name(function: &Function) -> String {
+    function
+        .name
+        .split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn description(function: &Function) -> String {
+    let prefix = match function.trigger {
+        Trigger::Http { method, path, .. } => format!("{method} {path}"),
+        Trigger::CognitoPreSignUp => "Cognito PreSignUp trigger".to_owned(),
+        Trigger::CognitoPostConfirmation => "Cognito PostConfirmation trigger".to_owned(),
+        Trigger::CognitoPostAuthentication => "Cognito PostAuthentication trigger".to_owned(),
+        Trigger::Schedule { rate, .. } => format!("Schedule {rate}"),
+        Trigger::TableStream { .. } => "Table stream".to_owned(),
+    };
+    let text = format!("{prefix}: {}", function.summary);
+    // Double-quoted YAML: only `"` and `\` need escaping in these sentences.
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// Lines of text at a given indentation, two spaces per level.
+#[derive(Default)]
+struct Yaml(String);
+
+impl Yaml {
+    fn line(&mut self, level: usize, text: &str) {
+        // Writing to a String cannot fail.
+        let _ = writeln!(self.0, "{:indent$}{text}", "", indent = level * 2);
+    }
+
+    fn blank(&mut self) {
+        self.0.push('\n');
+    }
+}
+
+/// The function blocks: for each catalog entry its function, its log group, and
+/// what its trigger needs (Cognito's invoke permission, a stream's failure queue).
+pub fn functions(catalog: &[Function]) -> String {
+    let mut y = Yaml::default();
+    for (i, function) in catalog.iter().enumerate() {
+        if i > 0 {
+            y.blank();
+        }
+        function_block(&mut y, function);
+    }
+    y.0
+}
+
+fn function_block(y: &mut Yaml, f: &Function) {
+    let id = logical_name(f);
+    let name = f.name;
+    y.line(1, &format!("{id}Function:"));
+    y.line(2, "Type: AWS::Serverless::Function");
+    y.line(2, "Metadata:");
+    y.line(3, "BuildMethod: rust-cargolambda");
+    y.line(3, "BuildProperties:");
+    y.line(4, &format!("Binary: {name}"));
+    y.line(2, "Properties:");
+    y.line(3, &format!("FunctionName: !Sub ${{AWS::StackName}}-{name}"));
+    y.line(3, &format!("Description: {}", description(f)));
+    y.line(3, "CodeUri: .");
+    y.line(3, &format!("Timeout: {}", f.timeout_seconds));
+    y.line(3, "LoggingConfig:");
+    y.line(4, &format!("LogGroup: !Ref {id}LogGroup"));
+    environment(y, f);
+    policies(y, f);
+    events(y, f, &id);
+    y.blank();
+    y.line(1, &format!("{id}LogGroup:"));
+    y.line(2, "Type: AWS::Logs::LogGroup");
+    y.line(2, "Properties:");
+    y.line(3, &format!("LogGroupName: !Sub /aws/lambda/${{AWS::StackName}}-{name}"));
+    y.line(3, "RetentionInDays: !Ref LogRetentionDays");
+    match f.trigger {
+        Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {
+            y.blank();
+            y.line(1, &format!("{id}InvokePermission:"));
+            y.line(2, "Type: AWS::Lambda::Permission");
+            y.line(2, "Properties:");
+            y.line(3, "Action: lambda:InvokeFunction");
+            y.line(3, &format!("FunctionName: !GetAtt {id}Function.Arn"));
+            y.line(3, "Principal: cognito-idp.amazonaws.com");
+            y.line(3, "SourceAccount: !Ref AWS::AccountId");
+            y.line(3, "SourceArn: !GetAtt UserPool.Arn");
+        }
+        Trigger::TableStream { .. } => {
+            y.blank();
+            y.line(
+                1,
+                "# Records that exhausted their retries. Each message names the record's shard",
+            );
+            y.line(
+                1,
+                "# and sequence range, not its content: replay by reading the stream from there",
+            );
+            y.line(1, "# (within its 24 hours; see the README's Deploy section).");
+            y.line(1, &format!("{id}Failures:"));
+            y.line(2, "Type: AWS::SQS::Queue");
+            y.line(2, "Properties:");
+            y.line(3, "SqsManagedSseEnabled: true");
+            y.line(3, "MessageRetentionPeriod: 1209600");
+        }
+        Trigger::Http { .. } | Trigger::Schedule { .. } => {}
+    }
+}
+
+fn environment(y: &mut Yaml, f: &Function) {
+    let mut variables: Vec<(&str, &str)> = Vec::new();
+    if f.reads_verification_key {
+        variables.push((secrets::SECRET_ID_VAR, "!Ref VerificationKeySecret"));
+    }
+    if !f.cognito_actions.is_empty() {
+        variables.push((identity::POOL_ID_VAR, "!Ref UserPool"));
+    }
+    if f.sends_email {
+        variables.extend([
+            (mail::SENDER_VAR, "!Ref VerificationSender"),
+            (mail::ALLOW_LOG_SENDER_VAR, "!Ref LogSenderAllowed"),
+            (mail::SENDER_ADDRESS_VAR, "!Ref SenderAddress"),
+            (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
+        ]);
+    }
+    if variables.is_empty() {
+        return;
+    }
+    y.line(3, "Environment:");
+    y.line(4, "Variables:");
+    for (name, value) in variables {
+        y.line(5, &format!("{name}: {value}"));
+    }
+}
+
+fn policies(y: &mut Yaml, f: &Function) {
+    let mut statements = Yaml::default();
+    if !f.dynamodb_actions.is_empty() {
+        statements.line(6, "- Sid: TableAccess");
+        statements.line(7, "Effect: Allow");
+        statements.line(7, "Action:");
+        for action in f.dynamodb_actions {
+            statements.line(8, &format!("- dynamodb:{action}"));
+        }
+        if f.queries_gsi1 {
+            statements.line(7, "Resource:");
+            statements.line(8, "- !GetAtt Table.Arn");
+            statements.line(8, &format!("- !Sub ${{Table.Arn}}/index/{}", keys::GSI1));
+        } else {
+            statements.line(7, "Resource: !GetAtt Table.Arn");
+        }
+    }
+    if f.reads_verification_key {
+        statements.line(6, "- Sid: VerificationKey");
+        statements.line(7, "Effect: Allow");
+        statements.line(7, "Action:");
+        statements.line(8, "- secretsmanager:GetSecretValue");
+        statements.line(7, "Resource: !Ref VerificationKeySecret");
+    }
+    if !f.cognito_actions.is_empty() {
+        statements.line(6, "- Sid: UserPool");
+        statements.line(7, "Effect: Allow");
+        statements.line(7, "Action:");
+        for action in f.cognito_actions {
+            statements.line(8, &format!("- cognito-idp:{action}"));
+        }
+        statements.line(7, "Resource: !GetAtt UserPool.Arn");
+    }
+    if f.sends_email {
+        statements.line(6, "- Sid: SendMail");
+        statements.line(7, "Effect: Allow");
+        statements.line(7, "Action:");
+        statements.line(8, "- ses:SendEmail");
+        statements.line(7, "# SES authorizes against the most specific verified identity: the");
+        statements.line(7, "# address when it is one, else its domain. Both, then.");
+        statements.line(7, "Resource:");
+        let identity = "!Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}";
+        statements.line(8, &format!("- {identity}:identity/${{SenderAddress}}"));
+        statements.line(8, "- !If");
+        statements.line(9, "- HasSenderDomain");
+        statements.line(9, &format!("- {identity}:identity/${{SenderDomain}}"));
+        statements.line(9, "- !Ref AWS::NoValue");
+        statements.line(8, &format!("- {identity}:configuration-set/${{SesConfigurationSet}}"));
+        statements.line(7, "Condition:");
+        statements.line(8, "StringEquals:");
+        statements.line(9, "ses:FromAddress: !Ref SenderAddress");
+    }
+    if statements.0.is_empty() {
+        return;
+    }
+    y.line(3, "Policies:");
+    y.line(4, "- Statement:");
+    y.0.push_str(&statements.0);
+}
+
+fn events(y: &mut Yaml, f: &Function, id: &str) {
+    match f.trigger {
+        Trigger::Http { method, path, .. } => {
+            y.line(3, "Events:");
+            y.line(4, "Api:");
+            y.line(5, "Type: HttpApi");
+            y.line(5, "Properties:");
+            y.line(6, "ApiId: !Ref HttpApi");
+            y.line(6, &format!("Method: {method}"));
+            y.line(6, &format!("Path: {path}"));
+        }
+        Trigger::Schedule { event, rate } => {
+            y.line(3, "Events:");
+            y.line(4, &format!("{event}:"));
+            y.line(5, "Type: Schedule");
+            y.line(5, "Properties:");
+            y.line(6, &format!("Schedule: {rate}"));
+            y.line(6, &format!("Description: {}", description(f)));
+        }
+        Trigger::TableStream { event, filter } => {
+            y.line(3, "Events:");
+            y.line(
+                4,
+                "# Reading the stream and sending to the on-failure queue are granted by",
+            );
+            y.line(
+                4,
+                "# SAM for this event (the stream-read managed policy, sqs:SendMessage).",
+            );
+            y.line(4, &format!("{event}:"));
+            y.line(5, "Type: DynamoDB");
+            y.line(5, "Properties:");
+            y.line(6, "Stream: !GetAtt Table.StreamArn");
+            y.line(6, "StartingPosition: TRIM_HORIZON");
+            y.line(6, "BatchSize: 10");
+            y.line(6, "MaximumBatchingWindowInSeconds: 1");
+            y.line(6, "# A failing record is isolated by halving the batch, retried, then");
+            y.line(6, "# handed to the queue; the records after it in its shard go on.");
+            y.line(6, "BisectBatchOnFunctionError: true");
+            y.line(6, "MaximumRetryAttempts: 5");
+            y.line(6, "MaximumRecordAgeInSeconds: 86400");
+            y.line(6, "FunctionResponseTypes:");
+            y.line(7, "- ReportBatchItemFailures");
+            y.line(6, "FilterCriteria:");
+            y.line(7, "Filters:");
+            y.line(8, &format!("- Pattern: '{}'", filter.replace('\'', "''")));
+            y.line(6, "DestinationConfig:");
+            y.line(7, "OnFailure:");
+            y.line(8, "Type: SQS");
+            y.line(8, &format!("Destination: !GetAtt {id}Failures.Arn"));
+        }
+        // Cognito invokes these through the user pool's LambdaConfig.
+        Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {}
+    }
+}
+
+/// The alarms of every function, as the catalog lists them.
+pub fn alarms(catalog: &[Function]) -> String {
+    let mut y = Yaml::default();
+    let mut first = true;
+    for function in catalog {
+        let id = logical_name(function);
+        for alarm in function.alarms {
+            if !first {
+                y.blank();
+            }
+            first = false;
+            alarm_block(&mut y, &id, *alarm);
+        }
+    }
+    y.0
+}
+
+struct AlarmSpec<'a> {
+    suffix: &'a str,
+    description: String,
+    namespace: &'a str,
+    metric: &'a str,
+    dimension: (&'a str, String),
+    statistic: &'a str,
+    evaluation_periods: u32,
+    threshold: u32,
+    comparison: &'a str,
+    /// Created only with EnableAlarms=true; else it exists in every stack and
+    /// notifies only with EnableAlarms=true.
+    only_when_enabled: bool,
+}
+
+fn alarm_block(y: &mut Yaml, id: &str, alarm: Alarm) {
+    let function = (("FunctionName"), format!("!Ref {id}Function"));
+    let spec = match alarm {
+        Alarm::Errors => AlarmSpec {
+            suffix: "Errors",
+            description: format!("!Sub ${{{id}Function}} failed (unhandled error, panic or timeout)."),
+            namespace: "AWS/Lambda",
+            metric: "Errors",
+            dimension: function,
+            statistic: "Sum",
+            evaluation_periods: 1,
+            threshold: 1,
+            comparison: "GreaterThanOrEqualToThreshold",
+            only_when_enabled: true,
+        },
+        Alarm::Throttles => AlarmSpec {
+            suffix: "Throttles",
+            description: format!("!Sub ${{{id}Function}} was throttled."),
+            namespace: "AWS/Lambda",
+            metric: "Throttles",
+            dimension: function,
+            statistic: "Sum",
+            evaluation_periods: 1,
+            threshold: 1,
+            comparison: "GreaterThanOrEqualToThreshold",
+            only_when_enabled: true,
+        },
+        Alarm::IteratorAge => AlarmSpec {
+            suffix: "IteratorAge",
+            description: format!("!Sub ${{{id}Function}} is more than 5 minutes behind the table stream."),
+            namespace: "AWS/Lambda",
+            metric: "IteratorAge",
+            dimension: function,
+            statistic: "Maximum",
+            evaluation_periods: 3,
+            threshold: 300_000,
+            comparison: "GreaterThanThreshold",
+            only_when_enabled: false,
+        },
+        Alarm::FailedRecords => AlarmSpec {
+            suffix: "Failures",
+            description: format!(
+                "!Sub Records that ${{{id}Function}} gave up on after every retry are in ${{{id}Failures.QueueName}}."
+            ),
+            namespace: "AWS/SQS",
+            metric: "ApproximateNumberOfMessagesVisible",
+            dimension: ("QueueName", format!("!GetAtt {id}Failures.QueueName")),
+            statistic: "Maximum",
+            evaluation_periods: 1,
+            threshold: 1,
+            comparison: "GreaterThanOrEqualToThreshold",
+            only_when_enabled: false,
+        },
+    };
+    y.line(1, &format!("{id}{}Alarm:", spec.suffix));
+    y.line(2, "Type: AWS::CloudWatch::Alarm");
+    if spec.only_when_enabled {
+        y.line(2, "Condition: AlarmsEnabled");
+    }
+    y.line(2, "Properties:");
+    y.line(3, &format!("AlarmDescription: {}", spec.description));
+    y.line(3, &format!("Namespace: {}", spec.namespace));
+    y.line(3, &format!("MetricName: {}", spec.metric));
+    y.line(3, "Dimensions:");
+    y.line(4, &format!("- Name: {}", spec.dimension.0));
+    y.line(5, &format!("Value: {}", spec.dimension.1));
+    y.line(3, &format!("Statistic: {}", spec.statistic));
+    y.line(3, "Period: 300");
+    y.line(3, &format!("EvaluationPeriods: {}", spec.evaluation_periods));
+    y.line(3, &format!("Threshold: {}", spec.threshold));
+    y.line(3, &format!("ComparisonOperator: {}", spec.comparison));
+    y.line(3, "TreatMissingData: notBreaching");
+    for actions in ["AlarmActions", "OKActions"] {
+        if spec.only_when_enabled {
+            y.line(3, &format!("{actions}:"));
+            y.line(4, "- !Ref AlarmTopic");
+        } else {
+            y.line(3, &format!("{actions}: !If"));
+            y.line(4, "- AlarmsEnabled");
+            y.line(4, "- - !Ref AlarmTopic");
+            y.line(4, "- !Ref AWS::NoValue");
+        }
+    }
+}
+
+/// samconfig.toml's `sync` watch list: every function ignores the build and tool
+/// folders, or each build would look like a code change.
+pub fn watch_exclude(catalog: &[Function]) -> String {
+    let mut out = String::new();
+    for function in catalog {
+        let id = logical_name(function);
+        let entries: Vec<String> = ["target", ".venv", ".git", ".cache", ".local"]
+            .iter()
+            .map(|dir| format!("\"{id}Function=/{dir}\""))
+            .collect();
+        let _ = writeln!(out, "    {},", entries.join(", "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use user_service::catalog::{self, FUNCTIONS};
+
+    use super::*;
+
+    #[test]
+    fn logical_names_are_pascal_case() {
+        assert_eq!(logical_name(&catalog::GET_PROFILE), "GetProfile");
+        assert_eq!(logical_name(&catalog::SYNC_COGNITO_EMAIL), "SyncCognitoEmail");
+    }
+
+    #[test]
+    fn every_function_gets_a_function_a_log_group_and_its_alarms() {
+        let functions = functions(FUNCTIONS);
+        let alarms = alarms(FUNCTIONS);
+        for f in FUNCTIONS {
+            let id = logical_name(f);
+            assert!(
+                functions.contains(&format!("\n  {id}Function:\n"))
+                    || functions.starts_with(&format!("  {id}Function:\n"))
+            );
+            assert!(functions.contains(&format!("  {id}LogGroup:\n")));
+            assert!(functions.contains(&format!("Binary: {}\n", f.name)));
+            assert!(functions.contains(&format!("Timeout: {}\n", f.timeout_seconds)));
+            for alarm in f.alarms {
+                let suffix = match alarm {
+                    Alarm::Errors => "Errors",
+                    Alarm::Throttles => "Throttles",
+                    Alarm::IteratorAge => "IteratorAge",
+                    Alarm::FailedRecords => "Failures",
+                };
+                assert!(alarms.contains(&format!("  {id}{suffix}Alarm:\n")), "{id}{suffix}Alarm");
+            }
+        }
+        let alarm_count = FUNCTIONS.iter().map(|f| f.alarms.len()).sum::<usize>();
+        assert_eq!(alarms.matches("Type: AWS::CloudWatch::Alarm").count(), alarm_count);
+    }
+
+    #[test]
+    fn a_quote_in_a_summary_stays_inside_the_string() {
+        let f = Function {
+            summary: "says \"hi\"",
+            ..catalog::GET_PROFILE
+        };
+        assert_eq!(description(&f), r#""GET /me: says \"hi\"""#);
+    }
+}
