@@ -5,9 +5,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 VENV := .venv
-export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
-export AWS_EC2_METADATA_DISABLED := true
 
 .PHONY: help tools test lint unit-and-integration sam-check dev dev-reset bench
 
@@ -24,7 +23,7 @@ $(VENV)/.installed: tools/requirements.txt
 
 tools: $(VENV)/.installed
 	@scripts/ddb-local install
-	@command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
+	@command -v cargo-nextest >/dev/null || cargo install --locked --root .cache/cargo cargo-nextest
 
 lint:
 	cargo fmt --all --check
@@ -43,7 +42,7 @@ sam-check: tools
 test: tools lint sam-check unit-and-integration
 
 bench: tools
-	scripts/ddb-local run -- cargo run --quiet -p integration-tests --bin bench
+	scripts/ddb-local run -- cargo run --quiet -p bench
 
 dev: tools
 	scripts/dev

@@ -81,23 +81,72 @@ impl App {
     }
 }
 
-/// JSON lines on stdout (CloudWatch adds nothing but the line), with the
-/// current span's fields (request id, sub) on every line. `RUST_LOG` filters.
+/// Logs on stdout as the platform asks: Lambda sets `AWS_LAMBDA_LOG_FORMAT`
+/// and `AWS_LAMBDA_LOG_LEVEL` from the function's LoggingConfig (LogFormat,
+/// ApplicationLogLevel), so the template controls them. `RUST_LOG`, when set,
+/// is a full filter for local runs and wins. The current span's fields
+/// (request id, sub) are on every line.
 pub fn init_tracing() {
-    let _ = tracing::subscriber::set_global_default(json_subscriber(std::io::stdout));
+    let settings = LogSettings::from_lookup(|name| std::env::var(name).ok());
+    let subscriber: Box<dyn tracing::Subscriber + Send + Sync> = if settings.json {
+        Box::new(json_subscriber_with(settings.filter, std::io::stdout))
+    } else {
+        Box::new(text_subscriber(settings.filter, std::io::stdout))
+    };
+    let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
-/// The log format, for `init_tracing` and for tests that read what is logged.
+/// The log filter and format, read from the environment once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
+    pub filter: String,
+    pub json: bool,
+}
+
+impl LogSettings {
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        // The platform's names (TRACE … FATAL); FATAL has no tracing level.
+        let level = match lookup("AWS_LAMBDA_LOG_LEVEL")
+            .unwrap_or_default()
+            .to_ascii_uppercase()
+            .as_str()
+        {
+            "TRACE" => "trace",
+            "DEBUG" => "debug",
+            "WARN" => "warn",
+            "ERROR" | "FATAL" => "error",
+            _ => "info",
+        };
+        // The SDK's own lines are noise below WARN unless the level asks for less.
+        let sdk = if matches!(level, "warn" | "error") {
+            level
+        } else {
+            "warn"
+        };
+        let filter = lookup("RUST_LOG")
+            .filter(|f| !f.trim().is_empty())
+            .unwrap_or_else(|| format!("{level},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk}"));
+        // JSON unless the platform says Text: CloudWatch's filters read fields.
+        let json = !lookup("AWS_LAMBDA_LOG_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("text"));
+        Self { filter, json }
+    }
+}
+
+/// The JSON format at level INFO, for tests that read what is logged.
 pub fn json_subscriber<W>(writer: W) -> impl tracing::Subscriber + Send + Sync
 where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,aws_smithy_runtime=warn,aws_config=warn,aws_sdk_dynamodb=warn"));
+    json_subscriber_with(LogSettings::from_lookup(|_| None).filter, writer)
+}
+
+fn json_subscriber_with<W>(filter: String, writer: W) -> impl tracing::Subscriber + Send + Sync
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
     tracing_subscriber::fmt()
         .json()
-        .with_env_filter(filter)
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_current_span(true)
         .with_span_list(false)
         .flatten_event(true)
@@ -105,4 +154,54 @@ where
         .with_ansi(false)
         .with_writer(writer)
         .finish()
+}
+
+fn text_subscriber<W>(filter: String, writer: W) -> impl tracing::Subscriber + Send + Sync
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_target(false)
+        .with_ansi(false)
+        .with_writer(writer)
+        .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> LogSettings {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        LogSettings::from_lookup(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn the_platform_sets_level_and_format() {
+        let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG"), ("AWS_LAMBDA_LOG_FORMAT", "JSON")]);
+        assert!(s.filter.starts_with("debug,"), "{}", s.filter);
+        assert!(s.filter.contains("aws_smithy_runtime=warn"));
+        assert!(s.json);
+        let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "ERROR"), ("AWS_LAMBDA_LOG_FORMAT", "Text")]);
+        assert!(
+            s.filter.starts_with("error,") && s.filter.contains("aws_config=error"),
+            "{}",
+            s.filter
+        );
+        assert!(!s.json);
+        assert!(
+            settings(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL")])
+                .filter
+                .starts_with("error,")
+        );
+    }
+
+    #[test]
+    fn without_the_platform_it_is_json_at_info_and_rust_log_wins() {
+        let s = settings(&[]);
+        assert!(s.filter.starts_with("info,") && s.json, "{s:?}");
+        let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG"), ("RUST_LOG", "warn")]);
+        assert_eq!(s.filter, "warn");
+    }
 }

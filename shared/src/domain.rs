@@ -59,7 +59,7 @@ impl From<UserId> for String {
 
 /// Identifies one email record of a user. A UUID (v7 for new records: time-ordered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "String", into = "String")]
 pub struct EmailId(Uuid);
 
 impl EmailId {
@@ -77,6 +77,19 @@ impl EmailId {
 impl Default for EmailId {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl TryFrom<String> for EmailId {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<EmailId> for String {
+    fn from(value: EmailId) -> Self {
+        value.to_string()
     }
 }
 
@@ -285,7 +298,7 @@ impl From<PersonName> for String {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String", into = "&'static str")]
 pub enum UserStatus {
     Active,
     Suspended,
@@ -299,6 +312,19 @@ impl UserStatus {
             Self::Suspended => "suspended",
             Self::Deleted => "deleted",
         }
+    }
+}
+
+impl TryFrom<String> for UserStatus {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        value.parse()
+    }
+}
+
+impl From<UserStatus> for &'static str {
+    fn from(value: UserStatus) -> Self {
+        value.as_str()
     }
 }
 

@@ -57,8 +57,16 @@ impl fmt::Debug for VerificationKey {
 }
 
 /// A six-digit code. Debug never shows it, so it cannot leak through a log line.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub struct VerificationCode(String);
+
+impl TryFrom<String> for VerificationCode {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 #[error("the OS random source failed")]

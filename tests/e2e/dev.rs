@@ -124,37 +124,51 @@ fn readme_walkthrough() -> String {
     block[open..open + close].to_owned()
 }
 
-fn curl(args: &[&str]) -> (u16, Value) {
-    let out = Command::new("curl")
-        .args(["-s", "-w", "\n%{http_code}"])
-        .args(args)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let (body, status) = text.rsplit_once('\n').unwrap();
-    (
-        status.parse().unwrap(),
-        serde_json::from_str(body).unwrap_or(json!(body)),
-    )
+/// A GET with an optional bearer token: the status, and the body as JSON (or as
+/// a JSON string when it is not JSON).
+fn get(url: &str, token: Option<&str>) -> (u16, Value) {
+    let request = reqwest::blocking::Client::new().get(url);
+    let request = match token {
+        Some(token) => request.bearer_auth(token),
+        None => request,
+    };
+    answer(request)
+}
+
+/// A POST of a JSON body, without a token (the /local routes).
+fn post(url: &str, body: &Value) -> (u16, Value) {
+    answer(reqwest::blocking::Client::new().post(url).json(body))
+}
+
+fn answer(request: reqwest::blocking::RequestBuilder) -> (u16, Value) {
+    let response = request.send().expect("the local API answers");
+    let status = response.status().as_u16();
+    let text = response.text().expect("a readable body");
+    (status, serde_json::from_str(&text).unwrap_or(json!(text)))
+}
+
+fn token(user: &Value) -> &str {
+    user["token"].as_str().expect("a token")
 }
 
 #[test]
 fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     require_cargo_lambda();
-    let state = std::env::temp_dir().join(format!("user-service-dev-{}", uuid::Uuid::new_v4()));
+    let state_dir = tempfile::Builder::new().prefix("user-service-dev-").tempdir().unwrap();
+    let state = state_dir.path().to_path_buf();
     let dev = Dev::start(&state);
     let api = dev.api();
 
     // No token, a bad token, a token signed with another key: 401, and no function runs.
     let before = dev.handled_requests();
-    assert_eq!(curl(&[&format!("{api}/me")]), (401, json!({"message": "Unauthorized"})));
-    assert_eq!(curl(&["-H", "authorization: Bearer nope", &format!("{api}/me")]).0, 401);
-    let foreign = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
     assert_eq!(
-        curl(&["-H", &format!("authorization: Bearer {foreign}"), &format!("{api}/me")]).0,
-        401
+        get(&format!("{api}/me"), None),
+        (401, json!({"message": "Unauthorized"}))
     );
-    assert_eq!(curl(&[&format!("{api}/nowhere")]).0, 404);
+    assert_eq!(get(&format!("{api}/me"), Some("nope")).0, 401);
+    let foreign = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
+    assert_eq!(get(&format!("{api}/me"), Some(foreign)).0, 401);
+    assert_eq!(get(&format!("{api}/nowhere"), None).0, 404);
 
     // The README's walkthrough, as a newcomer would paste it.
     let out = Command::new("bash")
@@ -190,81 +204,41 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
         dev.handled_requests() >= before + 6,
         "requests with a token reached the functions"
     );
-    let unauthorized = curl(&[&format!("{api}/me/account")]);
+    let unauthorized = get(&format!("{api}/me/account"), None);
     assert_eq!(unauthorized.0, 401);
 
     // An admin token from /local/token, for the admin routes.
-    let (status, grace) = curl(&[
-        "-X",
-        "POST",
-        &format!("{api}/local/sign-up"),
-        "-H",
-        "content-type: application/json",
-        "-d",
-        r#"{"email":"grace@example.com"}"#,
-    ]);
+    let local = |path: &str, body: Value| post(&format!("{api}{path}"), &body);
+    let (status, grace) = local("/local/sign-up", json!({"email": "grace@example.com"}));
     assert_eq!(status, 201, "{grace}");
-    let (status, admin) = curl(&[
-        "-X",
-        "POST",
-        &format!("{api}/local/token"),
-        "-H",
-        "content-type: application/json",
-        "-d",
-        r#"{"email":"grace@example.com","groups":["admin"]}"#,
-    ]);
+    let (status, admin) = local(
+        "/local/token",
+        json!({"email": "grace@example.com", "groups": ["admin"]}),
+    );
     assert_eq!(status, 200, "{admin}");
-    let bearer = format!("authorization: Bearer {}", admin["token"].as_str().unwrap());
-    let (status, found) = curl(&[
-        "-H",
-        &bearer,
-        &format!("{api}/admin/users?email=ada.work%40example.com"),
-    ]);
+    let admin = token(&admin).to_owned();
+    let (status, found) = get(&format!("{api}/admin/users?email=ada.work%40example.com"), Some(&admin));
     assert_eq!(status, 200, "{found}");
     assert_eq!(found["profile"]["firstName"], "Augusta Ada");
-    let user_bearer = format!("authorization: Bearer {}", grace["token"].as_str().unwrap());
-    let (status, refused) = curl(&[
-        "-H",
-        &user_bearer,
+    let (status, refused) = get(
         &format!("{api}/admin/users?email=ada.work%40example.com"),
-    ]);
+        Some(token(&grace)),
+    );
     assert_eq!((status, refused["code"].as_str()), (403, Some("FORBIDDEN")));
-    let (status, taken) = curl(&[
-        "-X",
-        "POST",
-        &format!("{api}/local/sign-up"),
-        "-H",
-        "content-type: application/json",
-        "-d",
-        r#"{"email":"ADA.work@example.com"}"#,
-    ]);
+    let (status, taken) = local("/local/sign-up", json!({"email": "ADA.work@example.com"}));
     assert_eq!((status, taken["code"].as_str()), (409, Some("EMAIL_TAKEN")));
 
     // Orphans are repaired at sign-in: a user whose post-confirmation failed after
     // Cognito's retries, and AdminCreateUser users (no confirmation at all).
-    let post = |path: &str, body: Value| {
-        curl(&[
-            "-X",
-            "POST",
-            &format!("{api}{path}"),
-            "-H",
-            "content-type: application/json",
-            "-d",
-            &body.to_string(),
-        ])
-    };
-    let me = |token: &Value| {
-        let bearer = format!("authorization: Bearer {}", token["token"].as_str().unwrap());
-        curl(&["-H", &bearer, &format!("{api}/me/account")])
-    };
-    let find = |email: &str| curl(&["-H", &bearer, &format!("{api}/admin/users?email={email}")]);
-    let (status, _) = post(
+    let me = |user: &Value| get(&format!("{api}/me/account"), Some(token(user)));
+    let find = |email: &str| get(&format!("{api}/admin/users?email={email}"), Some(&admin));
+    let (status, _) = local(
         "/local/sign-up",
         json!({"email": "orphan@example.com", "simulatePostConfirmationFailure": true}),
     );
     assert_eq!(status, 201);
     assert_eq!(find("orphan%40example.com").0, 404, "confirmed in Cognito, no profile");
-    let (status, token) = post("/local/token", json!({"email": "orphan@example.com"}));
+    let (status, token) = local("/local/token", json!({"email": "orphan@example.com"}));
     assert_eq!(status, 200, "{token}");
     let (status, account) = me(&token);
     assert_eq!(status, 200, "{account}");
@@ -277,12 +251,12 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
         (Some(true), Some(true))
     );
 
-    let (status, _) = post(
+    let (status, _) = local(
         "/local/admin-create-user",
         json!({"email": "made@example.com", "emailVerified": true}),
     );
     assert_eq!(status, 201);
-    let (status, token) = post("/local/token", json!({"email": "made@example.com"}));
+    let (status, token) = local("/local/token", json!({"email": "made@example.com"}));
     assert_eq!(status, 200, "{token}");
     assert_eq!(
         me(&token).0,
@@ -290,19 +264,19 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
         "verified at creation: a verified primary at the first sign-in"
     );
 
-    let (status, _) = post(
+    let (status, _) = local(
         "/local/admin-create-user",
         json!({"email": "unverified@example.com", "emailVerified": false}),
     );
     assert_eq!(status, 201);
-    let (status, token) = post("/local/token", json!({"email": "unverified@example.com"}));
+    let (status, token) = local("/local/token", json!({"email": "unverified@example.com"}));
     assert_eq!(status, 200, "{token}");
     assert_eq!(me(&token).0, 404, "no profile from an address Cognito has not verified");
     assert_eq!(
-        post("/local/admin-verify-email", json!({"email": "unverified@example.com"})).0,
+        local("/local/admin-verify-email", json!({"email": "unverified@example.com"})).0,
         200
     );
-    let (status, token) = post("/local/token", json!({"email": "unverified@example.com"}));
+    let (status, token) = local("/local/token", json!({"email": "unverified@example.com"}));
     assert_eq!(status, 200, "{token}");
     let (status, account) = me(&token);
     assert_eq!(status, 200, "{account}");
@@ -312,12 +286,10 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
 
     // Data survives a restart.
     let dev = Dev::start(&state);
-    let (status, again) = curl(&[
-        "-H",
-        &bearer,
+    let (status, again) = get(
         &format!("{}/admin/users?email=grace%40example.com", dev.api()),
-    ]);
+        Some(&admin),
+    );
     assert_eq!(status, 200, "{again}");
     dev.interrupt();
-    let _ = std::fs::remove_dir_all(&state);
 }

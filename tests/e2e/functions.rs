@@ -10,28 +10,8 @@ use serde_json::{Value, json};
 
 struct Run {
     watch: Watch,
-    scratch: tempdir::Scratch,
-}
-
-mod tempdir {
-    use std::path::PathBuf;
-
-    /// A directory for adjusted event files, removed on drop.
-    pub struct Scratch(pub PathBuf);
-
-    impl Scratch {
-        pub fn new() -> Self {
-            let dir = std::env::temp_dir().join(format!("user-service-e2e-{}", uuid::Uuid::new_v4()));
-            std::fs::create_dir_all(&dir).unwrap();
-            Self(dir)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    /// Adjusted event files, removed on drop.
+    scratch: tempfile::TempDir,
 }
 
 impl Run {
@@ -48,7 +28,7 @@ impl Run {
     fn invoke_with(&self, function: &str, name: &str, adjust: impl FnOnce(&mut Value)) -> Result<Value, String> {
         let mut event = events::load(name);
         adjust(&mut event);
-        let path = self.scratch.0.join(format!("{}.json", uuid::Uuid::new_v4()));
+        let path = self.scratch.path().join(format!("{}.json", uuid::Uuid::new_v4()));
         std::fs::write(&path, event.to_string()).unwrap();
         self.watch.invoke(function, &path)
     }
@@ -150,7 +130,7 @@ fn every_event_file_against_the_real_binaries() {
     );
     let run = Run {
         watch: Watch::start(&env),
-        scratch: tempdir::Scratch::new(),
+        scratch: tempfile::Builder::new().prefix("user-service-e2e-").tempdir().unwrap(),
     };
     let mut invoked = std::collections::BTreeSet::new();
     let mut note = |name: &str| {

@@ -5,11 +5,8 @@
 use std::sync::Arc;
 
 use futures::future::join_all;
-use integration_tests::http::{Event, LogCapture, Reply};
-use lambda_runtime::{Context, LambdaEvent};
+use integration_tests::http::LogCapture;
 use serde_json::json;
-use user_service::App;
-use user_service::api::{add_email, get_account, post_confirmation, pre_sign_up, remove_email};
 use user_service::config::StoreConfig;
 use user_service::keys::{self, ItemKind};
 
@@ -17,16 +14,6 @@ use crate::handler_support::*;
 
 const VICTIM: &str = "victim@example.com";
 const MALLORY: &str = "0b5e9d3c-1111-4a2b-8c3d-4e5f60718293";
-
-async fn try_add(app: &App, sub: &str, email: &str) -> Reply {
-    let event = Event::load("add-email").caller(sub).body(json!({ "email": email }));
-    Reply::from(add_email::handle(app, event.request()).await.unwrap())
-}
-
-async fn remove(app: &App, sub: &str, email_id: &str) {
-    let event = Event::load("remove-email").caller(sub).path_param("emailId", email_id);
-    Reply::from(remove_email::handle(app, event.request()).await.unwrap()).assert_status(204);
-}
 
 /// A six-digit code that is certainly not `right`.
 fn wrong(right: &str) -> String {
@@ -43,10 +30,10 @@ fn retry_after(reply: &Reply) -> u64 {
 
 #[tokio::test]
 async fn removing_and_adding_again_does_not_buy_more_guesses() {
-    let app = app().await;
+    let app = TestApp::spawn().await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, MALLORY, "mallory@example.com").await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
     let per_address = StoreConfig::DEFAULT_MAX_WRONG_CODES_PER_ADDRESS;
     let per_code = StoreConfig::DEFAULT_MAX_ATTEMPTS;
 
@@ -54,10 +41,10 @@ async fn removing_and_adding_again_does_not_buy_more_guesses() {
     let mut refused = None;
     // Eleven rounds of "add, five wrong codes, remove" judged 55 codes before.
     for _ in 0..11 {
-        let id = add(&app, MALLORY, VICTIM).await;
+        let id = app.add_address(MALLORY, VICTIM).await;
         let right = logs.code_for(&id);
         for _ in 0..per_code {
-            let reply = verify(&app, MALLORY, &id, &wrong(&right)).await;
+            let reply = app.verify_email(MALLORY, &id, &wrong(&right)).await;
             match reply.status {
                 400 => judged += 1,
                 _ => {
@@ -70,44 +57,46 @@ async fn removing_and_adding_again_does_not_buy_more_guesses() {
         if refused.is_some() {
             break;
         }
-        remove(&app, MALLORY, &id).await;
+        app.remove_email(MALLORY, &id).await.assert_status(204);
     }
     assert_eq!(judged, per_address, "wrong codes judged for one user and address");
     let (reply, id, right) = refused.expect("the limit was reached");
     // The window frees its first slot 24 h after the first wrong code.
     assert_eq!(retry_after(&reply), 86_400);
     // Past the limit even the right code is refused: no answer tells anything.
-    verify(&app, MALLORY, &id, &right)
+    app.verify_email(MALLORY, &id, &right)
         .await
         .assert_problem(429, "TOO_MANY_ATTEMPTS");
-    assert_invariants(&app).await;
+    app.assert_invariants().await;
 
     // A day later the window has rolled on: the right code (a fresh one) works.
     app.clock.advance(86_400);
-    resend(&app, MALLORY, &id).await.assert_status(202);
-    verify(&app, MALLORY, &id, &logs.code_for(&id)).await.assert_status(200);
-    assert_invariants(&app).await;
+    app.send_verification(MALLORY, &id).await.assert_status(202);
+    app.verify_email(MALLORY, &id, &logs.code_for(&id))
+        .await
+        .assert_status(200);
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn resending_does_not_buy_more_guesses_or_codes() {
-    let app = app_with(|c| c.verification_ttl_seconds = 86_400).await;
+    let app = TestApp::spawn_with(|c| c.verification_ttl_seconds = 86_400).await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, MALLORY, "mallory@example.com").await;
-    let id = add(&app, MALLORY, VICTIM).await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let id = app.add_address(MALLORY, VICTIM).await;
     let mut judged = 0;
     let mut codes = 1;
     let outcome = loop {
         let right = logs.code_for(&id);
-        let reply = verify(&app, MALLORY, &id, &wrong(&right)).await;
+        let reply = app.verify_email(MALLORY, &id, &wrong(&right)).await;
         match reply.status {
             400 => judged += 1,
             // The code's own limit (a new code may come after the resend interval):
             // a resend resets it, within the daily limits.
             429 if reply.body["code"] == "TOO_MANY_ATTEMPTS" && retry_after(&reply) <= 60 => {
                 app.clock.advance(retry_after(&reply).try_into().unwrap());
-                let again = resend(&app, MALLORY, &id).await;
+                let again = app.send_verification(MALLORY, &id).await;
                 if again.status != 202 {
                     break again;
                 }
@@ -121,40 +110,40 @@ async fn resending_does_not_buy_more_guesses_or_codes() {
     outcome.assert_problem(429, "TOO_MANY_ATTEMPTS");
     assert!(retry_after(&outcome) > 3_600, "the daily limit, not the code's");
     assert_eq!(codes, 5, "the fifth code is refused its first guess");
-    assert_invariants(&app).await;
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn an_address_gets_at_most_ten_codes_a_day() {
-    let app = app_with(|c| c.verification_ttl_seconds = 86_400).await;
-    sign_up(&app, MALLORY, "mallory@example.com").await;
-    let id = add(&app, MALLORY, VICTIM).await;
+    let app = TestApp::spawn_with(|c| c.verification_ttl_seconds = 86_400).await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let id = app.add_address(MALLORY, VICTIM).await;
     for _ in 1..StoreConfig::DEFAULT_MAX_CODES_PER_ADDRESS {
         app.clock.advance(61);
-        resend(&app, MALLORY, &id).await.assert_status(202);
+        app.send_verification(MALLORY, &id).await.assert_status(202);
     }
     app.clock.advance(61);
-    let refused = resend(&app, MALLORY, &id).await;
+    let refused = app.send_verification(MALLORY, &id).await;
     refused.assert_problem(429, "TOO_MANY_REQUESTS");
     let elapsed = 61 * u64::from(StoreConfig::DEFAULT_MAX_CODES_PER_ADDRESS);
     // The first code (at the add) leaves the window 24 h after it was issued.
     assert_eq!(retry_after(&refused), 86_400 - elapsed);
     // Removing and adding the address again is an issued code too.
-    remove(&app, MALLORY, &id).await;
-    try_add(&app, MALLORY, VICTIM)
+    app.remove_email(MALLORY, &id).await.assert_status(204);
+    app.add_email(MALLORY, VICTIM)
         .await
         .assert_problem(429, "TOO_MANY_REQUESTS");
     // Rolling: once the first code is 24 h old, one more may go out.
     app.clock.advance(retry_after(&refused).try_into().unwrap());
-    try_add(&app, MALLORY, VICTIM).await.assert_status(201);
-    assert_invariants(&app).await;
+    app.add_email(MALLORY, VICTIM).await.assert_status(201);
+    app.assert_invariants().await;
 }
 
 /// Fifty wrong guesses at once against one code, with one limit set to 7 and the
 /// others out of the way: at most 7 are judged, and then even the right code is refused.
 async fn fifty_parallel_guesses(limit: impl FnOnce(&mut StoreConfig)) {
     let app = Arc::new(
-        app_with(|c| {
+        TestApp::spawn_with(|c| {
             c.verification_max_attempts = 100;
             c.max_wrong_codes_per_address = 1_000;
             c.max_wrong_codes_per_user = 1_000;
@@ -165,14 +154,14 @@ async fn fifty_parallel_guesses(limit: impl FnOnce(&mut StoreConfig)) {
     let logs = LogCapture::default();
     let right = {
         let _guard = logs.install();
-        sign_up(&app, MALLORY, "mallory@example.com").await;
-        let id = add(&app, MALLORY, VICTIM).await;
+        app.sign_up(MALLORY, "mallory@example.com").await;
+        let id = app.add_address(MALLORY, VICTIM).await;
         (id.clone(), logs.code_for(&id))
     };
     let (id, code) = right;
     let replies = join_all((0..50).map(|_| {
         let (app, id, guess) = (Arc::clone(&app), id.clone(), wrong(&code));
-        tokio::spawn(async move { verify(&app, MALLORY, &id, &guess).await })
+        tokio::spawn(async move { app.verify_email(MALLORY, &id, &guess).await })
     }))
     .await;
     let mut judged = 0;
@@ -192,14 +181,14 @@ async fn fifty_parallel_guesses(limit: impl FnOnce(&mut StoreConfig)) {
     }
     assert!(judged <= 7, "{judged} wrong codes judged past a limit of 7");
     // Whatever contention left unused, one at a time the limit is reached exactly.
-    while verify(&app, MALLORY, &id, &wrong(&code)).await.status == 400 {
+    while app.verify_email(MALLORY, &id, &wrong(&code)).await.status == 400 {
         judged += 1;
     }
     assert_eq!(judged, 7);
-    verify(&app, MALLORY, &id, &code)
+    app.verify_email(MALLORY, &id, &code)
         .await
         .assert_problem(429, "TOO_MANY_ATTEMPTS");
-    assert_invariants(&app).await;
+    app.assert_invariants().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -219,55 +208,54 @@ async fn fifty_parallel_guesses_cannot_pass_the_per_user_limit() {
 
 #[tokio::test]
 async fn a_squatter_cannot_block_the_owners_sign_up() {
-    let app = app().await;
-    sign_up(&app, MALLORY, "mallory@example.com").await;
-    let id = add(&app, MALLORY, VICTIM).await;
+    let app = TestApp::spawn().await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let id = app.add_address(MALLORY, VICTIM).await;
     // Resending kept the claim alive forever before; now it changes nothing.
     for _ in 0..3 {
         app.clock.advance(61);
-        resend(&app, MALLORY, &id).await.assert_status(202);
+        app.send_verification(MALLORY, &id).await.assert_status(202);
     }
     // The owner signs up with the address: pre-sign-up lets it through...
     let owner = "5a6b7c8d-2222-4e3f-9a0b-1c2d3e4f5a6b";
-    pre_sign_up::handle(&app, cognito_event("pre-sign-up", owner, VICTIM))
+    app.pre_sign_up(owner, VICTIM)
         .await
         .expect("an unverified claim never blocks a sign-up");
     // ...and the confirmed sign-up takes the squatter's claim over.
-    sign_up(&app, owner, VICTIM).await;
-    let account = |sub: &str| Event::load("get-account").caller(sub).request();
-    let owners = Reply::from(get_account::handle(&app, account(owner)).await.unwrap());
+    app.sign_up(owner, VICTIM).await;
+    let owners = app.get_account(owner).await;
     assert_eq!(owners.body["profile"]["email"], VICTIM);
-    let squatters = Reply::from(get_account::handle(&app, account(MALLORY)).await.unwrap());
+    let squatters = app.get_account(MALLORY).await;
     assert_eq!(squatters.body["emails"].as_array().unwrap().len(), 1);
-    assert_invariants(&app).await;
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn an_unverified_address_is_held_an_hour_a_day_at_most() {
-    let app = app().await;
-    sign_up(&app, MALLORY, "mallory@example.com").await;
+    let app = TestApp::spawn().await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
     let grace = "7c8d9e0f-3333-4a5b-8c9d-0e1f2a3b4c5d";
-    sign_up(&app, grace, "grace@example.com").await;
-    let id = add(&app, MALLORY, VICTIM).await;
+    app.sign_up(grace, "grace@example.com").await;
+    let id = app.add_address(MALLORY, VICTIM).await;
     app.clock.advance(3_599);
-    try_add(&app, grace, VICTIM).await.assert_problem(409, "EMAIL_TAKEN");
+    app.add_email(grace, VICTIM).await.assert_problem(409, "EMAIL_TAKEN");
     // Removing and adding it again within the day does not restart the hour.
-    remove(&app, MALLORY, &id).await;
-    add(&app, MALLORY, VICTIM).await;
+    app.remove_email(MALLORY, &id).await.assert_status(204);
+    app.add_address(MALLORY, VICTIM).await;
     app.clock.advance(1);
-    try_add(&app, grace, VICTIM).await.assert_status(201);
-    assert_invariants(&app).await;
+    app.add_email(grace, VICTIM).await.assert_status(201);
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn a_table_export_and_the_index_reveal_no_code() {
-    let app = app().await;
+    let app = TestApp::spawn().await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, MALLORY, "mallory@example.com").await;
-    let id = add(&app, MALLORY, VICTIM).await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let id = app.add_address(MALLORY, VICTIM).await;
     let code = logs.code_for(&id);
-    verify(&app, MALLORY, &id, &wrong(&code)).await.assert_status(400);
+    app.verify_email(MALLORY, &id, &wrong(&code)).await.assert_status(400);
 
     let table = &app.store.config().table_name;
     let items = integration_tests::invariants::scan(app.store.client(), table).await;
@@ -314,9 +302,9 @@ async fn a_table_export_and_the_index_reveal_no_code() {
 
 #[tokio::test]
 async fn format_characters_are_refused_and_nothing_is_written() {
-    let app = app().await;
-    sign_up(&app, MALLORY, "mallory@example.com").await;
-    let before = item_count(&app).await;
+    let app = TestApp::spawn().await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let before = app.item_count().await;
     for email in [
         "vic\u{200b}tim@example.com",
         "victim@exa\u{200d}mple.com",
@@ -324,33 +312,18 @@ async fn format_characters_are_refused_and_nothing_is_written() {
         "victim\u{202e}@example.com",
         "vïctim@example.com",
     ] {
-        let reply = try_add(&app, MALLORY, email).await;
+        let reply = app.add_email(MALLORY, email).await;
         reply.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(reply.body["field"], "email");
     }
     for name in ["Ad\u{200b}a", "\u{202e}adA", "Ada\u{2066}"] {
-        let event = Event::load("update-profile")
-            .caller(MALLORY)
-            .header("if-match", "\"1\"")
-            .body(json!({ "firstName": name }));
-        let reply = Reply::from(
-            user_service::api::update_profile::handle(&app, event.request())
-                .await
-                .unwrap(),
-        );
+        let reply = app.update_profile(MALLORY, "\"1\"", json!({ "firstName": name })).await;
         reply.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(reply.body["field"], "firstName");
     }
-    let err = pre_sign_up::handle(&app, cognito_event("pre-sign-up", "x", "vic\u{200b}tim@example.com"))
-        .await
-        .unwrap_err();
+    let err = app.pre_sign_up("x", "vic\u{200b}tim@example.com").await.unwrap_err();
     assert!(err.error_message.starts_with("VALIDATION_FAILED"));
     // A confirmation with such an address creates nobody.
-    let event = cognito_event("post-confirmation", "y", "vic\u{2060}tim@example.com");
-    assert!(
-        post_confirmation::handle(&app, LambdaEvent::new(event.payload, Context::default()))
-            .await
-            .is_err()
-    );
-    assert_eq!(item_count(&app).await, before);
+    assert!(app.post_confirmation("y", "vic\u{2060}tim@example.com").await.is_err());
+    assert_eq!(app.item_count().await, before);
 }

@@ -1,15 +1,13 @@
 //! Accounts whose powers end with them: active-only admins, access tokens only,
 //! erasure on delete, self-service delete, and the address route add-email points at.
 
-use integration_tests::http::{Event, Reply};
 use serde_json::json;
-use user_service::api::{delete_account, find_user_by_email, get_email, get_profile, set_user_status};
 use user_service::domain::{UserId, UserStatus};
 
 use crate::handler_support::*;
 
 /// No item holds Ada's addresses, and nothing in her partition holds her names or phone.
-async fn assert_erased(app: &user_service::App, addresses: &[&str]) {
+async fn assert_erased(app: &TestApp, addresses: &[&str]) {
     let items = integration_tests::invariants::scan(app.store.client(), &app.store.config().table_name).await;
     let everything = format!("{items:?}");
     for address in addresses {
@@ -25,61 +23,51 @@ async fn assert_erased(app: &user_service::App, addresses: &[&str]) {
     for personal in ["Ada", "Lovelace", "+14155550100", "@"] {
         assert!(!profile.contains(personal), "{personal} is still in the profile");
     }
-    assert_invariants(app).await;
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn get_email_is_where_add_email_points() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    sign_up(&app, ADMIN, "grace@example.com").await;
-    let id = add(&app, ADA, "ada.work@example.com").await;
-    let get = |sub: &str, id: &str| Event::load("get-email").caller(sub).path_param("emailId", id);
-    let reply = Reply::from(get_email::handle(&app, get(ADA, &id).request()).await.unwrap());
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let id = app.add_address(ADA, "ada.work@example.com").await;
+    let reply = app.get_email(ADA, &id).await;
     reply.assert_status(200);
     assert_eq!(
         (reply.body["emailId"].as_str(), reply.body["email"].as_str()),
         (Some(id.as_str()), Some("ada.work@example.com"))
     );
     // Another user's id, an unknown id, a malformed one, no identity.
-    Reply::from(get_email::handle(&app, get(ADMIN, &id).request()).await.unwrap()).assert_problem(404, "NOT_FOUND");
+    app.get_email(ADMIN, &id).await.assert_problem(404, "NOT_FOUND");
     let unknown = user_service::domain::EmailId::new().to_string();
-    Reply::from(get_email::handle(&app, get(ADA, &unknown).request()).await.unwrap()).assert_problem(404, "NOT_FOUND");
-    Reply::from(get_email::handle(&app, get(ADA, "USER#x").request()).await.unwrap())
+    app.get_email(ADA, &unknown).await.assert_problem(404, "NOT_FOUND");
+    app.get_email(ADA, "USER#x")
+        .await
         .assert_problem(400, "VALIDATION_FAILED");
-    Reply::from(
-        get_email::handle(&app, get(ADA, &id).anonymous().request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(401, "UNAUTHENTICATED");
+    let anonymous = Event::of(&GET_EMAIL).path_param("emailId", &id).anonymous();
+    app.send(&GET_EMAIL, anonymous)
+        .await
+        .assert_problem(401, "UNAUTHENTICATED");
 }
 
 #[tokio::test]
 async fn users_delete_their_own_account_with_if_match() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    add(&app, ADA, "ada.pending@example.com").await;
-    let before = item_count(&app).await;
-    let delete = |if_match: Option<&str>| {
-        let event = Event::load("delete-account").without_header("if-match");
-        match if_match {
-            Some(tag) => event.header("if-match", tag),
-            None => event,
-        }
-    };
-    let call = |event: Event| {
-        let app = &app;
-        async move { Reply::from(delete_account::handle(app, event.request()).await.unwrap()) }
-    };
-    call(delete(None)).await.assert_problem(428, "PRECONDITION_REQUIRED");
-    call(delete(Some("\"7\"")))
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.add_address(ADA, "ada.pending@example.com").await;
+    let before = app.item_count().await;
+    let without_if_match = Event::of(&DELETE_ACCOUNT).without_header("if-match");
+    app.send(&DELETE_ACCOUNT, without_if_match)
+        .await
+        .assert_problem(428, "PRECONDITION_REQUIRED");
+    app.delete_account(ADA, "\"7\"")
         .await
         .assert_problem(412, "VERSION_MISMATCH");
-    call(delete(Some("W/\"1\"")))
+    app.delete_account(ADA, "W/\"1\"")
         .await
         .assert_problem(412, "VERSION_MISMATCH");
-    assert_eq!(item_count(&app).await, before, "a refused delete writes nothing");
+    assert_eq!(app.item_count().await, before, "a refused delete writes nothing");
 
     // A suspended account cannot close itself.
     let ada = UserId::parse(ADA).unwrap();
@@ -87,7 +75,7 @@ async fn users_delete_their_own_account_with_if_match() {
         .set_status(&ada, UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
-    call(delete(Some("\"2\"")))
+    app.delete_account(ADA, "\"2\"")
         .await
         .assert_problem(403, "ACCOUNT_INACTIVE");
     app.store
@@ -95,27 +83,21 @@ async fn users_delete_their_own_account_with_if_match() {
         .await
         .unwrap();
 
-    call(delete(Some("\"3\""))).await.assert_status(204);
-    Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(404, "NOT_FOUND");
-    call(delete(Some("\"4\""))).await.assert_problem(404, "NOT_FOUND");
+    app.delete_account(ADA, "\"3\"").await.assert_status(204);
+    app.get_profile(ADA).await.assert_problem(404, "NOT_FOUND");
+    app.delete_account(ADA, "\"4\"").await.assert_problem(404, "NOT_FOUND");
     assert_erased(&app, &["ada@example.com", "ada.pending@example.com"]).await;
     // The addresses are free again.
-    sign_up(&app, ADMIN, "ada@example.com").await;
-    assert_invariants(&app).await;
+    app.sign_up(ADMIN, "ada@example.com").await;
+    app.assert_invariants().await;
 }
 
 #[tokio::test]
 async fn an_admin_delete_erases_the_profile() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    sign_up(&app, ADMIN, "grace@example.com").await;
-    let event = Event::load("set-user-status").body(json!({ "status": "deleted" }));
-    let reply = Reply::from(set_user_status::handle(&app, event.request()).await.unwrap());
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let reply = app.set_user_status(ADMIN, ADA, "deleted").await;
     reply.assert_status(200);
     assert_eq!(reply.body["status"], "deleted");
     for erased in ["email", "firstName", "lastName", "phone"] {
@@ -126,15 +108,14 @@ async fn an_admin_delete_erases_the_profile() {
 
 #[tokio::test]
 async fn admin_powers_end_with_the_admins_account() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    sign_up(&app, ADMIN, "grace@example.com").await;
-    let find = |event: Event| {
-        let app = &app;
-        async move { Reply::from(find_user_by_email::handle(app, event.request()).await.unwrap()) }
-    };
-    let ask = || Event::load("find-user-by-email");
-    find(ask()).await.assert_status(200);
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let find = |event: Event| app.send(&FIND_USER_BY_EMAIL, event);
+    let ask = || Event::of(&FIND_USER_BY_EMAIL);
+    app.find_user_by_email(ADMIN, "ada@example.com")
+        .await
+        .assert_status(200);
 
     // Groups split on whitespace only: `ops,admin` is one group, not admin.
     find(ask().groups("[ops,admin]")).await.assert_problem(403, "FORBIDDEN");
@@ -157,13 +138,15 @@ async fn admin_powers_end_with_the_admins_account() {
         .set_status(&admin, UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
-    find(ask()).await.assert_problem(403, "FORBIDDEN");
-    let reactivate = Event::load("set-user-status")
-        .path_param("userId", ADMIN)
-        .body(json!({ "status": "active" }));
-    Reply::from(set_user_status::handle(&app, reactivate.request()).await.unwrap()).assert_problem(403, "FORBIDDEN");
-    let suspend_ada = Event::load("set-user-status").body(json!({ "status": "suspended" }));
-    Reply::from(set_user_status::handle(&app, suspend_ada.request()).await.unwrap()).assert_problem(403, "FORBIDDEN");
+    app.find_user_by_email(ADMIN, "ada@example.com")
+        .await
+        .assert_problem(403, "FORBIDDEN");
+    app.set_user_status(ADMIN, ADMIN, "active")
+        .await
+        .assert_problem(403, "FORBIDDEN");
+    app.set_user_status(ADMIN, ADA, "suspended")
+        .await
+        .assert_problem(403, "FORBIDDEN");
     assert_eq!(
         app.store
             .get_profile(&UserId::parse(ADA).unwrap())
@@ -177,5 +160,7 @@ async fn admin_powers_end_with_the_admins_account() {
         .set_status(&admin, UserStatus::Deleted, app.clock.now())
         .await
         .unwrap();
-    find(ask()).await.assert_problem(403, "FORBIDDEN");
+    app.find_user_by_email(ADMIN, "ada@example.com")
+        .await
+        .assert_problem(403, "FORBIDDEN");
 }

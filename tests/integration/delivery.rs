@@ -9,11 +9,10 @@ use user_service::mail::Sender;
 
 use crate::handler_support::*;
 
-async fn app_sending_with(sender: user_service::mail::SesSender) -> App {
-    App {
-        sender: Some(Sender::Ses(sender)),
-        ..app().await
-    }
+async fn app_sending_with(sender: user_service::mail::SesSender) -> TestApp {
+    let mut app = TestApp::spawn().await;
+    app.sender = Some(Sender::Ses(sender));
+    app
 }
 
 #[tokio::test]
@@ -22,9 +21,9 @@ async fn a_code_sent_through_ses_verifies_the_address() {
     let app = app_sending_with(moto.ses_sender().await).await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, ADA, "ada@example.com").await;
+    app.sign_up(ADA, "ada@example.com").await;
 
-    let id = add(&app, ADA, "ada.work@example.com").await;
+    let id = app.add_address(ADA, "ada.work@example.com").await;
     let mail = moto.mail_to("ada.work@example.com").await;
     assert_eq!(mail.len(), 1, "{mail:?}");
     assert_eq!(mail[0].from, moto::SENDER);
@@ -35,7 +34,7 @@ async fn a_code_sent_through_ses_verifies_the_address() {
     let code = mail[0].code().expect("the message carries the code");
     assert!(mail[0].body.contains("expires in 15 minutes"));
 
-    verify(&app, ADA, &id, &code).await.assert_status(200);
+    app.verify_email(ADA, &id, &code).await.assert_status(200);
     let emails = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap();
     assert!(emails.iter().all(|e| e.is_verified));
     // Neither the address nor the code reached the log.
@@ -53,9 +52,9 @@ async fn a_failed_delivery_loses_nothing_and_a_resend_delivers() {
     let app = app_sending_with(moto.unverified_ses_sender()).await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, ADA, "ada@example.com").await;
+    app.sign_up(ADA, "ada@example.com").await;
 
-    let id = add(&app, ADA, "ada.work@example.com").await;
+    let id = app.add_address(ADA, "ada.work@example.com").await;
     assert!(moto.sent_mail().await.is_empty());
     let emails = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap();
     let added = emails.iter().find(|e| e.email_id.to_string() == id).unwrap();
@@ -73,15 +72,13 @@ async fn a_failed_delivery_loses_nothing_and_a_resend_delivers() {
     assert!(!logs.text().contains("@example.com"), "{}", logs.text());
 
     // Once the identity is verified, send-verification issues a new code.
-    let app = App {
-        sender: Some(Sender::Ses(moto.ses_sender().await)),
-        ..app
-    };
+    let mut app = app;
+    app.sender = Some(Sender::Ses(moto.ses_sender().await));
     app.clock.advance(app.store.config().resend_interval_seconds);
-    resend(&app, ADA, &id).await.assert_status(202);
+    app.send_verification(ADA, &id).await.assert_status(202);
     let mail = moto.mail_to("ada.work@example.com").await;
     assert_eq!(mail.len(), 1);
-    verify(&app, ADA, &id, &mail[0].code().unwrap())
+    app.verify_email(ADA, &id, &mail[0].code().unwrap())
         .await
         .assert_status(200);
 }

@@ -5,9 +5,8 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use integration_tests::http::{Event, LogCapture, Reply};
+use integration_tests::http::LogCapture;
 use serde_json::json;
-use user_service::api::{add_email, find_user_by_email, get_profile, set_user_status, update_profile, verify_email};
 use user_service::config::StoreConfig;
 use user_service::{App, Store};
 
@@ -15,60 +14,49 @@ use crate::handler_support::*;
 
 #[tokio::test]
 async fn admins_find_users_by_email() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    sign_up(&app, ADMIN, "grace@example.com").await;
-    let reply = Reply::from(
-        find_user_by_email::handle(&app, Event::load("find-user-by-email").request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let reply = app.find_user_by_email(ADMIN, "ada@example.com").await;
     reply.assert_status(200);
     assert_eq!(reply.body["profile"]["userId"], ADA);
     assert_eq!(reply.body["emails"].as_array().unwrap().len(), 1);
 
-    let ask = |email: &str| Event::load("find-user-by-email").query("email", email);
-    Reply::from(
-        find_user_by_email::handle(&app, ask("nobody@example.com").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(404, "NOT_FOUND");
-    Reply::from(find_user_by_email::handle(&app, ask("bad").request()).await.unwrap())
+    app.find_user_by_email(ADMIN, "nobody@example.com")
+        .await
+        .assert_problem(404, "NOT_FOUND");
+    app.find_user_by_email(ADMIN, "bad")
+        .await
         .assert_problem(400, "VALIDATION_FAILED");
+    let ask = |email: &str| Event::of(&FIND_USER_BY_EMAIL).query("email", email);
     // The JSON-array form of the groups claim works too.
-    let reply = Reply::from(
-        find_user_by_email::handle(&app, ask("ada@example.com").groups(r#"["editors","admin"]"#).request())
-            .await
-            .unwrap(),
-    );
+    let reply = app
+        .send(
+            &FIND_USER_BY_EMAIL,
+            ask("ada@example.com").groups(r#"["editors","admin"]"#),
+        )
+        .await;
     reply.assert_status(200);
     for event in [
         ask("ada@example.com").groups("[editors]"),
         ask("ada@example.com").no_groups(),
-        Event::load("get-profile").query("email", "ada@example.com"),
+        Event::of(&GET_PROFILE).query("email", "ada@example.com"),
     ] {
-        Reply::from(find_user_by_email::handle(&app, event.request()).await.unwrap()).assert_problem(403, "FORBIDDEN");
-    }
-    Reply::from(
-        find_user_by_email::handle(&app, ask("ada@example.com").anonymous().request())
+        app.send(&FIND_USER_BY_EMAIL, event)
             .await
-            .unwrap(),
-    )
-    .assert_problem(401, "UNAUTHENTICATED");
+            .assert_problem(403, "FORBIDDEN");
+    }
+    app.send(&FIND_USER_BY_EMAIL, ask("ada@example.com").anonymous())
+        .await
+        .assert_problem(401, "UNAUTHENTICATED");
 }
 
 #[tokio::test]
 async fn admins_suspend_and_delete_users() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    sign_up(&app, ADMIN, "grace@example.com").await;
-    let status = |s: &str| Event::load("set-user-status").body(json!({ "status": s }));
-    let reply = Reply::from(
-        set_user_status::handle(&app, status("suspended").request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let reply = app.set_user_status(ADMIN, ADA, "suspended").await;
     reply.assert_status(200);
     assert_eq!(
         (reply.body["status"].as_str(), reply.body["version"].as_u64()),
@@ -76,48 +64,32 @@ async fn admins_suspend_and_delete_users() {
     );
     assert_eq!(reply.header("etag"), Some("\"2\""));
 
-    Reply::from(set_user_status::handle(&app, status("gone").request()).await.unwrap())
+    app.set_user_status(ADMIN, ADA, "gone")
+        .await
         .assert_problem(400, "VALIDATION_FAILED");
-    Reply::from(
-        set_user_status::handle(&app, status("active").no_groups().request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(403, "FORBIDDEN");
-    Reply::from(
-        set_user_status::handle(&app, status("active").path_param("userId", "nobody").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(404, "NOT_FOUND");
-    Reply::from(
-        set_user_status::handle(&app, status("active").path_param("userId", "a#b").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(400, "VALIDATION_FAILED");
+    let status = |s: &str| Event::of(&SET_USER_STATUS).body(json!({ "status": s }));
+    app.send(&SET_USER_STATUS, status("active").no_groups())
+        .await
+        .assert_problem(403, "FORBIDDEN");
+    app.set_user_status(ADMIN, "nobody", "active")
+        .await
+        .assert_problem(404, "NOT_FOUND");
+    app.set_user_status(ADMIN, "a#b", "active")
+        .await
+        .assert_problem(400, "VALIDATION_FAILED");
 
-    let reply = Reply::from(
-        set_user_status::handle(&app, status("deleted").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.set_user_status(ADMIN, ADA, "deleted").await;
     reply.assert_status(200);
     assert_eq!(reply.body["status"], "deleted");
-    Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    )
-    .assert_problem(404, "NOT_FOUND");
+    app.get_profile(ADA).await.assert_problem(404, "NOT_FOUND");
     // The address is free again.
-    sign_up(&app, "new-owner", "ada@example.com").await;
-    assert_invariants(&app).await;
+    app.sign_up("new-owner", "ada@example.com").await;
+    app.assert_invariants().await;
 }
 
-fn failing_app(rule: &aws_smithy_mocks::Rule) -> App {
+fn failing_app(rule: &aws_smithy_mocks::Rule) -> TestApp {
     let client: Client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [rule]);
-    App::new(Store::new(client, StoreConfig::new("mocked")))
+    TestApp::from(App::new(Store::new(client, StoreConfig::new("mocked"))))
 }
 
 #[tokio::test]
@@ -131,22 +103,14 @@ async fn server_side_failures_hide_internals() {
                 .build(),
         )
     });
-    let reply = Reply::from(
-        get_profile::handle(&failing_app(&throttled), Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = failing_app(&throttled).get_profile(ADA).await;
     reply.assert_problem(503, "SERVICE_UNAVAILABLE");
     assert_eq!(reply.header("retry-after"), Some("1"));
 
     let missing_table = mock!(Client::get_item).then_error(|| {
         GetItemError::ResourceNotFoundException(ResourceNotFoundException::builder().message("secret-detail-2").build())
     });
-    let reply = Reply::from(
-        get_profile::handle(&failing_app(&missing_table), Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = failing_app(&missing_table).get_profile(ADA).await;
     reply.assert_problem(500, "INTERNAL");
     let body = reply.body.to_string();
     assert!(
@@ -161,34 +125,27 @@ async fn server_side_failures_hide_internals() {
         .expect("logged");
     assert!(failed["cause"].as_str().unwrap().contains("GetItem failed"), "{failed}");
     assert_eq!(failed["span"]["sub"], ADA);
-    let event = Event::load("get-profile").0;
+    let event = Event::of(&GET_PROFILE).0;
     assert_eq!(failed["span"]["request_id"], event["requestContext"]["requestId"]);
 }
 
 #[tokio::test]
 async fn logs_carry_request_id_and_sub_but_no_pii() {
-    let app = app().await;
+    let app = TestApp::spawn().await;
     let logs = LogCapture::default();
     let _guard = logs.install();
-    sign_up(&app, ADA, "ada@example.com").await;
-    let reply = Reply::from(
-        add_email::handle(&app, Event::load("add-email").request())
-            .await
-            .unwrap(),
-    );
+    app.sign_up(ADA, "ada@example.com").await;
+    let reply = app.add_email(ADA, "ada.work@example.com").await;
     let id = reply.body["emailId"].as_str().unwrap().to_owned();
     let code = logs.code_for(&id);
-    let event = Event::load("verify-email")
-        .path_param("emailId", &id)
-        .body(json!({ "code": "000001" }));
-    verify_email::handle(&app, event.request()).await.unwrap();
-    update_profile::handle(&app, Event::load("update-profile").request())
-        .await
-        .unwrap();
-    let event = Event::load("verify-email")
-        .path_param("emailId", &id)
-        .body(json!({ "code": code }));
-    verify_email::handle(&app, event.request()).await.unwrap();
+    app.verify_email(ADA, &id, "000001").await;
+    app.update_profile(
+        ADA,
+        "\"1\"",
+        json!({"firstName": "Ada", "lastName": "Lovelace", "phone": "+14155550100"}),
+    )
+    .await;
+    app.verify_email(ADA, &id, &code).await;
 
     let lines = logs.lines();
     assert!(lines.len() >= 6, "{}", logs.text());

@@ -1,21 +1,20 @@
 //! get-profile, get-account, update-profile, list-emails.
 
-use integration_tests::http::{Event, Reply};
-use serde_json::json;
-use user_service::api::{get_account, get_profile, list_emails, update_profile};
+use serde_json::{Value, json};
 use user_service::domain::{UserId, UserStatus};
 
 use crate::handler_support::*;
 
+/// The profile update-profile's event sends: Ada's own fields.
+fn ada() -> Value {
+    json!({"firstName": "Ada", "lastName": "Lovelace", "phone": "+14155550100"})
+}
+
 #[tokio::test]
 async fn get_profile_returns_the_profile_with_its_etag() {
-    let app = app().await;
-    sign_up(&app, ADA, "Ada@Example.com").await;
-    let reply = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "Ada@Example.com").await;
+    let reply = app.get_profile(ADA).await;
     reply.assert_status(200);
     assert_eq!(reply.header("etag"), Some("\"1\""));
     assert_eq!(reply.header("content-type"), Some("application/json"));
@@ -34,69 +33,42 @@ async fn get_profile_returns_the_profile_with_its_etag() {
 
 #[tokio::test]
 async fn get_profile_errors() {
-    let app = app().await;
-    let reply = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").anonymous().request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    let reply = app.send(&GET_PROFILE, Event::of(&GET_PROFILE).anonymous()).await;
     reply.assert_problem(401, "UNAUTHENTICATED");
-    let reply = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.get_profile(ADA).await;
     reply.assert_problem(404, "NOT_FOUND");
-    sign_up(&app, ADA, "ada@example.com").await;
+    app.sign_up(ADA, "ada@example.com").await;
     app.store
         .set_status(&UserId::parse(ADA).unwrap(), UserStatus::Deleted, app.clock.now())
         .await
         .unwrap();
-    let reply = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.get_profile(ADA).await;
     reply.assert_problem(404, "NOT_FOUND");
 }
 
 #[tokio::test]
 async fn a_suspended_user_can_read_but_not_write() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    let ada = UserId::parse(ADA).unwrap();
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let ada_id = UserId::parse(ADA).unwrap();
     app.store
-        .set_status(&ada, UserStatus::Suspended, app.clock.now())
+        .set_status(&ada_id, UserStatus::Suspended, app.clock.now())
         .await
         .unwrap();
-    let reply = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.get_profile(ADA).await;
     reply.assert_status(200);
     assert_eq!(reply.body["status"], "suspended");
-    let reply = Reply::from(
-        update_profile::handle(
-            &app,
-            Event::load("update-profile").header("if-match", "\"2\"").request(),
-        )
-        .await
-        .unwrap(),
-    );
+    let reply = app.update_profile(ADA, "\"2\"", ada()).await;
     reply.assert_problem(403, "ACCOUNT_INACTIVE");
 }
 
 #[tokio::test]
 async fn get_account_returns_profile_and_emails() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    add(&app, ADA, "ada.work@example.com").await;
-    let reply = Reply::from(
-        get_account::handle(&app, Event::load("get-account").request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.add_address(ADA, "ada.work@example.com").await;
+    let reply = app.get_account(ADA).await;
     reply.assert_status(200);
     assert_eq!(reply.body["profile"]["email"], "ada@example.com");
     let emails = reply.body["emails"].as_array().unwrap();
@@ -104,31 +76,19 @@ async fn get_account_returns_profile_and_emails() {
     assert_eq!(emails[0]["isPrimary"], true);
     assert_eq!(emails[1]["email"], "ada.work@example.com");
     assert_eq!(emails[1]["verifiedAt"], json!(null));
-    let reply = Reply::from(
-        get_account::handle(&app, Event::load("get-account").caller("nobody").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.get_account("nobody").await;
     reply.assert_problem(404, "NOT_FOUND");
-    let reply = Reply::from(
-        get_account::handle(&app, Event::load("get-account").anonymous().request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.send(&GET_ACCOUNT, Event::of(&GET_ACCOUNT).anonymous()).await;
     reply.assert_problem(401, "UNAUTHENTICATED");
 }
 
 #[tokio::test]
 async fn list_emails_oldest_first() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    let second = add(&app, ADA, "b@example.com").await;
-    let third = add(&app, ADA, "c@example.com").await;
-    let reply = Reply::from(
-        list_emails::handle(&app, Event::load("list-emails").request())
-            .await
-            .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let second = app.add_address(ADA, "b@example.com").await;
+    let third = app.add_address(ADA, "c@example.com").await;
+    let reply = app.list_emails(ADA).await;
     reply.assert_status(200);
     let emails = reply.body["emails"].as_array().unwrap();
     let ids: Vec<&str> = emails.iter().map(|e| e["emailId"].as_str().unwrap()).collect();
@@ -137,28 +97,17 @@ async fn list_emails_oldest_first() {
         let keys: Vec<&String> = e.as_object().unwrap().keys().collect();
         assert_eq!(keys.len(), 6, "exactly the Email fields: {e}");
     }
-    let reply = Reply::from(
-        list_emails::handle(&app, Event::load("list-emails").anonymous().request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.send(&LIST_EMAILS, Event::of(&LIST_EMAILS).anonymous()).await;
     reply.assert_problem(401, "UNAUTHENTICATED");
 }
 
 #[tokio::test]
 async fn update_profile_with_if_match() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    let reply = Reply::from(
-        update_profile::handle(
-            &app,
-            Event::load("update-profile")
-                .body(json!({"firstName": "  Augusta ", "phone": null}))
-                .request(),
-        )
-        .await
-        .unwrap(),
-    );
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let reply = app
+        .update_profile(ADA, "\"1\"", json!({"firstName": "  Augusta ", "phone": null}))
+        .await;
     reply.assert_status(200);
     assert_eq!(reply.header("etag"), Some("\"2\""));
     assert_eq!(reply.body["firstName"], "Augusta");
@@ -167,20 +116,12 @@ async fn update_profile_with_if_match() {
     assert_eq!(reply.body["version"], 2);
 
     // The same If-Match again is stale now.
-    let reply = Reply::from(
-        update_profile::handle(&app, Event::load("update-profile").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.update_profile(ADA, "\"1\"", ada()).await;
     reply.assert_problem(412, "VERSION_MISMATCH");
     // The weak form of the current tag never matches (strong comparison), and
     // changes nothing; the strong one does.
     for weak in ["W/\"2\"", "w/\"2\"", " W/\"2\""] {
-        let reply = Reply::from(
-            update_profile::handle(&app, Event::load("update-profile").header("if-match", weak).request())
-                .await
-                .unwrap(),
-        );
+        let reply = app.update_profile(ADA, weak, ada()).await;
         if weak.trim().starts_with('W') {
             reply.assert_problem(412, "VERSION_MISMATCH");
         } else {
@@ -188,19 +129,11 @@ async fn update_profile_with_if_match() {
         }
     }
     for malformed in ["2", "\"\"", "\"2", "*", "\"-1\"", "\"0\""] {
-        let event = Event::load("update-profile").header("if-match", malformed);
-        let reply = Reply::from(update_profile::handle(&app, event.request()).await.unwrap());
+        let reply = app.update_profile(ADA, malformed, ada()).await;
         reply.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(reply.body["field"], "If-Match", "{malformed}");
     }
-    let reply = Reply::from(
-        update_profile::handle(
-            &app,
-            Event::load("update-profile").header("if-match", "\"2\"").request(),
-        )
-        .await
-        .unwrap(),
-    );
+    let reply = app.update_profile(ADA, "\"2\"", ada()).await;
     reply.assert_status(200);
     assert_eq!(reply.body["phone"], "+14155550100");
     assert_eq!(reply.header("etag"), Some("\"3\""));
@@ -208,15 +141,10 @@ async fn update_profile_with_if_match() {
 
 #[tokio::test]
 async fn update_profile_refuses_bad_input_and_writes_nothing() {
-    let app = app().await;
-    sign_up(&app, ADA, "ada@example.com").await;
-    let before = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    )
-    .body;
-    let base = || Event::load("update-profile");
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let before = app.get_profile(ADA).await.body;
+    let base = || Event::of(&UPDATE_PROFILE);
     let cases: Vec<(Event, u16, &str, Option<&str>)> = vec![
         (base().without_header("if-match"), 428, "PRECONDITION_REQUIRED", None),
         (
@@ -274,23 +202,14 @@ async fn update_profile_refuses_bad_input_and_writes_nothing() {
         (base().anonymous(), 401, "UNAUTHENTICATED", None),
     ];
     for (event, status, code, field) in cases {
-        let reply = Reply::from(update_profile::handle(&app, event.request()).await.unwrap());
+        let reply = app.send(&UPDATE_PROFILE, event).await;
         reply.assert_problem(status, code);
         if let Some(field) = field {
             assert_eq!(reply.body["field"], field, "{}", reply.body);
         }
     }
-    let after = Reply::from(
-        get_profile::handle(&app, Event::load("get-profile").request())
-            .await
-            .unwrap(),
-    )
-    .body;
+    let after = app.get_profile(ADA).await.body;
     assert_eq!(before, after, "nothing was written");
-    let reply = Reply::from(
-        update_profile::handle(&app, base().caller("nobody").request())
-            .await
-            .unwrap(),
-    );
+    let reply = app.update_profile("nobody", "\"1\"", ada()).await;
     reply.assert_problem(404, "NOT_FOUND");
 }

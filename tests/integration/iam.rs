@@ -17,12 +17,10 @@ use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationIn
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use integration_tests::ddb;
-use integration_tests::http::Event;
-use lambda_runtime::{Context, LambdaEvent};
 use serde_json::json;
 use user_service::catalog::{self, Function};
 use user_service::config::StoreConfig;
-use user_service::{App, Store, api};
+use user_service::{App, Store};
 
 use crate::handler_support::*;
 
@@ -74,7 +72,7 @@ impl Intercept for Recorder {
 
 /// An App whose client records what `function`'s handler sends, on a table
 /// that `setup` has already filled (with an unrecorded client).
-async fn recording(setup: &App) -> (App, Recorder) {
+async fn recording(setup: &App) -> (TestApp, Recorder) {
     let recorder = Recorder::default();
     let client = Client::from_conf(
         ddb::sdk_config_builder()
@@ -83,7 +81,7 @@ async fn recording(setup: &App) -> (App, Recorder) {
             .build(),
     );
     let store = Store::new(client, StoreConfig::new(setup.store.config().table_name.clone())).with_key(ddb::test_key());
-    (App::new(store), recorder)
+    (TestApp::from(App::new(store)), recorder)
 }
 
 /// A user the admin suspends and deletes (an admin must stay active to do it).
@@ -102,148 +100,96 @@ fn assert_actions(function: &Function, recorder: &Recorder) {
 
 #[tokio::test]
 async fn every_function_uses_exactly_its_granted_actions() {
-    let setup = app().await;
-    sign_up(&setup, ADA, "ada@example.com").await;
-    sign_up(&setup, ADMIN, "grace@example.com").await;
-    sign_up(&setup, TARGET, "target@example.com").await;
-    sign_up(&setup, CLOSER, "closer@example.com").await;
-    let pending = add(&setup, ADA, "pending@example.com").await;
+    let setup = TestApp::spawn().await;
+    setup.sign_up(ADA, "ada@example.com").await;
+    setup.sign_up(ADMIN, "grace@example.com").await;
+    setup.sign_up(TARGET, "target@example.com").await;
+    setup.sign_up(CLOSER, "closer@example.com").await;
+    let pending = setup.add_address(ADA, "pending@example.com").await;
 
     let (app, rec) = recording(&setup).await;
-    api::get_profile::handle(&app, Event::load("get-profile").request())
-        .await
-        .unwrap();
+    app.get_profile(ADA).await;
     assert_actions(&catalog::GET_PROFILE, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::get_account::handle(&app, Event::load("get-account").request())
-        .await
-        .unwrap();
+    app.get_account(ADA).await;
     assert_actions(&catalog::GET_ACCOUNT, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::list_emails::handle(&app, Event::load("list-emails").request())
-        .await
-        .unwrap();
+    app.list_emails(ADA).await;
     assert_actions(&catalog::LIST_EMAILS, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::update_profile::handle(&app, Event::load("update-profile").request())
-        .await
-        .unwrap();
+    let same = json!({"firstName": "Ada", "lastName": "Lovelace", "phone": "+14155550100"});
+    app.update_profile(ADA, "\"1\"", same).await;
     assert_actions(&catalog::UPDATE_PROFILE, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::check_email::handle(&app, Event::load("check-email").request())
-        .await
-        .unwrap();
+    app.check_email(ADA, "ada.work@example.com").await;
     assert_actions(&catalog::CHECK_EMAIL, &rec);
 
     // Add, including the take-over of an expired claim (DeleteItem of the holder's record).
-    let expired = app_with(|c| c.verification_ttl_seconds = 0).await;
-    sign_up(&expired, ADA, "ada@example.com").await;
-    sign_up(&expired, ADMIN, "grace@example.com").await;
-    add(&expired, ADMIN, "contested@example.com").await;
+    let expired = TestApp::spawn_with(|c| c.verification_ttl_seconds = 0).await;
+    expired.sign_up(ADA, "ada@example.com").await;
+    expired.sign_up(ADMIN, "grace@example.com").await;
+    expired.add_address(ADMIN, "contested@example.com").await;
     let (app, rec) = recording(&expired).await;
-    let event = Event::load("add-email").body(json!({"email": "contested@example.com"}));
-    integration_tests::http::Reply::from(api::add_email::handle(&app, event.request()).await.unwrap())
-        .assert_status(201);
+    app.add_email(ADA, "contested@example.com").await.assert_status(201);
     assert_actions(&catalog::ADD_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::send_verification::handle(
-        &app,
-        Event::load("send-verification")
-            .path_param("emailId", &pending)
-            .request(),
-    )
-    .await
-    .unwrap();
+    app.send_verification(ADA, &pending).await;
     assert_actions(&catalog::SEND_VERIFICATION, &rec);
 
     let (app, rec) = recording(&setup).await;
-    let wrong = Event::load("verify-email")
-        .path_param("emailId", &pending)
-        .body(json!({"code": "000000"}));
-    api::verify_email::handle(&app, wrong.request()).await.unwrap();
+    app.verify_email(ADA, &pending, "000000").await;
     assert_actions(&catalog::VERIFY_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
     let work = with_verified_address(&setup).await;
-    api::set_primary_email::handle(
-        &app,
-        Event::load("set-primary-email")
-            .body(json!({"emailId": work}))
-            .request(),
-    )
-    .await
-    .unwrap();
+    app.set_primary_email(ADA, &work).await;
     assert_actions(&catalog::SET_PRIMARY_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::remove_email::handle(
-        &app,
-        Event::load("remove-email").path_param("emailId", &pending).request(),
-    )
-    .await
-    .unwrap();
+    app.remove_email(ADA, &pending).await;
     assert_actions(&catalog::REMOVE_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::find_user_by_email::handle(
-        &app,
-        Event::load("find-user-by-email")
-            .query("email", "grace@example.com")
-            .request(),
-    )
-    .await
-    .unwrap();
+    app.find_user_by_email(ADMIN, "grace@example.com").await;
     assert_actions(&catalog::FIND_USER_BY_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
     for status in ["suspended", "deleted"] {
-        let event = Event::load("set-user-status")
-            .path_param("userId", TARGET)
-            .body(json!({ "status": status }));
-        api::set_user_status::handle(&app, event.request()).await.unwrap();
+        app.set_user_status(ADMIN, TARGET, status).await;
     }
     assert_actions(&catalog::SET_USER_STATUS, &rec);
 
     let (app, rec) = recording(&setup).await;
-    api::pre_sign_up::handle(&app, cognito_event("pre-sign-up", "x", "new@example.com"))
-        .await
-        .unwrap();
+    app.pre_sign_up("x", "new@example.com").await.unwrap();
     assert_actions(&catalog::PRE_SIGN_UP, &rec);
 
     // Sign-up taking over an unverified claim: Put, Delete and Update.
     let (app, rec) = recording(&setup).await;
-    add(&setup, ADA, "wanted@example.com").await;
-    let event = cognito_event("post-confirmation", "newcomer", "wanted@example.com");
-    api::post_confirmation::handle(&app, LambdaEvent::new(event.payload, Context::default()))
-        .await
-        .unwrap();
+    setup.add_address(ADA, "wanted@example.com").await;
+    app.post_confirmation("newcomer", "wanted@example.com").await.unwrap();
     assert_actions(&catalog::POST_CONFIRMATION, &rec);
 
     // The repair at sign-in, taking over an unverified claim too: Get, Put, Delete, Update.
     let (app, rec) = recording(&setup).await;
-    add(&setup, ADA, "repaired@example.com").await;
-    let mut event = cognito_event("post-authentication", "repaired", "repaired@example.com");
-    event.payload["request"]["userAttributes"]["email_verified"] = json!("true");
-    api::post_authentication::handle(&app, LambdaEvent::new(event.payload, Context::default()))
+    setup.add_address(ADA, "repaired@example.com").await;
+    app.post_authentication("repaired", "repaired@example.com", true)
         .await
         .unwrap();
     assert_actions(&catalog::POST_AUTHENTICATION, &rec);
 
     let (app, rec) = recording(&setup).await;
-    let event = Event::load("get-email").path_param("emailId", &pending);
-    api::get_email::handle(&app, event.request()).await.unwrap();
+    app.get_email(ADA, &pending).await;
     assert_actions(&catalog::GET_EMAIL, &rec);
 
     // Closing an account with addresses: the partition's Query, then the
     // profile's update and every record's and claim's delete.
     let (app, rec) = recording(&setup).await;
-    let event = Event::load("delete-account").caller(CLOSER).header("if-match", "\"1\"");
-    let reply = integration_tests::http::Reply::from(api::delete_account::handle(&app, event.request()).await.unwrap());
+    let reply = app.delete_account(CLOSER, "\"1\"").await;
     reply.assert_status(204);
     assert_actions(&catalog::DELETE_ACCOUNT, &rec);
 }

@@ -22,7 +22,6 @@ use integration_tests::{ddb, template};
 use lambda_runtime::{Context, LambdaEvent};
 use serde_json::{Value, json};
 use user_service::App;
-use user_service::api::sync_cognito_email;
 use user_service::domain::{UserId, UserStatus};
 use user_service::identity::UserPool;
 use user_service::mail::Sender;
@@ -51,15 +50,13 @@ fn template_filter() -> Value {
 }
 
 /// Delivers `records` as one Lambda batch; returns the failed sequence numbers.
-async fn deliver(app: &App, records: &[Value]) -> Vec<String> {
+async fn deliver(app: &TestApp, records: &[Value]) -> Vec<String> {
     deliver_with(app, records, Context::default()).await
 }
 
-async fn deliver_with(app: &App, records: &[Value], context: Context) -> Vec<String> {
+async fn deliver_with(app: &TestApp, records: &[Value], context: Context) -> Vec<String> {
     let event = serde_json::from_value(stream::event(records)).expect("Lambda's DynamoDB event shape");
-    let response = sync_cognito_email::handle(app, LambdaEvent::new(event, context))
-        .await
-        .unwrap();
+    let response = app.sync_cognito_email(LambdaEvent::new(event, context)).await.unwrap();
     let value = serde_json::to_value(&response).unwrap();
     value["batchItemFailures"]
         .as_array()
@@ -104,7 +101,7 @@ fn profile_modifications(records: &[Value]) -> Vec<Value> {
 
 struct Synced {
     moto: Moto,
-    app: App,
+    app: TestApp,
     cognito: Cognito,
     pool: String,
     reader: StreamReader,
@@ -118,13 +115,11 @@ impl Synced {
     async fn start(cognito_users: &[&str]) -> Self {
         let moto = Moto::start();
         let (cognito, pool, subs) = moto.user_pool(cognito_users).await;
-        let app = App {
-            users: Some(UserPool::new(cognito.clone(), &pool)),
-            sender: Some(Sender::Ses(moto.ses_sender().await)),
-            ..app().await
-        };
+        let mut app = TestApp::spawn().await;
+        app.users = Some(UserPool::new(cognito.clone(), &pool));
+        app.sender = Some(Sender::Ses(moto.ses_sender().await));
         let sub = subs[0].clone();
-        sign_up(&app, &sub, cognito_users[0]).await;
+        app.sign_up(&sub, cognito_users[0]).await;
         let reader = StreamReader::open(&ddb::client(), &app.store.config().table_name).await;
         Self {
             moto,
@@ -143,9 +138,9 @@ impl Synced {
 
     /// Adds `address` for Ada, verifies it with the code SES delivered, makes it primary.
     async fn switch_primary_to(&self, address: &str) {
-        let id = add(&self.app, &self.sub, address).await;
+        let id = self.app.add_address(&self.sub, address).await;
         let code = self.moto.mail_to(address).await.last().and_then(|m| m.code()).unwrap();
-        verify(&self.app, &self.sub, &id, &code).await.assert_status(200);
+        self.app.verify_email(&self.sub, &id, &code).await.assert_status(200);
         let email_id = user_service::domain::EmailId::parse(&id).unwrap();
         self.app
             .store
@@ -317,11 +312,9 @@ async fn a_notice_that_cannot_be_sent_retries_the_record() {
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     let (_, passed) = s.changes().await;
-    let app = App {
-        // From an address SES has no verified identity for.
-        sender: Some(Sender::Ses(s.moto.sender_from("no-reply@unverified.example"))),
-        ..s.app.clone()
-    };
+    let mut app = s.app.clone();
+    // From an address SES has no verified identity for.
+    app.sender = Some(Sender::Ses(s.moto.sender_from("no-reply@unverified.example")));
     assert_eq!(deliver(&app, &passed).await, [the_switch(&passed)]);
     // Cognito was brought in line before the notice; the retry writes it again.
     assert_eq!(
@@ -371,15 +364,15 @@ const SUB_A: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b01";
 const SUB_B: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b02";
 const SUB_C: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b03";
 
-fn app_with_cognito(client: Cognito) -> App {
-    App {
+fn app_with_cognito(client: Cognito) -> TestApp {
+    TestApp::from(App {
         users: Some(UserPool::new(client, "us-east-1_faults")),
         sender: Some(Sender::Log),
         ..App::new(user_service::Store::new(
             ddb::client(),
             user_service::config::StoreConfig::new("not-read"),
         ))
-    }
+    })
 }
 
 #[tokio::test]
@@ -436,10 +429,10 @@ async fn a_cognito_call_that_times_out_is_reported() {
     let endpoint = format!("http://{}", silent.local_addr().unwrap());
     let config = aws_sdk_cognitoidentityprovider::Config::builder()
         .behavior_version(aws_sdk_cognitoidentityprovider::config::BehaviorVersion::latest())
-        .region(aws_sdk_cognitoidentityprovider::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_cognitoidentityprovider::config::Credentials::new(
-            "t", "t", None, None, "t",
+        .region(aws_sdk_cognitoidentityprovider::config::Region::new(
+            integration_tests::local_aws::region(),
         ))
+        .credentials_provider(integration_tests::local_aws::credentials())
         .endpoint_url(endpoint)
         .timeout_config(
             aws_sdk_cognitoidentityprovider::config::timeout::TimeoutConfig::builder()

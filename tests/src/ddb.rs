@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
 use user_service::Store;
 use user_service::config::StoreConfig;
 use user_service::store::schema;
@@ -28,8 +28,8 @@ pub fn endpoint() -> String {
 pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("local", "local", None, None, "tests"))
+        .region(Region::new(crate::local_aws::region()))
+        .credentials_provider(crate::local_aws::credentials())
         .timeout_config(
             aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                 .connect_timeout(Duration::from_secs(10))

@@ -17,6 +17,11 @@ impl Event {
         Self(events::load(name))
     }
 
+    /// The event of `function`'s route, `events/<name>.json`.
+    pub fn of(function: &user_service::catalog::Function) -> Self {
+        Self::load(function.name)
+    }
+
     pub fn caller(mut self, sub: &str) -> Self {
         self.0["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub);
         self

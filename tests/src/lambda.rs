@@ -29,20 +29,20 @@ pub fn require_cargo_lambda() {
 /// The environment of the functions against DynamoDB Local: a region, dummy
 /// credentials, no instance-metadata probing, and `extra` on top.
 pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'static str, String)> {
-    let mut env = vec![
+    let mut env: Vec<(&'static str, String)> = crate::local_aws::vars()
+        .into_iter()
+        .map(|(k, v)| (k, v.to_owned()))
+        .collect();
+    env.extend([
         ("TABLE_NAME", table),
         ("AWS_ENDPOINT_URL_DYNAMODB", crate::ddb::endpoint()),
-        ("AWS_REGION", "us-east-1".to_owned()),
-        ("AWS_ACCESS_KEY_ID", "local".to_owned()),
-        ("AWS_SECRET_ACCESS_KEY", "local".to_owned()),
-        ("AWS_EC2_METADATA_DISABLED", "true".to_owned()),
         (user_service::secrets::DEV_KEY_VAR, crate::ddb::TEST_KEY.to_owned()),
         (user_service::identity::POOL_ID_VAR, "local_UserPool".to_owned()),
         // Codes in the function log, as in `make dev`; a test that sends through
         // SES (moto) sets VERIFICATION_SENDER=ses after these.
         (user_service::mail::SENDER_VAR, "log".to_owned()),
         (user_service::mail::ALLOW_LOG_SENDER_VAR, "true".to_owned()),
-    ];
+    ]);
     env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
     env
 }

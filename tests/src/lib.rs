@@ -9,10 +9,12 @@ pub mod filter;
 pub mod http;
 pub mod invariants;
 pub mod lambda;
+pub mod local_aws;
 pub mod moto;
 pub mod process;
 pub mod sdk;
 pub mod stream;
+pub mod test_app;
 pub mod wait;
 
 /// One instant per test process: every test's "now". Tests that need time to

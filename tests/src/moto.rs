@@ -6,7 +6,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
-use aws_sdk_dynamodb::config::Credentials;
 
 use crate::{process, wait};
 
@@ -63,9 +62,9 @@ impl Moto {
     pub fn sdk_config(&self) -> SdkConfig {
         SdkConfig::builder()
             .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
+            .region(Region::new(crate::local_aws::region()))
             .credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(
-                Credentials::new("testing", "testing", None, None, "moto"),
+                crate::local_aws::credentials(),
             ))
             .endpoint_url(&self.endpoint)
             .build()

@@ -7,13 +7,13 @@ use serde::Deserialize;
 use crate::app::App;
 use crate::catalog::ADD_EMAIL;
 use crate::domain::EmailAddress;
-use crate::http::request::{field, json_body};
+use crate::http::request::json_body;
 use crate::http::{Caller, Failure, response, serve};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AddEmail {
-    email: String,
+    email: EmailAddress,
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
@@ -21,8 +21,7 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let body: AddEmail = json_body(&req)?;
-    let email = field("email", &body.email, EmailAddress::parse)?;
+    let AddEmail { email } = json_body(&req)?;
     let code = super::new_code()?;
     let added = app
         .store

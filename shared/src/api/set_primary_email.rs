@@ -6,13 +6,13 @@ use serde::Deserialize;
 use crate::app::App;
 use crate::catalog::SET_PRIMARY_EMAIL;
 use crate::domain::EmailId;
-use crate::http::request::{field, json_body};
+use crate::http::request::json_body;
 use crate::http::{Caller, Failure, response, serve};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct SetPrimary {
-    email_id: String,
+    email_id: EmailId,
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
@@ -23,8 +23,7 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let body: SetPrimary = json_body(&req)?;
-    let email_id = field("emailId", &body.email_id, EmailId::parse)?;
+    let SetPrimary { email_id } = json_body(&req)?;
     response::profile(
         &app.store
             .set_primary(&caller.user_id, email_id, app.clock.now())

@@ -6,14 +6,14 @@ use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::VERIFY_EMAIL;
-use crate::http::request::{email_id_param, field, json_body};
+use crate::http::request::{email_id_param, json_body};
 use crate::http::{Caller, Failure, response, serve};
 use crate::verification::VerificationCode;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Verify {
-    code: String,
+    code: VerificationCode,
 }
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
@@ -22,8 +22,7 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email_id = email_id_param(&req)?;
-    let body: Verify = json_body(&req)?;
-    let code = field("code", &body.code, VerificationCode::parse)?;
+    let Verify { code } = json_body(&req)?;
     let email = app
         .store
         .verify_email(&caller.user_id, email_id, &code, app.clock.now())

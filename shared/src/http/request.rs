@@ -128,7 +128,7 @@ fn describe_json_error(err: &serde_json::Error) -> String {
 }
 
 /// A value parsed with its domain parser; errors name the field.
-pub fn field<T>(name: &str, raw: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
+fn field<T>(name: &str, raw: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     parse(raw).map_err(|e| Problem::validation(name, e))
 }
 

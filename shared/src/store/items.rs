@@ -10,26 +10,37 @@ use super::error::StoreError;
 
 /// Attribute names that appear in condition and update expressions.
 pub(crate) mod attr {
-    pub const STATUS: &str = "status";
-    pub const VERSION: &str = "version";
-    pub const EMAIL: &str = "email";
-    pub const EMAIL_COUNT: &str = "emailCount";
-    pub const UPDATED_AT: &str = "updatedAt";
-    pub const FIRST_NAME: &str = "firstName";
-    pub const LAST_NAME: &str = "lastName";
-    pub const PHONE: &str = "phone";
-    pub const USER_ID: &str = "userId";
-    pub const EMAIL_ID: &str = "emailId";
-    pub const IS_PRIMARY: &str = "isPrimary";
-    pub const IS_VERIFIED: &str = "isVerified";
-    pub const VERIFIED_AT: &str = "verifiedAt";
-    pub const CODE_HASH: &str = "verificationCodeHash";
-    pub const CODE_EXPIRES_AT: &str = "verificationExpiresAt";
-    pub const CODE_ATTEMPTS: &str = "verificationAttempts";
-    pub const CODE_SENT_AT: &str = "verificationSentAt";
-    pub const EXPIRES_AT: &str = "expiresAt";
-    pub const CREATED_AT: &str = "createdAt";
-    pub const ENTITY_TYPE: &str = "entityType";
+    macro_rules! attributes {
+        ($($name:ident = $value:literal),* $(,)?) => {
+            $(pub const $name: &str = $value;)*
+            /// Every name above, for tests that check expressions use only these.
+            #[cfg(test)]
+            pub const ALL: &[&str] = &[$($name),*];
+        };
+    }
+
+    attributes!(
+        STATUS = "status",
+        VERSION = "version",
+        EMAIL = "email",
+        EMAIL_COUNT = "emailCount",
+        UPDATED_AT = "updatedAt",
+        FIRST_NAME = "firstName",
+        LAST_NAME = "lastName",
+        PHONE = "phone",
+        USER_ID = "userId",
+        EMAIL_ID = "emailId",
+        IS_PRIMARY = "isPrimary",
+        IS_VERIFIED = "isVerified",
+        VERIFIED_AT = "verifiedAt",
+        CODE_HASH = "verificationCodeHash",
+        CODE_EXPIRES_AT = "verificationExpiresAt",
+        CODE_ATTEMPTS = "verificationAttempts",
+        CODE_SENT_AT = "verificationSentAt",
+        EXPIRES_AT = "expiresAt",
+        CREATED_AT = "createdAt",
+        ENTITY_TYPE = "entityType",
+    );
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,4 +269,46 @@ impl UserItems {
 
 pub fn sort_oldest_first(emails: &mut [EmailItem]) {
     emails.sort_by_key(|e| (e.created_at, e.email_id));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::domain::NewUser;
+
+    /// Every attribute constant names a field the items are stored with, so an
+    /// expression built from the constants addresses what the items hold.
+    #[test]
+    fn attribute_names_are_the_stored_field_names() {
+        let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        let user = UserId::parse("u").unwrap();
+        let email = EmailAddress::parse("a@example.com").unwrap();
+        let profile = ProfileItem::new(
+            &NewUser {
+                user_id: user.clone(),
+                email: email.clone(),
+                first_name: Some(PersonName::parse("A").unwrap()),
+                last_name: Some(PersonName::parse("B").unwrap()),
+                phone: Some(Phone::parse("+15555550100").unwrap()),
+            },
+            1,
+            now,
+        );
+        let mut record = EmailItem::unverified(&user, EmailId::new(), &email, "h".into(), now, now);
+        record.verified_at = Some(now);
+        let claim = record.claim(Some(now));
+        let stored: BTreeSet<String> = [
+            profile_item(&profile).unwrap(),
+            email_item(&record).unwrap(),
+            claim_item(&email, &claim).unwrap(),
+        ]
+        .into_iter()
+        .flat_map(|item| item.into_keys())
+        .collect();
+        for name in attr::ALL {
+            assert!(stored.contains(*name), "{name} is not a stored attribute");
+        }
+    }
 }

@@ -8,15 +8,16 @@
 //! (ALL_OLD), and it tries again from there. A write that only needs room checks
 //! the same version. No item holds an address: they are named by its keyed hash.
 
-use aws_sdk_dynamodb::types::{ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem};
+use aws_sdk_dynamodb::types::TransactWriteItem;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Timestamp;
-use crate::keys::Item;
+use crate::keys::{self, Item};
 
 use super::error::StoreError;
 use super::expr::Expr;
 use super::items::{self, EntityType, attr};
+use super::plan::{self, Rejection, TxPlan};
 
 /// The length of every limit's window.
 pub const WINDOW_SECONDS: i64 = 86_400;
@@ -111,13 +112,10 @@ pub fn first_added_at(item: Option<&LimitItem>, now: Timestamp) -> Timestamp {
 }
 
 /// The condition that pins an item to the version seen (or to its absence).
-fn pinned(seen: Option<&LimitItem>) -> (&'static str, Expr) {
+fn pinned(x: &mut Expr, seen: Option<&LimitItem>) -> String {
     match seen {
-        None => ("attribute_not_exists(#pk)", Expr::default().with_pk()),
-        Some(item) => (
-            "#version = :seen",
-            Expr::names(&[attr::VERSION]).n(":seen", item.version),
-        ),
+        None => x.not_exists(keys::PK),
+        Some(item) => x.eq(attr::VERSION, item.version),
     }
 }
 
@@ -141,41 +139,75 @@ pub fn count(
         // An hour past the window: by then nothing in it counts any more.
         ttl: now.unix_seconds() + WINDOW_SECONDS + 3_600,
     };
-    let (condition, expr) = pinned(seen);
-    let put = Put::builder()
-        .table_name(table)
-        .set_item(Some(items::to_item(key, &item)?))
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .build()?;
-    Ok(TransactWriteItem::builder().put(put).build())
+    plan::put(table, items::to_item(key, &item)?, |x| pinned(x, seen))
 }
 
 /// Checks that the counter is still as seen (so the room read from it is real).
 pub fn check(table: &str, key: Item, seen: Option<&LimitItem>) -> Result<TransactWriteItem, StoreError> {
-    let (condition, expr) = pinned(seen);
-    let check = ConditionCheck::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .condition_expression(condition)
-        .set_expression_attribute_names(expr.names_or_none())
-        .set_expression_attribute_values(expr.values_or_none())
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .build()?;
-    Ok(TransactWriteItem::builder().condition_check(check).build())
+    plan::check(table, key, |x| pinned(x, seen))
 }
 
 /// The counter item a failed condition returned, if there was one.
 pub fn parse(old: Option<&Item>) -> Result<Option<LimitItem>, StoreError> {
-    old.map(|item| items::from_item(item.clone())).transpose()
+    plan::old(old)
+}
+
+/// One counter write of a transaction: the counter, its key, the item as seen,
+/// and what to count.
+#[derive(Debug, Clone)]
+pub(crate) struct CounterWrite<'a> {
+    pub counter: Counter,
+    pub key: Item,
+    pub seen: Option<&'a LimitItem>,
+    /// The event to count, or `None` to put the item back with only `first_added_at` changed.
+    pub event: Option<Timestamp>,
+    pub first_added_at: Option<Timestamp>,
+}
+
+/// A counter moved under the write: it comes back as it is now.
+fn moved(counter: Counter) -> impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync + 'static {
+    move |old| Ok(Rejection::LimitMoved(counter, parse(old)?))
+}
+
+/// Adds a counted event to `plan`.
+pub(crate) fn push_count(
+    plan: &mut TxPlan,
+    table: &str,
+    write: CounterWrite<'_>,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let item = count(table, write.key, write.seen, write.event, write.first_added_at, now)?;
+    plan.push(item, moved(write.counter));
+    Ok(())
+}
+
+/// Adds to `plan` a check that a counter still has the room read from it.
+pub(crate) fn push_room_check(
+    plan: &mut TxPlan,
+    table: &str,
+    counter: Counter,
+    key: Item,
+    seen: Option<&LimitItem>,
+) -> Result<(), StoreError> {
+    plan.push(check(table, key, seen)?, moved(counter));
+    Ok(())
+}
+
+/// After a write with rate-limit counters: a counter that moved is remembered as
+/// it is now, and the operation decides again from it.
+pub(crate) fn learn(result: Result<(), Rejection>, seen: &mut Seen) -> Result<(), Rejection> {
+    match result {
+        Err(Rejection::LimitMoved(counter, item)) => {
+            seen.learn(counter, item);
+            Err(Rejection::Retry)
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys;
 
     fn at(seconds: i64) -> Timestamp {
         Timestamp::parse("2026-11-21T00:00:00.000Z")
@@ -229,8 +261,11 @@ mod tests {
         let key = keys::wrong_codes_key(&crate::domain::UserId::parse("u").unwrap());
         let write = count("t", key, Some(&seen), Some(at(90_000)), None, at(90_000)).unwrap();
         let put = write.put().unwrap();
-        assert_eq!(put.condition_expression(), Some("#version = :seen"));
-        assert_eq!(put.expression_attribute_values().unwrap()[":seen"].as_n().unwrap(), "7");
+        assert_eq!(put.condition_expression(), Some("#version = :version"));
+        assert_eq!(
+            put.expression_attribute_values().unwrap()[":version"].as_n().unwrap(),
+            "7"
+        );
         let stored: LimitItem = items::from_item(put.item().clone()).unwrap();
         assert_eq!(stored.version, 8);
         assert_eq!(
@@ -238,14 +273,17 @@ mod tests {
             vec![at(50_000).unix_seconds(), at(90_000).unix_seconds()]
         );
         assert!(stored.ttl > at(90_000).unix_seconds() + WINDOW_SECONDS);
-        assert_eq!(put.item()["PK"].as_s().unwrap(), "LIMIT#USER#u");
+        assert_eq!(
+            put.item()[keys::PK],
+            keys::wrong_codes_key(&crate::domain::UserId::parse("u").unwrap())[keys::PK]
+        );
         // The expiry is stored under the attribute the table's TTL reads.
         assert!(put.item().contains_key(keys::TTL));
 
         let fresh = check("t", keys::codes_issued_key("h"), None).unwrap();
         assert_eq!(
             fresh.condition_check().unwrap().condition_expression(),
-            "attribute_not_exists(#pk)"
+            "attribute_not_exists(#PK)"
         );
     }
 }

@@ -8,7 +8,12 @@
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use aws_config::timeout::TimeoutConfig;
+use aws_sdk_dynamodb::Client;
 use tokio::time::Instant;
+
+use super::error::StoreError;
+use super::plan::Rejection;
 
 /// Kept back from the Lambda deadline to answer (and log) after the last attempt.
 pub const MARGIN: Duration = Duration::from_millis(500);
@@ -85,6 +90,61 @@ pub fn backoff(attempt: u32) -> Duration {
         Err(_) => 10,
     };
     Duration::from_millis(10 * (1 << attempt.min(5)) + jitter_ms)
+}
+
+/// A DynamoDB call's configuration under an invocation deadline: the client's
+/// operation timeout cut to what is left, so a call started just before the
+/// deadline cannot outlive it. `None` without a deadline.
+pub(crate) fn dynamodb_override(client: &Client) -> Option<aws_sdk_dynamodb::config::Builder> {
+    current_deadline()?;
+    let configured = client.config().timeout_config().and_then(|t| t.operation_timeout());
+    let timeout = call_timeout(configured)?;
+    Some(
+        aws_sdk_dynamodb::config::Builder::default()
+            .timeout_config(TimeoutConfig::builder().operation_timeout(timeout).build()),
+    )
+}
+
+/// Runs `$body` (an attempt yielding `Result<T, Rejection>`) until it succeeds
+/// or fails for good; a lost race reads and tries again after a short, jittered
+/// pause, while the invocation's deadline allows. A macro rather than a
+/// closure-taking function: async closures that borrow make futures that are
+/// not `Send` for every lifetime.
+macro_rules! retrying {
+    ($body:block) => {{
+        let deadline = $crate::store::retry::deadline_from_now();
+        let mut attempt = 0u32;
+        loop {
+            let result: Result<_, $crate::store::plan::Rejection> = async $body.await;
+            if let Some(value) = $crate::store::retry::settle(result, &mut attempt, deadline).await? {
+                break Ok(value);
+            }
+        }
+    }};
+}
+pub(crate) use retrying;
+
+/// One attempt's outcome: the value, a final error, or `None` to try again
+/// after the pause, when it fits before `deadline`.
+pub(crate) async fn settle<T>(
+    result: Result<T, Rejection>,
+    attempt: &mut u32,
+    deadline: Instant,
+) -> Result<Option<T>, StoreError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(Rejection::Failed(err)) => Err(err),
+        Err(Rejection::Retry | Rejection::TokenInUse) => {
+            *attempt += 1;
+            let pause = backoff(*attempt);
+            if !may_retry(*attempt, pause, deadline) {
+                return Err(StoreError::Contended);
+            }
+            tokio::time::sleep(pause).await;
+            Ok(None)
+        }
+        Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}"))),
+    }
 }
 
 #[cfg(test)]

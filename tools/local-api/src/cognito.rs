@@ -3,12 +3,21 @@
 //! users live in the local pool; a sign-in runs post-authentication (the repair
 //! path) before it issues an access token, as Cognito does.
 
+use std::collections::HashMap;
+
+use aws_lambda_events::cognito::{
+    CognitoEventUserPoolsCallerContext, CognitoEventUserPoolsHeader, CognitoEventUserPoolsPostAuthentication,
+    CognitoEventUserPoolsPostAuthenticationTriggerSource as PostAuthenticationTrigger,
+    CognitoEventUserPoolsPostConfirmation,
+    CognitoEventUserPoolsPostConfirmationTriggerSource as PostConfirmationTrigger, CognitoEventUserPoolsPreSignup,
+    CognitoEventUserPoolsPreSignupTriggerSource as PreSignupTrigger,
+};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{Response, StatusCode};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use user_service::catalog::{self, Trigger};
 use user_service::domain::EmailAddress;
 
@@ -55,35 +64,44 @@ pub struct TokenRequest {
     groups: Vec<String>,
 }
 
-fn header(trigger: &str, sub: &str) -> Value {
-    json!({
-        "version": "1",
-        "region": "us-east-1",
-        "userPoolId": USER_POOL_ID,
-        "userName": sub,
-        "callerContext": { "awsSdkVersion": "aws-sdk-unknown-unknown", "clientId": CLIENT_ID },
-        "triggerSource": trigger,
-    })
+/// What every trigger event starts with. The structs are the ones the trigger
+/// functions parse (#[non_exhaustive]: built from Default, field by field).
+fn header<T: Default>(trigger: T, sub: &str) -> CognitoEventUserPoolsHeader<T> {
+    let mut caller = CognitoEventUserPoolsCallerContext::default();
+    caller.awssdk_version = Some("aws-sdk-unknown-unknown".into());
+    caller.client_id = Some(CLIENT_ID.into());
+    let mut header = CognitoEventUserPoolsHeader::default();
+    header.version = Some("1".into());
+    header.trigger_source = Some(trigger);
+    header.region = Some("us-east-1".into());
+    header.user_pool_id = Some(USER_POOL_ID.into());
+    header.caller_context = caller;
+    header.user_name = Some(sub.into());
+    header
 }
 
-fn pre_sign_up_event(trigger: &str, sub: &str, attributes: &Value) -> Value {
-    let mut event = header(trigger, sub);
-    event["request"] = json!({ "userAttributes": attributes, "validationData": null });
-    event["response"] = json!({ "autoConfirmUser": false, "autoVerifyEmail": false, "autoVerifyPhone": false });
+fn pre_sign_up_event(
+    trigger: PreSignupTrigger,
+    sub: &str,
+    attributes: HashMap<String, String>,
+) -> CognitoEventUserPoolsPreSignup {
+    let mut event = CognitoEventUserPoolsPreSignup::default();
+    event.cognito_event_user_pools_header = header(trigger, sub);
+    event.request.user_attributes = attributes;
     event
 }
 
-fn post_confirmation_event(user: &PoolUser) -> Value {
-    let mut event = header("PostConfirmation_ConfirmSignUp", &user.sub);
-    event["request"] = json!({ "userAttributes": user.attributes(), "clientMetadata": {} });
-    event["response"] = json!({});
+fn post_confirmation_event(user: &PoolUser) -> CognitoEventUserPoolsPostConfirmation {
+    let mut event = CognitoEventUserPoolsPostConfirmation::default();
+    event.cognito_event_user_pools_header = header(PostConfirmationTrigger::ConfirmSignUp, &user.sub);
+    event.request.user_attributes = user.attributes();
     event
 }
 
-fn post_authentication_event(user: &PoolUser) -> Value {
-    let mut event = header("PostAuthentication_Authentication", &user.sub);
-    event["request"] = json!({ "userAttributes": user.attributes(), "newDeviceUsed": false, "clientMetadata": {} });
-    event["response"] = json!({});
+fn post_authentication_event(user: &PoolUser) -> CognitoEventUserPoolsPostAuthentication {
+    let mut event = CognitoEventUserPoolsPostAuthentication::default();
+    event.cognito_event_user_pools_header = header(PostAuthenticationTrigger::Authentication, &user.sub);
+    event.request.user_attributes = user.attributes();
     event
 }
 
@@ -152,13 +170,14 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
         given_name: body.given_name,
         family_name: body.family_name,
     };
+    // Cognito passes the address as typed; the pool keeps it normalized.
     let mut attributes = user.attributes();
-    attributes["email"] = json!(body.email);
+    attributes.insert("email".into(), body.email);
     if let Err(err) = shared
         .lambda
         .invoke(
             trigger_function(Trigger::CognitoPreSignUp),
-            &pre_sign_up_event("PreSignUp_SignUp", &user.sub, &attributes),
+            &pre_sign_up_event(PreSignupTrigger::SignUp, &user.sub, attributes),
         )
         .await
     {
@@ -216,7 +235,7 @@ pub async fn admin_create_user(State(shared): State<Shared>, Json(body): Json<Ad
         given_name: body.given_name,
         family_name: body.family_name,
     };
-    let event = pre_sign_up_event("PreSignUp_AdminCreateUser", &user.sub, &user.attributes());
+    let event = pre_sign_up_event(PreSignupTrigger::AdminCreateUser, &user.sub, user.attributes());
     if let Err(err) = shared
         .lambda
         .invoke(trigger_function(Trigger::CognitoPreSignUp), &event)

@@ -1,15 +1,21 @@
 //! An HTTP request as an HTTP API (payload format 2.0) event, and the
 //! function's response back as HTTP.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
+use aws_lambda_events::apigw::{
+    ApiGatewayRequestAuthorizer, ApiGatewayRequestAuthorizerJwtDescription, ApiGatewayV2httpRequest,
+    ApiGatewayV2httpRequestContext, ApiGatewayV2httpRequestContextHttpDescription,
+};
+use aws_lambda_events::query_map::QueryMap;
 use axum::body::Body;
+use axum::http::header::{COOKIE, USER_AGENT};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Value, json};
 
-use crate::routes::{Route, percent_decode};
+use crate::routes::Route;
 
 /// What the event needs to know about the request besides its route.
 pub struct Incoming<'a> {
@@ -31,14 +37,17 @@ fn is_text(content_type: &str) -> bool {
         || ct.contains("javascript")
 }
 
-/// The event API Gateway would send for this request.
+/// The event API Gateway would send for this request. The structs are the ones
+/// lambda_http parses, so the event cannot drift from what the functions read.
 pub fn api_gateway_v2(
     route: &Route,
-    path_parameters: &BTreeMap<String, String>,
-    claims: &HashMap<String, String>,
+    path_parameters: HashMap<String, String>,
+    claims: HashMap<String, String>,
     request: &Incoming<'_>,
-) -> Value {
-    let mut headers = serde_json::Map::new();
+) -> ApiGatewayV2httpRequest {
+    // API Gateway joins a repeated header with commas and moves cookies to their
+    // own list; the struct would keep only a header's first value.
+    let mut headers = HeaderMap::new();
     let mut cookies = Vec::new();
     for name in request.headers.keys() {
         let values: Vec<&str> = request
@@ -47,19 +56,13 @@ pub fn api_gateway_v2(
             .iter()
             .filter_map(|v| v.to_str().ok())
             .collect();
-        if name == "cookie" {
+        if name == COOKIE {
             cookies.extend(values.iter().flat_map(|v| v.split("; ")).map(str::to_owned));
-        } else {
-            headers.insert(name.as_str().to_owned(), json!(values.join(",")));
+        } else if let Ok(value) = HeaderValue::from_str(&values.join(",")) {
+            headers.insert(name.clone(), value);
         }
     }
     let raw_query = request.uri.query().unwrap_or_default();
-    let mut query: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for pair in raw_query.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let decode = |s: &str| percent_decode(&s.replace('+', " "));
-        query.entry(decode(k)).or_default().push(decode(v));
-    }
     let content_type = request
         .headers
         .get("content-type")
@@ -71,52 +74,60 @@ pub fn api_gateway_v2(
         None
     };
     let (body, base64) = match (request.body.is_empty(), text_body) {
-        (true, _) => (Value::Null, false),
-        (false, Some(text)) => (json!(text), false),
-        (false, None) => (json!(BASE64.encode(request.body)), true),
+        (true, _) => (None, false),
+        (false, Some(text)) => (Some(text.to_owned()), false),
+        (false, None) => (Some(BASE64.encode(request.body)), true),
     };
     let now = time::OffsetDateTime::now_utc();
-    let user_agent = headers.get("user-agent").cloned().unwrap_or(json!(""));
-    let mut event = json!({
-        "version": "2.0",
-        "routeKey": route.key(),
-        "rawPath": request.uri.path(),
-        "rawQueryString": raw_query,
-        "headers": headers,
-        "requestContext": {
-            "accountId": "000000000000",
-            "apiId": "local",
-            "authorizer": { "jwt": { "claims": claims, "scopes": null } },
-            "domainName": request.host,
-            "domainPrefix": request.host.split('.').next().unwrap_or_default(),
-            "http": {
-                "method": request.method.as_str(),
-                "path": request.uri.path(),
-                "protocol": "HTTP/1.1",
-                "sourceIp": request.source_ip,
-                "userAgent": user_agent,
-            },
-            "requestId": uuid::Uuid::new_v4().to_string(),
-            "routeKey": route.key(),
-            "stage": "$default",
-            "time": now.format(time::macros::format_description!("[day]/[month repr:short]/[year]:[hour]:[minute]:[second] +0000")).unwrap_or_default(),
-            "timeEpoch": (now.unix_timestamp_nanos() / 1_000_000) as i64,
-        },
-        "isBase64Encoded": base64,
-    });
-    if !cookies.is_empty() {
-        event["cookies"] = json!(cookies);
-    }
-    if !query.is_empty() {
-        let joined: BTreeMap<&String, String> = query.iter().map(|(k, v)| (k, v.join(","))).collect();
-        event["queryStringParameters"] = json!(joined);
-    }
-    if !path_parameters.is_empty() {
-        event["pathParameters"] = json!(path_parameters);
-    }
-    if !body.is_null() {
-        event["body"] = body;
-    }
+
+    // The structs are #[non_exhaustive]: built from Default, field by field.
+    let mut jwt = ApiGatewayRequestAuthorizerJwtDescription::default();
+    jwt.claims = claims;
+    let mut authorizer = ApiGatewayRequestAuthorizer::default();
+    authorizer.jwt = Some(jwt);
+    let mut http = ApiGatewayV2httpRequestContextHttpDescription::default();
+    http.method = request.method.clone();
+    http.path = Some(request.uri.path().to_owned());
+    http.protocol = Some("HTTP/1.1".into());
+    http.source_ip = Some(request.source_ip.clone());
+    http.user_agent = Some(
+        headers
+            .get(USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned(),
+    );
+    let mut context = ApiGatewayV2httpRequestContext::default();
+    context.route_key = Some(route.key());
+    context.account_id = Some("000000000000".into());
+    context.stage = Some("$default".into());
+    context.request_id = Some(uuid::Uuid::new_v4().to_string());
+    context.authorizer = Some(authorizer);
+    context.apiid = Some("local".into());
+    context.domain_name = Some(request.host.clone());
+    context.domain_prefix = request.host.split('.').next().map(str::to_owned);
+    context.time = now
+        .format(time::macros::format_description!(
+            "[day]/[month repr:short]/[year]:[hour]:[minute]:[second] +0000"
+        ))
+        .ok();
+    context.time_epoch = (now.unix_timestamp_nanos() / 1_000_000) as i64;
+    context.http = http;
+
+    let mut event = ApiGatewayV2httpRequest::default();
+    event.version = Some("2.0".into());
+    event.route_key = Some(route.key());
+    event.raw_path = Some(request.uri.path().to_owned());
+    event.raw_query_string = Some(raw_query.to_owned());
+    event.cookies = (!cookies.is_empty()).then_some(cookies);
+    event.headers = headers;
+    // Decodes `+` and `%XX`; a repeated key's values are joined with commas.
+    let Ok(query) = raw_query.parse::<QueryMap>();
+    event.query_string_parameters = query;
+    event.path_parameters = path_parameters;
+    event.request_context = context;
+    event.body = body;
+    event.is_base64_encoded = base64;
     event
 }
 
@@ -181,4 +192,56 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
 /// API Gateway's own answers, before or instead of a function.
 pub fn gateway_message(status: StatusCode, message: &str) -> Response<Body> {
     json_response(status, &json!({ "message": message }))
+}
+
+#[cfg(test)]
+mod tests {
+    use lambda_http::RequestExt;
+
+    use super::*;
+
+    /// The event goes through lambda_http's parser and the functions' own
+    /// reading of the caller, as under `cargo lambda watch`.
+    #[test]
+    fn lambda_http_and_the_functions_read_the_event() {
+        let route = Route {
+            function: "verify-email".into(),
+            method: "POST".into(),
+            path: "/me/emails/{emailId}/verify".into(),
+        };
+        let mut headers = HeaderMap::new();
+        headers.append("cookie", HeaderValue::from_static("a=1; b=2"));
+        headers.append("x-many", HeaderValue::from_static("1"));
+        headers.append("x-many", HeaderValue::from_static("2"));
+        headers.append("content-type", HeaderValue::from_static("application/json"));
+        let uri: Uri = "/me/emails/a%40b/verify?q=a+b&q=%2Fc".parse().unwrap();
+        let incoming = Incoming {
+            method: &Method::POST,
+            uri: &uri,
+            headers: &headers,
+            body: br#"{"code":"123456"}"#,
+            source_ip: "127.0.0.1".into(),
+            host: "127.0.0.1:3000".into(),
+        };
+        let sub = uuid::Uuid::new_v4().to_string();
+        let claims = HashMap::from([
+            ("sub".to_owned(), sub.clone()),
+            ("token_use".to_owned(), "access".to_owned()),
+            ("cognito:groups".to_owned(), "[admin ops]".to_owned()),
+        ]);
+        let params = HashMap::from([("emailId".to_owned(), "a@b".to_owned())]);
+        let event = api_gateway_v2(&route, params, claims, &incoming);
+        let request = lambda_http::request::from_str(&serde_json::to_string(&event).unwrap()).unwrap();
+
+        assert_eq!(request.method(), Method::POST);
+        assert_eq!(request.uri().path(), "/me/emails/a%40b/verify");
+        assert_eq!(request.path_parameters().first("emailId"), Some("a@b"));
+        assert_eq!(request.query_string_parameters().all("q"), Some(vec!["a b", "/c"]));
+        assert_eq!(request.headers()["x-many"], "1,2");
+        assert_eq!(request.headers()["cookie"], "a=1; b=2");
+        assert_eq!(request.body().as_ref(), br#"{"code":"123456"}"#);
+        let caller = user_service::http::request::caller(&request).unwrap();
+        assert_eq!(caller.user_id.to_string(), sub);
+        assert_eq!(caller.groups, ["admin", "ops"]);
+    }
 }

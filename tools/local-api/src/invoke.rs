@@ -1,5 +1,6 @@
 //! Invoking a function through cargo lambda watch's Lambda invoke endpoint.
 
+use serde::Serialize;
 use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
@@ -25,7 +26,7 @@ impl Lambda {
         }
     }
 
-    pub async fn invoke(&self, function: &str, event: &Value) -> Result<Value, InvokeError> {
+    pub async fn invoke(&self, function: &str, event: &impl Serialize) -> Result<Value, InvokeError> {
         let response = self
             .client
             .post(format!("{}/2015-03-31/functions/{function}/invocations", self.base))

@@ -19,18 +19,21 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 /// Fixed, so tokens stay valid when the port changes.
 const ISSUER: &str = "http://127.0.0.1/local-cognito";
 
-fn arg(name: &str) -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn port_arg(flag: &str, env: &str, default: u16) -> Result<u16, Error> {
-    match arg(flag).or_else(|| std::env::var(env).ok()) {
-        Some(raw) => Ok(raw.parse()?),
-        None => Ok(default),
-    }
+/// The HTTP API on 127.0.0.1 for local development (`make dev` starts it).
+#[derive(Debug, clap::Parser)]
+struct Args {
+    /// The port of the HTTP API.
+    #[arg(long, env = "LOCAL_API_PORT", default_value_t = 3000)]
+    port: u16,
+    /// The port of `cargo lambda watch`'s invoke endpoint.
+    #[arg(long, env = "LAMBDA_PORT", default_value_t = 9000)]
+    lambda_port: u16,
+    /// The SAM template the routes come from.
+    #[arg(long, default_value = "template.yaml")]
+    template: PathBuf,
+    /// Where the development key and the local user pool are kept.
+    #[arg(long, default_value = ".local")]
+    state_dir: PathBuf,
 }
 
 #[tokio::main]
@@ -39,10 +42,12 @@ async fn main() -> Result<(), Error> {
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .init();
-    let port = port_arg("--port", "LOCAL_API_PORT", 3000)?;
-    let lambda_port = port_arg("--lambda-port", "LAMBDA_PORT", 9000)?;
-    let template = PathBuf::from(arg("--template").unwrap_or_else(|| "template.yaml".into()));
-    let state_dir = PathBuf::from(arg("--state-dir").unwrap_or_else(|| ".local".into()));
+    let Args {
+        port,
+        lambda_port,
+        template,
+        state_dir,
+    } = clap::Parser::parse();
 
     let routes = Routes::from_template(&local_api::template::load(&template)?);
     let issuer = ISSUER.to_owned();

@@ -3,10 +3,10 @@
 //! survive restarts, like the local database. The service's table is not it: a
 //! Cognito user may have no profile yet, which is what the repair path is for.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,18 +24,18 @@ pub struct PoolUser {
 
 impl PoolUser {
     /// The user's attributes as Cognito passes them to triggers.
-    pub fn attributes(&self) -> Value {
-        let mut attributes = json!({
-            "sub": self.sub,
-            "email": self.email,
-            "email_verified": self.email_verified.to_string(),
-            "cognito:user_status": "CONFIRMED",
-        });
-        if let Some(given) = &self.given_name {
-            attributes["given_name"] = json!(given);
-        }
-        if let Some(family) = &self.family_name {
-            attributes["family_name"] = json!(family);
+    pub fn attributes(&self) -> HashMap<String, String> {
+        let mut attributes = HashMap::from([
+            ("sub".to_owned(), self.sub.clone()),
+            ("email".to_owned(), self.email.clone()),
+            ("email_verified".to_owned(), self.email_verified.to_string()),
+            ("cognito:user_status".to_owned(), "CONFIRMED".to_owned()),
+        ]);
+        let names = [("given_name", &self.given_name), ("family_name", &self.family_name)];
+        for (name, value) in names {
+            if let Some(value) = value {
+                attributes.insert(name.to_owned(), value.clone());
+            }
         }
         attributes
     }

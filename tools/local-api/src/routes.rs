@@ -1,14 +1,21 @@
-//! Matching requests to the routes template.yaml declares.
+//! The routes template.yaml declares, served by an axum router.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Request};
+use axum::http::{Method, Response, StatusCode};
+use axum::routing::{MethodFilter, on};
+
+use crate::event::gateway_message;
 use crate::template;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub function: String,
     pub method: String,
-    /// As declared, e.g. `/me/emails/{emailId}`.
+    /// As declared, e.g. `/me/emails/{emailId}` (axum's syntax too).
     pub path: String,
 }
 
@@ -21,6 +28,11 @@ impl Route {
 
 #[derive(Debug, Clone, Default)]
 pub struct Routes(Vec<Route>);
+
+/// API Gateway's answer when no route matches, whatever the method.
+pub fn not_found() -> Response<Body> {
+    gateway_message(StatusCode::NOT_FOUND, "Not Found")
+}
 
 impl Routes {
     pub fn from_template(template: &serde_norway::Value) -> Self {
@@ -36,62 +48,46 @@ impl Routes {
         &self.0
     }
 
-    /// The route for a request and its path parameters. Literal segments win
-    /// over parameters, as in API Gateway.
-    pub fn find(&self, method: &str, path: &str) -> Option<(&Route, BTreeMap<String, String>)> {
-        let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
-        let mut best: Option<(usize, &Route, BTreeMap<String, String>)> = None;
-        for route in self.0.iter().filter(|r| r.method.eq_ignore_ascii_case(method)) {
-            let pattern: Vec<&str> = route.path.split('/').collect();
-            if pattern.len() != segments.len() {
+    /// A router that hands each matched request to `handler` with its route and
+    /// its path parameters, percent-decoded as API Gateway passes them. Literal
+    /// segments win over parameters, as in API Gateway. Anything else is 404.
+    pub fn router<S, H, F>(&self, handler: H) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        H: Fn(Route, HashMap<String, String>, Request) -> F + Clone + Send + Sync + 'static,
+        F: Future<Output = Response<Body>> + Send + 'static,
+    {
+        let mut router = Router::new();
+        for route in &self.0 {
+            let Some(filter) = Method::from_bytes(route.method.as_bytes())
+                .ok()
+                .and_then(|m| MethodFilter::try_from(m).ok())
+            else {
+                tracing::warn!(route = %route.key(), "method not served locally");
                 continue;
-            }
-            let mut params = BTreeMap::new();
-            let mut literals = 0;
-            let matched = pattern.iter().zip(&segments).all(|(p, s)| {
-                match p.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
-                    Some(name) if !s.is_empty() => {
-                        params.insert(name.to_owned(), percent_decode(s));
-                        true
+            };
+            let (matched, handler) = (route.clone(), handler.clone());
+            let endpoint = move |Path(params): Path<HashMap<String, String>>, request: Request| {
+                let (route, handler) = (matched.clone(), handler.clone());
+                async move {
+                    // axum runs GET routes for HEAD too; API Gateway does not.
+                    if request.method().as_str() != route.method {
+                        return not_found();
                     }
-                    Some(_) => false,
-                    None => {
-                        literals += 1;
-                        p == s
-                    }
+                    handler(route, params, request).await
                 }
-            });
-            if matched && best.as_ref().is_none_or(|(n, _, _)| literals > *n) {
-                best = Some((literals, route, params));
+            };
+            // A trailing slash reaches the same route, as it did before axum.
+            for path in [route.path.clone(), format!("{}/", route.path)] {
+                router = router.route(&path, on(filter, endpoint.clone()));
             }
         }
-        best.map(|(_, route, params)| (route, params))
+        // Set before the caller adds its own routes, so only these answer a wrong
+        // method with API Gateway's 404 rather than axum's 405.
+        router
+            .method_not_allowed_fallback(|| async { not_found() })
+            .fallback(|| async { not_found() })
     }
-}
-
-/// Decodes `%XX` escapes (path parameters arrive decoded in API Gateway events).
-pub fn percent_decode(raw: &str) -> String {
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied().and_then(hex),
-            bytes.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -109,21 +105,67 @@ mod tests {
             r("remove-email", "DELETE", "/me/emails/{emailId}"),
             r("verify-email", "POST", "/me/emails/{emailId}/verify"),
             r("get-profile", "GET", "/me"),
+            r("update-profile", "PATCH", "/me"),
         ])
     }
 
-    #[test]
-    fn matches_literals_and_parameters() {
-        let routes = routes();
-        let (route, params) = routes.find("DELETE", "/me/emails/abc%2Dd").unwrap();
-        assert_eq!(route.function, "remove-email");
-        assert_eq!(params["emailId"], "abc-d");
-        assert_eq!(routes.find("GET", "/me/").unwrap().0.function, "get-profile");
-        assert!(routes.find("GET", "/me/emails/x/verify").is_none());
-        assert!(routes.find("PUT", "/me").is_none());
+    /// Serves `routes` on a free port; the answer names the route and its parameters.
+    async fn serve(routes: &Routes) -> String {
+        let router: Router = routes.router(|route, params, _| async move {
+            let params: std::collections::BTreeMap<_, _> = params.into_iter().collect();
+            Response::new(Body::from(format!("{} {params:?}", route.key())))
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        base
+    }
+
+    async fn call(base: &str, method: &str, path: &str) -> (u16, String) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let response = reqwest::Client::new()
+            .request(method, format!("{base}{path}"))
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn matches_literals_and_parameters() {
+        let base = serve(&routes()).await;
+        let not_found = (404, r#"{"message":"Not Found"}"#.to_owned());
         assert_eq!(
-            routes.find("POST", "/me/emails/x/verify").unwrap().0.key(),
-            "POST /me/emails/{emailId}/verify"
+            call(&base, "DELETE", "/me/emails/abc%2Dd").await,
+            (200, r#"DELETE /me/emails/{emailId} {"emailId": "abc-d"}"#.into())
         );
+        assert_eq!(
+            call(&base, "POST", "/me/emails/a%40b%20c%2Fd/verify").await,
+            (200, r#"POST /me/emails/{emailId}/verify {"emailId": "a@b c/d"}"#.into())
+        );
+        assert_eq!(call(&base, "GET", "/me/").await, (200, "GET /me {}".into()));
+        assert_eq!(
+            call(&base, "GET", "/me/emails").await,
+            (200, "GET /me/emails {}".into())
+        );
+        // Unknown paths, and known paths with another method, are API Gateway's 404.
+        assert_eq!(call(&base, "GET", "/me/emails/x/verify").await, not_found);
+        assert_eq!(call(&base, "GET", "/nowhere").await, not_found);
+        assert_eq!(call(&base, "PUT", "/me").await, not_found);
+        assert_eq!(call(&base, "HEAD", "/me").await.0, 404);
+        // Two methods on one path: each reaches its own route.
+        assert_eq!(call(&base, "PATCH", "/me").await, (200, "PATCH /me {}".into()));
+    }
+
+    #[tokio::test]
+    async fn every_route_of_the_template_is_served() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../template.yaml");
+        let routes = Routes::from_template(&template::load(&root).unwrap());
+        assert!(!routes.all().is_empty());
+        let base = serve(&routes).await;
+        // `{emailId}` goes out as `%7BemailId%7D`: a value like any other.
+        for route in routes.all() {
+            assert_eq!(call(&base, &route.method, &route.path).await.0, 200, "{}", route.key());
+        }
     }
 }

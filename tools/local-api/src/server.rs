@@ -1,12 +1,13 @@
 //! The local HTTP API: routes from template.yaml, the JWT authorizer, and the
 //! local Cognito routes.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{Response, StatusCode};
 use axum::routing::post;
 use user_service::Store;
@@ -14,7 +15,7 @@ use user_service::Store;
 use crate::auth::{DevKey, claims_as_api_gateway};
 use crate::event::{Incoming, api_gateway_v2, gateway_message, http_response};
 use crate::invoke::{InvokeError, Lambda};
-use crate::routes::Routes;
+use crate::routes::{Route, Routes};
 
 /// API Gateway's payload limit.
 const MAX_BODY: usize = 10 * 1024 * 1024;
@@ -30,25 +31,20 @@ pub struct State_ {
 pub type Shared = Arc<State_>;
 
 pub fn router(shared: Shared) -> Router {
-    Router::new()
+    let state = shared.clone();
+    shared
+        .routes
+        .router(move |route, params, request| proxy(state.clone(), route, params, request))
         .route("/local/sign-up", post(crate::cognito::sign_up))
         .route("/local/token", post(crate::cognito::token))
         .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
         .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
-        .fallback(proxy)
         .with_state(shared)
 }
 
 /// Every API route: authorize, build the event, invoke, answer.
-async fn proxy(
-    State(shared): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
-) -> Response<Body> {
+async fn proxy(shared: Shared, route: Route, params: HashMap<String, String>, request: Request) -> Response<Body> {
     let (parts, body) = request.into_parts();
-    let Some((route, params)) = shared.routes.find(parts.method.as_str(), parts.uri.path()) else {
-        return gateway_message(StatusCode::NOT_FOUND, "Not Found");
-    };
     // The JWT authorizer: no valid token, no invocation.
     let token = parts
         .headers
@@ -76,10 +72,13 @@ async fn proxy(
         uri: &parts.uri,
         headers: &parts.headers,
         body: &bytes,
-        source_ip: peer.ip().to_string(),
+        source_ip: parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or_else(|| "127.0.0.1".into(), |peer| peer.ip().to_string()),
         host,
     };
-    let event = api_gateway_v2(route, &params, &claims_as_api_gateway(&claims), &incoming);
+    let event = api_gateway_v2(&route, params, claims_as_api_gateway(&claims), &incoming);
     match shared.lambda.invoke(&route.function, &event).await {
         Ok(payload) => http_response(&payload),
         Err(InvokeError::Function { error_type, .. }) => {

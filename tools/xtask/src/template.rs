@@ -48,6 +48,17 @@ impl Yaml {
     fn blank(&mut self) {
         self.0.push('\n');
     }
+
+    /// The head of an IAM policy statement that allows `actions` of `service`;
+    /// its Resource follows.
+    fn statement(&mut self, sid: &str, service: &str, actions: &[&str]) {
+        self.line(6, &format!("- Sid: {sid}"));
+        self.line(7, "Effect: Allow");
+        self.line(7, "Action:");
+        for action in actions {
+            self.line(8, &format!("- {service}:{action}"));
+        }
+    }
 }
 
 /// The function blocks: for each catalog entry its function, its log group, and
@@ -150,12 +161,7 @@ fn environment(y: &mut Yaml, f: &Function) {
 fn policies(y: &mut Yaml, f: &Function) {
     let mut statements = Yaml::default();
     if !f.dynamodb_actions.is_empty() {
-        statements.line(6, "- Sid: TableAccess");
-        statements.line(7, "Effect: Allow");
-        statements.line(7, "Action:");
-        for action in f.dynamodb_actions {
-            statements.line(8, &format!("- dynamodb:{action}"));
-        }
+        statements.statement("TableAccess", "dynamodb", f.dynamodb_actions);
         if f.queries_gsi1 {
             statements.line(7, "Resource:");
             statements.line(8, "- !GetAtt Table.Arn");
@@ -165,26 +171,15 @@ fn policies(y: &mut Yaml, f: &Function) {
         }
     }
     if f.reads_verification_key {
-        statements.line(6, "- Sid: VerificationKey");
-        statements.line(7, "Effect: Allow");
-        statements.line(7, "Action:");
-        statements.line(8, "- secretsmanager:GetSecretValue");
+        statements.statement("VerificationKey", "secretsmanager", &["GetSecretValue"]);
         statements.line(7, "Resource: !Ref VerificationKeySecret");
     }
     if !f.cognito_actions.is_empty() {
-        statements.line(6, "- Sid: UserPool");
-        statements.line(7, "Effect: Allow");
-        statements.line(7, "Action:");
-        for action in f.cognito_actions {
-            statements.line(8, &format!("- cognito-idp:{action}"));
-        }
+        statements.statement("UserPool", "cognito-idp", f.cognito_actions);
         statements.line(7, "Resource: !GetAtt UserPool.Arn");
     }
     if f.sends_email {
-        statements.line(6, "- Sid: SendMail");
-        statements.line(7, "Effect: Allow");
-        statements.line(7, "Action:");
-        statements.line(8, "- ses:SendEmail");
+        statements.statement("SendMail", "ses", &["SendEmail"]);
         statements.line(7, "# SES authorizes against the most specific verified identity: the");
         statements.line(7, "# address when it is one, else its domain. Both, then.");
         statements.line(7, "Resource:");
@@ -296,38 +291,37 @@ struct AlarmSpec<'a> {
 }
 
 fn alarm_block(y: &mut Yaml, id: &str, alarm: Alarm) {
-    let function = (("FunctionName"), format!("!Ref {id}Function"));
+    let function = ("FunctionName", format!("!Ref {id}Function"));
+    // Any one in five minutes: a function's errors and throttles.
+    let any = |suffix, metric, description| AlarmSpec {
+        suffix,
+        description,
+        namespace: "AWS/Lambda",
+        metric,
+        dimension: function.clone(),
+        statistic: "Sum",
+        evaluation_periods: 1,
+        threshold: 1,
+        comparison: "GreaterThanOrEqualToThreshold",
+        only_when_enabled: true,
+    };
     let spec = match alarm {
-        Alarm::Errors => AlarmSpec {
-            suffix: "Errors",
-            description: format!("!Sub ${{{id}Function}} failed (unhandled error, panic or timeout)."),
-            namespace: "AWS/Lambda",
-            metric: "Errors",
-            dimension: function,
-            statistic: "Sum",
-            evaluation_periods: 1,
-            threshold: 1,
-            comparison: "GreaterThanOrEqualToThreshold",
-            only_when_enabled: true,
-        },
-        Alarm::Throttles => AlarmSpec {
-            suffix: "Throttles",
-            description: format!("!Sub ${{{id}Function}} was throttled."),
-            namespace: "AWS/Lambda",
-            metric: "Throttles",
-            dimension: function,
-            statistic: "Sum",
-            evaluation_periods: 1,
-            threshold: 1,
-            comparison: "GreaterThanOrEqualToThreshold",
-            only_when_enabled: true,
-        },
+        Alarm::Errors => any(
+            "Errors",
+            "Errors",
+            format!("!Sub ${{{id}Function}} failed (unhandled error, panic or timeout)."),
+        ),
+        Alarm::Throttles => any(
+            "Throttles",
+            "Throttles",
+            format!("!Sub ${{{id}Function}} was throttled."),
+        ),
         Alarm::IteratorAge => AlarmSpec {
             suffix: "IteratorAge",
             description: format!("!Sub ${{{id}Function}} is more than 5 minutes behind the table stream."),
             namespace: "AWS/Lambda",
             metric: "IteratorAge",
-            dimension: function,
+            dimension: function.clone(),
             statistic: "Maximum",
             evaluation_periods: 3,
             threshold: 300_000,

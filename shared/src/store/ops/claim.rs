@@ -1,0 +1,150 @@
+//! Claims in a write: the claim of a new address (free, or taken over from an
+//! unverified holder), the release of the caller's own claim, and what their
+//! failures mean. Shared by sign-up, adding, removing and deleting.
+
+use crate::domain::{Timestamp, UserId};
+use crate::keys::{self, Item};
+use crate::store::StoreError;
+use crate::store::expr::{Update, and};
+use crate::store::items::{self, ClaimItem, EmailItem, attr};
+use crate::store::plan::{self, Rejection, TxPlan};
+
+use super::profile::{read_changed, read_profile};
+
+/// A failed claim of a new address by `user`: their own claim means the address
+/// is added already; a verified one, or a live one that does not yield, means
+/// it is taken; any other unverified claim may be taken over.
+fn read_new_claim(
+    user: UserId,
+    live_claims_yield: bool,
+    now: Timestamp,
+) -> impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync + 'static {
+    move |old| {
+        let Some(claim) = plan::old::<ClaimItem>(old)? else {
+            return Ok(Rejection::Retry);
+        };
+        Ok(if claim.user_id == user {
+            Rejection::Failed(StoreError::AlreadyAdded)
+        } else if claim.expires_at.is_none() || (claim.is_live(now) && !live_claims_yield) {
+            Rejection::Failed(StoreError::EmailTaken)
+        } else {
+            Rejection::TakeOver(claim)
+        })
+    }
+}
+
+/// The claim write of a new address: either the address is free, or it takes
+/// over the held claim and, in the same transaction, removes the holder's record.
+/// A confirmed sign-up proved ownership through Cognito, so any unverified claim
+/// yields to it (`live_claims_yield`); an added address waits until the other
+/// user's code has expired.
+pub(super) fn push_new_claim(
+    plan: &mut TxPlan,
+    table: &str,
+    record: &EmailItem,
+    claim_expires_at: Option<Timestamp>,
+    live_claims_yield: bool,
+    held: Option<&ClaimItem>,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let claim = items::claim_item(&record.email, &record.claim(claim_expires_at))?;
+    let reading = read_new_claim(record.user_id.clone(), live_claims_yield, now);
+    let Some(held) = held else {
+        plan.push(plan::put(table, claim, |x| x.not_exists(keys::PK))?, reading);
+        return Ok(());
+    };
+    let put = plan::put(table, claim, |x| {
+        let still_held = and([
+            x.eq(attr::USER_ID, &held.user_id),
+            x.eq(attr::EMAIL_ID, held.email_id),
+            x.exists(attr::EXPIRES_AT),
+        ]);
+        if live_claims_yield {
+            still_held
+        } else {
+            // Expired means not live: `expiresAt <= now`, as `ClaimItem::is_live` reads it.
+            and([still_held, x.le(attr::EXPIRES_AT, now)])
+        }
+    })?;
+    plan.push(put, reading);
+
+    let holders_record = plan::delete(table, keys::email_key(&held.user_id, held.email_id), |x| {
+        and([x.exists(keys::PK), x.eq(attr::IS_VERIFIED, false)])
+    })?;
+    plan.push(holders_record, read_changed);
+    let holders_count = plan::update(table, keys::profile_key(&held.user_id), |x| {
+        (Update::default().set(x.add(attr::EMAIL_COUNT, -1)), x.exists(keys::PK))
+    })?;
+    // Read as a profile, as every profile is: a holder's profile gone reads as not found.
+    plan.push(holders_count, read_profile);
+    Ok(())
+}
+
+/// Adds the release of the claim of the caller's `record`; failing, it changed.
+pub(super) fn push_own_claim_delete(plan: &mut TxPlan, table: &str, record: &EmailItem) -> Result<(), StoreError> {
+    let delete = plan::delete(table, keys::claim_key(&record.email), |x| {
+        and([
+            x.eq(attr::USER_ID, &record.user_id),
+            x.eq(attr::EMAIL_ID, record.email_id),
+        ])
+    })?;
+    plan.push(delete, read_changed);
+    Ok(())
+}
+
+/// After a write of a claim: a claim that may be taken over is remembered for
+/// the next attempt; any other lost race forgets it, so the next attempt reads afresh.
+pub(super) fn after_claim_write(result: Result<(), Rejection>, held: &mut Option<ClaimItem>) -> Result<(), Rejection> {
+    match result {
+        Err(Rejection::TakeOver(claim)) => {
+            *held = Some(claim);
+            Err(Rejection::Retry)
+        }
+        Err(Rejection::Retry) => {
+            *held = None;
+            Err(Rejection::Retry)
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EmailAddress, EmailId};
+    use crate::store::items::EntityType;
+    use crate::store::ops::fixtures::{failed, now};
+
+    fn claim(user: &str, expires: Option<Timestamp>) -> Item {
+        let c = ClaimItem {
+            entity_type: EntityType::EmailClaim,
+            user_id: UserId::parse(user).unwrap(),
+            email_id: EmailId::new(),
+            expires_at: expires,
+        };
+        items::claim_item(&EmailAddress::parse("a@example.com").unwrap(), &c).unwrap()
+    }
+
+    #[test]
+    fn a_failed_claim_tells_own_verified_and_unverified_holders_apart() {
+        let me = UserId::parse("me").unwrap();
+        let add = read_new_claim(me.clone(), false, now());
+        let sign_up = read_new_claim(me, true, now());
+        assert!(matches!(
+            failed(add(Some(&claim("me", None))).unwrap()),
+            StoreError::AlreadyAdded
+        ));
+        for read in [&add, &sign_up] {
+            assert!(matches!(
+                failed(read(Some(&claim("other", None))).unwrap()),
+                StoreError::EmailTaken
+            ));
+        }
+        let pending = claim("other", Some(now().plus_seconds(10)));
+        assert!(matches!(failed(add(Some(&pending)).unwrap()), StoreError::EmailTaken));
+        assert!(matches!(sign_up(Some(&pending)).unwrap(), Rejection::TakeOver(c) if c.user_id.as_str() == "other"));
+        let expired = claim("other", Some(now().plus_seconds(-10)));
+        assert!(matches!(add(Some(&expired)).unwrap(), Rejection::TakeOver(_)));
+        assert!(matches!(add(None).unwrap(), Rejection::Retry));
+    }
+}

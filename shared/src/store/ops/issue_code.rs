@@ -1,0 +1,155 @@
+//! A new code for an unverified address, counted against the address's daily
+//! limit. The claim is left as it is: a resend never extends how long an
+//! unverified address is held.
+
+use crate::domain::{EmailAddress, EmailId, Timestamp, UserId};
+use crate::keys::{self, Item};
+use crate::store::expr::{Update, and, or};
+use crate::store::items::{EmailItem, attr};
+use crate::store::limits::{self, Counter, CounterWrite};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::retry::retrying;
+use crate::store::{Store, StoreError};
+use crate::verification::VerificationCode;
+
+use super::profile::push_active_check;
+
+impl Store {
+    /// Replaces the code of an unverified address; returns the address to send it to.
+    pub async fn issue_code(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        code: &VerificationCode,
+        now: Timestamp,
+    ) -> Result<EmailAddress, StoreError> {
+        let key = self.key()?;
+        let mut seen = limits::Seen::default();
+        retrying!({
+            let record = self.email_record(user, email_id).await?;
+            if record.is_verified {
+                return Err(StoreError::AlreadyVerified.into());
+            }
+            limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
+                .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
+            let codes_issued = CounterWrite {
+                counter: Counter::CodesIssued,
+                key: keys::codes_issued_key(&key.address_hash(&record.email)),
+                seen: seen.codes_issued.as_ref(),
+                event: Some(now),
+                first_added_at: None,
+            };
+            let new_code = NewCode {
+                hash: &code.hash(key, email_id),
+                expires_at: now.plus_seconds(self.config.code_ttl_seconds),
+                resend_after: now.plus_seconds(-self.config.resend_interval_seconds),
+            };
+            let plan = plan(self.table(), user, email_id, &new_code, codes_issued, now)?;
+            limits::learn(self.transact(&plan).await, &mut seen)?;
+            Ok(record.email)
+        })
+    }
+}
+
+struct NewCode<'a> {
+    hash: &'a str,
+    expires_at: Timestamp,
+    /// The previous code must have been sent no later than this.
+    resend_after: Timestamp,
+}
+
+/// A failed resend: the record is gone, verified, or its last code too recent.
+fn read_record(resend_after: Timestamp) -> impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync {
+    move |old| {
+        let Some(record) = plan::old::<EmailItem>(old)? else {
+            return Ok(Rejection::Failed(StoreError::NotFound));
+        };
+        Ok(match record.verification_sent_at {
+            _ if record.is_verified => Rejection::Failed(StoreError::AlreadyVerified),
+            Some(sent) if sent > resend_after => Rejection::Failed(StoreError::TooManyRequests {
+                retry_after_secs: resend_after.seconds_until(sent).max(1),
+            }),
+            _ => Rejection::Retry,
+        })
+    }
+}
+
+fn plan(
+    table: &str,
+    user: &UserId,
+    email_id: EmailId,
+    code: &NewCode<'_>,
+    codes_issued: CounterWrite<'_>,
+    now: Timestamp,
+) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    push_active_check(&mut plan, table, user)?;
+    let record = plan::update(table, keys::email_key(user, email_id), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::CODE_HASH, code.hash))
+            .set(x.eq(attr::CODE_EXPIRES_AT, code.expires_at))
+            .set(x.eq(attr::CODE_ATTEMPTS, 0u32))
+            .set(x.eq(attr::CODE_SENT_AT, now));
+        let condition = and([
+            x.exists(keys::PK),
+            x.eq(attr::IS_VERIFIED, false),
+            or(
+                x.not_exists(attr::CODE_SENT_AT),
+                x.le(attr::CODE_SENT_AT, code.resend_after),
+            ),
+        ]);
+        (update, condition)
+    })?;
+    plan.push(record, read_record(code.resend_after));
+    limits::push_count(&mut plan, table, codes_issued, now)?;
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::EmailAddress;
+    use crate::store::items;
+    use crate::store::ops::fixtures::{failed, now};
+    use crate::store::plan::tests::assert_well_formed;
+
+    #[test]
+    fn resend_too_soon_says_when() {
+        let user = UserId::parse("me").unwrap();
+        let address = EmailAddress::parse("a@example.com").unwrap();
+        let sent = now().plus_seconds(-20);
+        let mut record = EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
+        record.verification_sent_at = Some(sent);
+        let item = items::to_item(keys::email_key(&user, record.email_id), &record).unwrap();
+        let code = NewCode {
+            hash: "h2",
+            expires_at: now().plus_seconds(600),
+            resend_after: now().plus_seconds(-60),
+        };
+        let counter = CounterWrite {
+            counter: Counter::CodesIssued,
+            key: keys::codes_issued_key("h"),
+            seen: None,
+            event: Some(now()),
+            first_added_at: None,
+        };
+        let plan = plan("t", &user, record.email_id, &code, counter, now()).unwrap();
+        assert_well_formed(&plan);
+        assert_eq!(plan.items().len(), 3);
+        assert!(matches!(
+            failed(plan.read(1, Some(&item))),
+            StoreError::TooManyRequests { retry_after_secs: 40 }
+        ));
+        record.is_verified = true;
+        let verified = items::to_item(keys::email_key(&user, record.email_id), &record).unwrap();
+        assert!(matches!(
+            failed(plan.read(1, Some(&verified))),
+            StoreError::AlreadyVerified
+        ));
+        assert!(matches!(failed(plan.read(1, None)), StoreError::NotFound));
+        assert!(matches!(
+            plan.read(2, None),
+            Rejection::LimitMoved(Counter::CodesIssued, None)
+        ));
+    }
+}

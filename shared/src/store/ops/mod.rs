@@ -1,0 +1,65 @@
+//! The writes, one module each: the operation, the plan of its write (items and
+//! conditions) and the reading of each item's failure into the domain error,
+//! side by side, with unit tests of the plan. `profile` and `claim` hold the
+//! conditioned items several writes share, each with its reading.
+
+mod claim;
+mod profile;
+
+mod add_email;
+pub(super) mod create_user;
+mod delete_user;
+mod issue_code;
+mod remove_email;
+mod set_primary;
+mod set_status;
+mod update_profile;
+mod verify_email;
+
+pub(super) use profile::visible;
+
+#[cfg(test)]
+mod fixtures {
+    use crate::domain::{EmailAddress, NewUser, PersonName, Timestamp, UserId, UserStatus};
+    use crate::keys::Item;
+    use crate::store::StoreError;
+    use crate::store::items::{self, ProfileItem};
+    use crate::store::plan::Rejection;
+
+    pub fn now() -> Timestamp {
+        Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap()
+    }
+
+    pub fn user() -> UserId {
+        UserId::parse("user-a").unwrap()
+    }
+
+    pub fn address() -> EmailAddress {
+        EmailAddress::parse("ada@example.com").unwrap()
+    }
+
+    pub fn new_user() -> NewUser {
+        NewUser {
+            user_id: user(),
+            email: address(),
+            first_name: Some(PersonName::parse("Ada").unwrap()),
+            last_name: None,
+            phone: None,
+        }
+    }
+
+    /// A stored profile of `user()` in `status`, with `count` addresses, at `version`.
+    pub fn profile(status: UserStatus, count: u32, version: u64) -> Item {
+        let mut p = ProfileItem::new(&new_user(), count, now());
+        p.status = status;
+        p.version = version;
+        items::profile_item(&p).unwrap()
+    }
+
+    pub fn failed(r: Rejection) -> StoreError {
+        match r {
+            Rejection::Failed(e) => e,
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Removing a non-primary address: the profile counts one fewer, the record
+//! goes and its claim is released, in one transaction.
+
+use crate::domain::{EmailId, UserId};
+use crate::keys::{self, Item};
+use crate::store::expr::{Update, and};
+use crate::store::items::{EmailItem, attr};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::retry::retrying;
+use crate::store::{Store, StoreError};
+
+use super::claim::push_own_claim_delete;
+use super::profile::{active, read_profile};
+
+impl Store {
+    /// Removes a non-primary address and frees it for others.
+    pub async fn remove_email(&self, user: &UserId, email_id: EmailId) -> Result<(), StoreError> {
+        retrying!({
+            let record = self.email_record(user, email_id).await?;
+            if record.is_primary {
+                return Err(StoreError::PrimaryEmail.into());
+            }
+            let plan = plan(self.table(), &record)?;
+            self.transact(&plan).await
+        })
+    }
+}
+
+/// A failed removal: the record is gone or became primary; else it changed.
+fn read_record(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<EmailItem>(old)? {
+        None => Rejection::Failed(StoreError::NotFound),
+        Some(record) if record.is_primary => Rejection::Failed(StoreError::PrimaryEmail),
+        Some(_) => Rejection::Retry,
+    })
+}
+
+fn plan(table: &str, record: &EmailItem) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    let user = &record.user_id;
+    let count = plan::update(table, keys::profile_key(user), |x| {
+        (Update::default().set(x.add(attr::EMAIL_COUNT, -1)), active(x))
+    })?;
+    plan.push(count, read_profile);
+    let delete = plan::delete(table, keys::email_key(user, record.email_id), |x| {
+        and([x.exists(keys::PK), x.ne(attr::IS_PRIMARY, true)])
+    })?;
+    plan.push(delete, read_record);
+    push_own_claim_delete(&mut plan, table, record)?;
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{EmailAddress, UserStatus};
+    use crate::store::items;
+    use crate::store::ops::fixtures::{failed, now, profile, user};
+    use crate::store::plan::tests::assert_well_formed;
+
+    #[test]
+    fn removal_counts_down_deletes_and_releases() {
+        let address = EmailAddress::parse("b@example.com").unwrap();
+        let record = EmailItem::unverified(&user(), EmailId::new(), &address, "h".into(), now(), now());
+        let plan = plan("t", &record).unwrap();
+        assert_well_formed(&plan);
+        assert_eq!(plan.items()[2].delete().unwrap().key(), &keys::claim_key(&address));
+        let suspended = profile(UserStatus::Suspended, 2, 2);
+        assert!(matches!(
+            failed(plan.read(0, Some(&suspended))),
+            StoreError::AccountInactive
+        ));
+        assert!(matches!(failed(plan.read(1, None)), StoreError::NotFound));
+        let mut primary = record.clone();
+        primary.is_primary = true;
+        let item = items::email_item(&primary).unwrap();
+        assert!(matches!(failed(plan.read(1, Some(&item))), StoreError::PrimaryEmail));
+        assert!(matches!(plan.read(2, None), Rejection::Retry));
+    }
+}

@@ -1,0 +1,145 @@
+//! Making a verified address the primary one: old off, new on, profile follows,
+//! all or nothing.
+
+use crate::domain::{EmailId, Profile, Timestamp, UserId, UserStatus};
+use crate::keys::{self, Item};
+use crate::store::expr::{Update, and};
+use crate::store::items::{EmailItem, ProfileItem, attr};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::retry::retrying;
+use crate::store::{Store, StoreError};
+
+use super::profile::{read_changed, read_profile, writable};
+
+impl Store {
+    /// Makes a verified address the primary one, atomically.
+    pub async fn set_primary(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<Profile, StoreError> {
+        retrying!({
+            let items = self.user_items(user).await?;
+            let profile = writable(items.profile)?;
+            let target = items
+                .emails
+                .iter()
+                .find(|r| r.email_id == email_id)
+                .ok_or(StoreError::NotFound)?;
+            if target.is_primary {
+                return Ok(profile.into_domain());
+            }
+            if !target.is_verified {
+                return Err(StoreError::NotVerified.into());
+            }
+            let current = items
+                .emails
+                .iter()
+                .find(|r| r.is_primary)
+                .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
+            let plan = plan(self.table(), &profile, current.email_id, target, now)?;
+            self.transact(&plan).await?;
+            let mut updated = profile.into_domain();
+            updated.email = Some(target.email.clone());
+            updated.version += 1;
+            updated.updated_at = now;
+            Ok(updated)
+        })
+    }
+}
+
+/// A failed promotion: the record is gone or not verified; else it changed.
+fn read_new_primary(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<EmailItem>(old)? {
+        None => Rejection::Failed(StoreError::NotFound),
+        Some(record) if !record.is_verified => Rejection::Failed(StoreError::NotVerified),
+        Some(_) => Rejection::Retry,
+    })
+}
+
+fn plan(
+    table: &str,
+    profile: &ProfileItem,
+    old_primary: EmailId,
+    new_primary: &EmailItem,
+    now: Timestamp,
+) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    let user = &profile.user_id;
+    // Pinned to the version read, so the records read with it are still as seen.
+    let follow = plan::update(table, keys::profile_key(user), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::EMAIL, &new_primary.email))
+            .set(x.add(attr::VERSION, 1))
+            .set(x.eq(attr::UPDATED_AT, now));
+        let condition = and([
+            x.eq(attr::STATUS, UserStatus::Active),
+            x.eq(attr::VERSION, profile.version),
+        ]);
+        (update, condition)
+    })?;
+    plan.push(follow, read_profile);
+    let demote = plan::update(table, keys::email_key(user, old_primary), |x| {
+        let update = Update::default().set(x.eq(attr::IS_PRIMARY, false));
+        (update, x.eq(attr::IS_PRIMARY, true))
+    })?;
+    plan.push(demote, read_changed);
+    let promote = plan::update(table, keys::email_key(user, new_primary.email_id), |x| {
+        let update = Update::default().set(x.eq(attr::IS_PRIMARY, true));
+        let condition = and([
+            x.exists(keys::PK),
+            x.eq(attr::IS_VERIFIED, true),
+            x.eq(attr::IS_PRIMARY, false),
+        ]);
+        (update, condition)
+    })?;
+    plan.push(promote, read_new_primary);
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::EmailAddress;
+    use crate::store::items;
+    use crate::store::ops::fixtures::{failed, new_user, now, profile, user};
+    use crate::store::plan::tests::assert_well_formed;
+
+    #[test]
+    fn set_primary_flips_both_records_and_bumps_the_profile() {
+        let stored = ProfileItem::new(&new_user(), 2, now());
+        let old = EmailId::new();
+        let mut next = EmailItem::verified_primary(&user(), &EmailAddress::parse("b@example.com").unwrap(), now());
+        next.is_primary = false;
+        let plan = plan("t", &stored, old, &next, now()).unwrap();
+        assert_well_formed(&plan);
+        let p = plan.items()[0].update().unwrap();
+        assert!(p.update_expression().contains("#version = #version + :versionBy"));
+        assert_eq!(
+            p.condition_expression(),
+            Some("#status = :status AND #version = :version")
+        );
+        assert_eq!(
+            plan.items()[1].update().unwrap().condition_expression(),
+            Some("#isPrimary = :isPrimary2")
+        );
+        assert!(
+            plan.items()[2]
+                .update()
+                .unwrap()
+                .condition_expression()
+                .unwrap()
+                .contains("#isVerified = :isVerified")
+        );
+
+        let suspended = profile(UserStatus::Suspended, 2, 2);
+        assert!(matches!(
+            failed(plan.read(0, Some(&suspended))),
+            StoreError::AccountInactive
+        ));
+        let moved = profile(UserStatus::Active, 2, 3);
+        assert!(matches!(plan.read(0, Some(&moved)), Rejection::Retry));
+        assert!(matches!(plan.read(1, None), Rejection::Retry));
+        assert!(matches!(failed(plan.read(2, None)), StoreError::NotFound));
+        let mut unverified = next.clone();
+        unverified.is_verified = false;
+        let item = items::email_item(&unverified).unwrap();
+        assert!(matches!(failed(plan.read(2, Some(&item))), StoreError::NotVerified));
+    }
+}

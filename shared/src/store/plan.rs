@@ -1,0 +1,335 @@
+//! A write as a plan: the conditioned items of one TransactWriteItems, each
+//! pushed together with the reading of its failure, so a condition and what its
+//! failure means are written side by side by the operation that owns them
+//! (`ops`). Pure: `Store::transact` sends a plan and hands the cancellation back
+//! here, where the reasons are read through the plan's own readings and the item
+//! as it was (ReturnValuesOnConditionCheckFailure = ALL_OLD), so no extra read is
+//! needed to tell, say, a suspended account from a full one.
+
+use std::fmt;
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    CancellationReason, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
+use serde::de::DeserializeOwned;
+
+use crate::keys::Item;
+
+use super::error::StoreError;
+use super::expr::{self, Expr};
+use super::items::{self, ClaimItem};
+use super::limits::{Counter, LimitItem};
+
+/// Why a write did not happen, for the operation to act on.
+#[derive(Debug)]
+pub(crate) enum Rejection {
+    /// A final answer for the caller.
+    Failed(StoreError),
+    /// A final answer, but the least specific one: given only when no other
+    /// failed item of the transaction has an answer.
+    Otherwise(StoreError),
+    /// Something read before the write changed in between: read again and retry.
+    Retry,
+    /// The profile of a user being created exists already.
+    UserExists,
+    /// Another user's unverified claim holds the address and may be taken over.
+    TakeOver(ClaimItem),
+    /// The idempotency token is in use by a request with other parameters, or by
+    /// one still in flight: retry without it, the conditions keep it idempotent.
+    TokenInUse,
+    /// A rate-limit counter is not as seen: here it is now; decide again from it.
+    LimitMoved(Counter, Option<LimitItem>),
+}
+
+impl From<StoreError> for Rejection {
+    fn from(err: StoreError) -> Self {
+        Self::Failed(err)
+    }
+}
+
+/// What a failed condition on one item means, given the item as it was.
+type Reading = Box<dyn Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync>;
+
+/// One TransactWriteItems: its items and, position by position, their readings.
+pub(crate) struct TxPlan {
+    items: Vec<TransactWriteItem>,
+    readings: Vec<Reading>,
+    /// Idempotency token: DynamoDB runs a repeated request with it only once.
+    pub client_request_token: Option<String>,
+}
+
+impl fmt::Debug for TxPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TxPlan")
+            .field("items", &self.items)
+            .field("client_request_token", &self.client_request_token)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Reason codes of cancelled items that a later attempt may not meet.
+const THROTTLED: &[&str] = &[
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+    "RequestLimitExceeded",
+];
+
+impl TxPlan {
+    pub fn new() -> Self {
+        Self {
+            items: Vec::new(),
+            readings: Vec::new(),
+            client_request_token: None,
+        }
+    }
+
+    /// Adds an item and how a failure of its condition reads.
+    pub fn push(
+        &mut self,
+        item: TransactWriteItem,
+        reading: impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync + 'static,
+    ) {
+        self.items.push(item);
+        self.readings.push(Box::new(reading));
+    }
+
+    pub fn items(&self) -> &[TransactWriteItem] {
+        &self.items
+    }
+
+    /// What a failed condition on item `index` means, given the item as it was.
+    pub fn read(&self, index: usize, old: Option<&Item>) -> Rejection {
+        match self.readings.get(index).map(|read| read(old)) {
+            Some(Ok(rejection)) => rejection,
+            Some(Err(err)) => Rejection::Failed(err),
+            None => Rejection::Failed(StoreError::UnexpectedCancellation(format!("no item {index}"))),
+        }
+    }
+
+    /// Why the transaction of this plan failed.
+    pub fn read_failure(&self, err: SdkError<TransactWriteItemsError, HttpResponse>) -> Rejection {
+        let canceled = match err.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => canceled,
+            Some(
+                TransactWriteItemsError::IdempotentParameterMismatchException(_)
+                | TransactWriteItemsError::TransactionInProgressException(_),
+            ) => return Rejection::TokenInUse,
+            _ => return Rejection::Failed(err.into()),
+        };
+        let reasons = canceled.cancellation_reasons();
+        if let Some(rejection) = self.read_conditions(reasons) {
+            return rejection;
+        }
+        let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
+        if codes.contains(&"TransactionConflict") {
+            Rejection::Retry
+        } else if codes.iter().any(|c| THROTTLED.contains(c)) {
+            Rejection::Failed(StoreError::Unavailable(Box::new(err.into())))
+        } else {
+            Rejection::Failed(StoreError::UnexpectedCancellation(codes.join(",")))
+        }
+    }
+
+    /// The first item whose condition failed decides, unless its answer is the
+    /// least specific kind and another failed item has one.
+    fn read_conditions(&self, reasons: &[CancellationReason]) -> Option<Rejection> {
+        let mut rejections: Vec<Rejection> = reasons
+            .iter()
+            .take(self.items.len())
+            .enumerate()
+            .filter(|(_, reason)| reason.code() == Some("ConditionalCheckFailed"))
+            .map(|(index, reason)| self.read(index, reason.item()))
+            .collect();
+        if let Some(pos) = rejections.iter().position(|r| !matches!(r, Rejection::Otherwise(_))) {
+            return Some(rejections.swap_remove(pos));
+        }
+        match rejections.into_iter().next()? {
+            Rejection::Otherwise(err) => Some(Rejection::Failed(err)),
+            other => Some(other),
+        }
+    }
+}
+
+/// The item a failed condition returned, as `T`.
+pub(crate) fn old<T: DeserializeOwned>(old: Option<&Item>) -> Result<Option<T>, StoreError> {
+    old.map(|item| items::from_item(item.clone())).transpose()
+}
+
+/// Finishes a conditioned write builder: condition, names, values, and ALL_OLD
+/// on failure so its reading sees the item as it was.
+macro_rules! conditioned {
+    ($builder:expr, $condition:expr, $expr:expr) => {
+        $builder
+            .condition_expression($condition)
+            .set_expression_attribute_names($expr.names_or_none())
+            .set_expression_attribute_values($expr.values_or_none())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()?
+    };
+}
+
+/// A Put of `item` under the condition `condition` writes.
+pub(crate) fn put(
+    table: &str,
+    item: Item,
+    condition: impl FnOnce(&mut Expr) -> String,
+) -> Result<TransactWriteItem, StoreError> {
+    let mut x = Expr::default();
+    let condition = condition(&mut x);
+    let put = conditioned!(Put::builder().table_name(table).set_item(Some(item)), condition, x);
+    Ok(TransactWriteItem::builder().put(put).build())
+}
+
+/// An Update of the item at `key`: `write` gives the update and its condition.
+pub(crate) fn update(
+    table: &str,
+    key: Item,
+    write: impl FnOnce(&mut Expr) -> (expr::Update, String),
+) -> Result<TransactWriteItem, StoreError> {
+    let mut x = Expr::default();
+    let (update, condition) = write(&mut x);
+    let builder = Update::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .update_expression(update.text());
+    let update = conditioned!(builder, condition, x);
+    Ok(TransactWriteItem::builder().update(update).build())
+}
+
+/// A Delete of the item at `key` under the condition `condition` writes.
+pub(crate) fn delete(
+    table: &str,
+    key: Item,
+    condition: impl FnOnce(&mut Expr) -> String,
+) -> Result<TransactWriteItem, StoreError> {
+    let mut x = Expr::default();
+    let condition = condition(&mut x);
+    let delete = conditioned!(Delete::builder().table_name(table).set_key(Some(key)), condition, x);
+    Ok(TransactWriteItem::builder().delete(delete).build())
+}
+
+/// A ConditionCheck of the item at `key`.
+pub(crate) fn check(
+    table: &str,
+    key: Item,
+    condition: impl FnOnce(&mut Expr) -> String,
+) -> Result<TransactWriteItem, StoreError> {
+    let mut x = Expr::default();
+    let condition = condition(&mut x);
+    let check = conditioned!(
+        ConditionCheck::builder().table_name(table).set_key(Some(key)),
+        condition,
+        x
+    );
+    Ok(TransactWriteItem::builder().condition_check(check).build())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeSet;
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+
+    /// Asserts that every item of `plan` defines exactly the `#names` and
+    /// `:values` its expressions use, and that each has a reading.
+    pub fn assert_well_formed(plan: &TxPlan) {
+        assert_eq!(plan.items.len(), plan.readings.len());
+        for item in &plan.items {
+            let (texts, names, values): (Vec<&str>, _, _) = if let Some(p) = item.put() {
+                (
+                    p.condition_expression().into_iter().collect(),
+                    p.expression_attribute_names(),
+                    p.expression_attribute_values(),
+                )
+            } else if let Some(u) = item.update() {
+                (
+                    [Some(u.update_expression()), u.condition_expression()]
+                        .into_iter()
+                        .flatten()
+                        .collect(),
+                    u.expression_attribute_names(),
+                    u.expression_attribute_values(),
+                )
+            } else if let Some(d) = item.delete() {
+                (
+                    d.condition_expression().into_iter().collect(),
+                    d.expression_attribute_names(),
+                    d.expression_attribute_values(),
+                )
+            } else {
+                let c = item.condition_check().unwrap();
+                (
+                    vec![c.condition_expression()],
+                    c.expression_attribute_names(),
+                    c.expression_attribute_values(),
+                )
+            };
+            let (mut used_names, mut used_values) = (BTreeSet::new(), BTreeSet::new());
+            for text in &texts {
+                let (n, v) = expr::tokens(text);
+                used_names.extend(n);
+                used_values.extend(v);
+            }
+            let defined_names: BTreeSet<String> = names.into_iter().flat_map(|m| m.keys().cloned()).collect();
+            let defined_values: BTreeSet<String> = values.into_iter().flat_map(|m| m.keys().cloned()).collect();
+            assert_eq!(used_names, defined_names, "names of {texts:?}");
+            assert_eq!(used_values, defined_values, "values of {texts:?}");
+            for (placeholder, attribute) in names.into_iter().flatten() {
+                assert_eq!(placeholder, &format!("#{attribute}"));
+                let keys = [crate::keys::PK, crate::keys::SK];
+                assert!(
+                    super::super::items::attr::ALL.contains(&attribute.as_str()) || keys.contains(&attribute.as_str()),
+                    "{attribute} is not an attribute constant"
+                );
+            }
+        }
+    }
+
+    fn failed_with(item: Option<Item>) -> CancellationReason {
+        CancellationReason::builder()
+            .code("ConditionalCheckFailed")
+            .set_item(item)
+            .build()
+    }
+
+    fn passed() -> CancellationReason {
+        CancellationReason::builder().code("None").build()
+    }
+
+    fn key() -> TransactWriteItem {
+        check("t", Item::new(), |x| x.exists(crate::keys::PK)).unwrap()
+    }
+
+    #[test]
+    fn the_first_failed_item_decides_unless_its_answer_is_the_least_specific() {
+        let mut plan = TxPlan::new();
+        plan.push(key(), |_| Ok(Rejection::Otherwise(StoreError::LimitReached)));
+        plan.push(key(), |_| Ok(Rejection::Failed(StoreError::AlreadyAdded)));
+        plan.push(key(), |old| {
+            Ok(match old {
+                Some(_) => Rejection::Retry,
+                None => Rejection::Failed(StoreError::NotFound),
+            })
+        });
+        assert_well_formed(&plan);
+        let full_and_added = [failed_with(None), failed_with(None), passed()];
+        assert!(matches!(
+            plan.read_conditions(&full_and_added),
+            Some(Rejection::Failed(StoreError::AlreadyAdded))
+        ));
+        let only_full = [failed_with(None), passed(), passed()];
+        assert!(matches!(
+            plan.read_conditions(&only_full),
+            Some(Rejection::Failed(StoreError::LimitReached))
+        ));
+        let old = Item::from([(crate::keys::PK.to_owned(), AttributeValue::S("x".into()))]);
+        let third = [passed(), passed(), failed_with(Some(old))];
+        assert!(matches!(plan.read_conditions(&third), Some(Rejection::Retry)));
+        assert!(plan.read_conditions(&[passed(), passed(), passed()]).is_none());
+    }
+}

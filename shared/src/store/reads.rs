@@ -1,0 +1,142 @@
+//! The read access patterns. Reads never guard a write: a write's own
+//! conditions carry every invariant.
+
+use crate::domain::{Account, Email, EmailAddress, EmailId, Profile, Timestamp, UserId, UserStatus};
+use crate::keys::{self, Item};
+
+use super::expr::{Expr, and};
+use super::items::{self, ClaimItem, EmailItem, EntityType, IndexedEmail, ProfileItem, attr};
+use super::ops::visible;
+use super::{Store, StoreError, query_all};
+
+impl Store {
+    /// The profile of a user; deleted users are not found.
+    pub async fn get_profile(&self, user: &UserId) -> Result<Profile, StoreError> {
+        let item = self.get(keys::profile_key(user)).await?;
+        let profile: ProfileItem = item.map(items::from_item).transpose()?.ok_or(StoreError::NotFound)?;
+        visible(profile).map(ProfileItem::into_domain)
+    }
+
+    /// The status of a user's profile, deleted ones included; `None` without a profile.
+    pub async fn profile_status(&self, user: &UserId) -> Result<Option<UserStatus>, StoreError> {
+        let item = self.get(keys::profile_key(user)).await?;
+        Ok(item.map(items::from_item::<ProfileItem>).transpose()?.map(|p| p.status))
+    }
+
+    /// A user's addresses, oldest first.
+    pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
+        let mut x = Expr::default();
+        let key_condition = and([
+            x.eq(keys::PK, keys::user_pk(user)),
+            x.begins_with(keys::SK, keys::EMAIL_SK_PREFIX),
+        ]);
+        let query = self
+            .client
+            .query()
+            .table_name(self.table())
+            .key_condition_expression(key_condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .consistent_read(true);
+        let mut records: Vec<EmailItem> = query_all(query)
+            .await?
+            .into_iter()
+            .map(items::from_item)
+            .collect::<Result<_, _>>()?;
+        items::sort_oldest_first(&mut records);
+        Ok(records.into_iter().map(EmailItem::into_domain).collect())
+    }
+
+    /// The profile and all addresses of a user, in one Query of its partition.
+    pub async fn get_account(&self, user: &UserId) -> Result<Account, StoreError> {
+        let items = self.user_items(user).await?;
+        let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
+        Ok(Account {
+            profile: profile.into_domain(),
+            emails: items.emails.into_iter().map(EmailItem::into_domain).collect(),
+        })
+    }
+
+    /// The account holding an address, through GSI1. GSI1 is eventually
+    /// consistent: a change of owner shows there a moment later.
+    pub async fn find_by_email(&self, email: &EmailAddress) -> Result<Account, StoreError> {
+        let mut x = Expr::default();
+        let key_condition = x.eq(keys::GSI1PK, keys::email_gsi1pk(email));
+        let query = self
+            .client
+            .query()
+            .table_name(self.table())
+            .index_name(keys::GSI1)
+            .key_condition_expression(key_condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        let records: Vec<IndexedEmail> = query_all(query)
+            .await?
+            .into_iter()
+            .map(items::from_item)
+            .collect::<Result<_, _>>()?;
+        // During a take-over the index may briefly list two holders: the verified one owns it.
+        let owner = records
+            .iter()
+            .max_by_key(|r| (r.is_verified, r.created_at))
+            .ok_or(StoreError::NotFound)?;
+        self.get_account(&owner.user_id).await
+    }
+
+    /// Whether an address can be added: no claim, or an unverified one that has
+    /// expired. A strongly consistent read.
+    pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
+    }
+
+    /// Whether a sign-up with the address must be refused: only when its owner
+    /// verified it. An unverified claim never blocks a sign-up (the confirmed
+    /// sign-up takes it over), so no one can squat an address they cannot verify.
+    pub async fn is_owned(&self, email: &EmailAddress) -> Result<bool, StoreError> {
+        Ok(self.claim(email).await?.is_some_and(|c| c.expires_at.is_none()))
+    }
+
+    async fn claim(&self, email: &EmailAddress) -> Result<Option<ClaimItem>, StoreError> {
+        self.get(keys::claim_key(email))
+            .await?
+            .map(items::from_item)
+            .transpose()
+    }
+
+    /// One page of the users that are not deleted, from `start` on, for sweeps;
+    /// the key to go on from, while there is more.
+    pub async fn live_users(&self, start: Option<Item>) -> Result<(Vec<UserId>, Option<Item>), StoreError> {
+        let mut x = Expr::default();
+        // The entity type as items store it: the serde form is its one spelling.
+        let user_type: aws_sdk_dynamodb::types::AttributeValue =
+            serde_dynamo::to_attribute_value(EntityType::User).map_err(StoreError::Corrupt)?;
+        let filter = and([
+            x.eq(attr::ENTITY_TYPE, user_type),
+            x.ne(attr::STATUS, UserStatus::Deleted),
+        ]);
+        let projection = x.name(attr::USER_ID);
+        let page = self
+            .client
+            .scan()
+            .table_name(self.table())
+            .filter_expression(filter)
+            .projection_expression(projection)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        let users = page
+            .items
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|item| keys::key_string(&item, attr::USER_ID).and_then(|id| UserId::parse(id).ok()))
+            .collect();
+        Ok((users, page.last_evaluated_key.filter(|k| !k.is_empty())))
+    }
+
+    /// One of the user's addresses.
+    pub async fn get_email(&self, user: &UserId, email_id: EmailId) -> Result<Email, StoreError> {
+        Ok(self.email_record(user, email_id).await?.into_domain())
+    }
+}

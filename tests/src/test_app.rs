@@ -1,0 +1,375 @@
+//! The service as the tests drive it: an [`App`] on a fresh table with a manual
+//! clock, one method per HTTP route, and the Cognito triggers and scheduled or
+//! stream functions, all dispatched by catalog entry.
+//!
+//! ```ignore
+//! let app = TestApp::spawn().await;
+//! app.sign_up(ADA, "ada@example.com").await;
+//! let reply = app.add_email(ADA, "ada.work@example.com").await;
+//! reply.assert_status(201);
+//! ```
+//!
+//! The per-route methods load the route's event from `events/` and set what the
+//! route takes; [`TestApp::send`] takes a hand-shaped [`Event`] (bad bodies,
+//! missing headers, odd content types, other claims).
+
+use std::ops::{Deref, DerefMut};
+
+use aws_lambda_events::event::dynamodb::Event as StreamEvent;
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
+use lambda_http::{Body, Request, Response};
+use lambda_runtime::{Context, Diagnostic, LambdaEvent};
+use serde_json::{Value, json};
+use user_service::catalog::{self, Function};
+use user_service::clock::Clock;
+use user_service::config::StoreConfig;
+use user_service::{App, Store, api};
+
+use crate::http::{Event, Reply};
+use crate::{ddb, events, invariants};
+
+/// An [`App`] with a method per route. Derefs to the `App`, so tests keep
+/// `app.store`, `app.clock.advance(..)`, and may set `app.users` or `app.sender`.
+#[derive(Debug, Clone)]
+pub struct TestApp {
+    app: App,
+}
+
+impl Deref for TestApp {
+    type Target = App;
+    fn deref(&self) -> &App {
+        &self.app
+    }
+}
+
+impl DerefMut for TestApp {
+    fn deref_mut(&mut self) -> &mut App {
+        &mut self.app
+    }
+}
+
+/// An `App` as it is, clock included (e.g. one whose client records its calls).
+impl From<App> for TestApp {
+    fn from(app: App) -> Self {
+        Self { app }
+    }
+}
+
+impl TestApp {
+    /// A fresh table with the default configuration, and a manual clock.
+    pub async fn spawn() -> Self {
+        Self::on(ddb::store().await)
+    }
+
+    /// A fresh table with the configuration adjusted by `adjust`, and a manual clock.
+    pub async fn spawn_with(adjust: impl FnOnce(&mut StoreConfig)) -> Self {
+        Self::on(ddb::store_with(adjust).await)
+    }
+
+    /// Handlers read the time from the App: a manual clock makes it move only
+    /// when a test says so (`app.clock.advance(seconds)`).
+    pub fn on(store: Store) -> Self {
+        Self::from(App {
+            clock: Clock::manual(crate::start_time()),
+            ..App::new(store)
+        })
+    }
+
+    // ---- HTTP ----
+
+    /// `event` delivered to `function`'s handler, as API Gateway would.
+    /// Panics for a function that is not an HTTP route.
+    pub async fn send(&self, function: &Function, event: Event) -> Reply {
+        let response = dispatch(&self.app, function, event.request())
+            .await
+            .unwrap_or_else(|| panic!("{} is not an HTTP route", function.name));
+        Reply::from(response)
+    }
+
+    /// The route's event from `events/`, as `sub`.
+    fn event(function: &Function, sub: &str) -> Event {
+        Event::of(function).caller(sub)
+    }
+
+    /// GET /me
+    pub async fn get_profile(&self, sub: &str) -> Reply {
+        let f = &catalog::GET_PROFILE;
+        self.send(f, Self::event(f, sub)).await
+    }
+
+    /// GET /me/account
+    pub async fn get_account(&self, sub: &str) -> Reply {
+        let f = &catalog::GET_ACCOUNT;
+        self.send(f, Self::event(f, sub)).await
+    }
+
+    /// PATCH /me with `If-Match: <if_match>` (the header as sent, e.g. `"\"1\""`).
+    pub async fn update_profile(&self, sub: &str, if_match: &str, body: Value) -> Reply {
+        let f = &catalog::UPDATE_PROFILE;
+        let event = Self::event(f, sub).header("if-match", if_match).body(body);
+        self.send(f, event).await
+    }
+
+    /// GET /me/emails
+    pub async fn list_emails(&self, sub: &str) -> Reply {
+        let f = &catalog::LIST_EMAILS;
+        self.send(f, Self::event(f, sub)).await
+    }
+
+    /// POST /me/emails
+    pub async fn add_email(&self, sub: &str, email: &str) -> Reply {
+        let f = &catalog::ADD_EMAIL;
+        let event = Self::event(f, sub).body(json!({ "email": email }));
+        self.send(f, event).await
+    }
+
+    /// POST /me/emails, which must answer 201: the new address's emailId.
+    pub async fn add_address(&self, sub: &str, email: &str) -> String {
+        let reply = self.add_email(sub, email).await;
+        reply.assert_status(201);
+        reply.body["emailId"].as_str().unwrap().to_owned()
+    }
+
+    /// POST /me/emails/{emailId}/verification
+    pub async fn send_verification(&self, sub: &str, email_id: &str) -> Reply {
+        let f = &catalog::SEND_VERIFICATION;
+        let event = Self::event(f, sub).path_param("emailId", email_id);
+        self.send(f, event).await
+    }
+
+    /// POST /me/emails/{emailId}/verify
+    pub async fn verify_email(&self, sub: &str, email_id: &str, code: &str) -> Reply {
+        let f = &catalog::VERIFY_EMAIL;
+        let event = Self::event(f, sub)
+            .path_param("emailId", email_id)
+            .body(json!({ "code": code }));
+        self.send(f, event).await
+    }
+
+    /// PUT /me/primary-email
+    pub async fn set_primary_email(&self, sub: &str, email_id: &str) -> Reply {
+        let f = &catalog::SET_PRIMARY_EMAIL;
+        let event = Self::event(f, sub).body(json!({ "emailId": email_id }));
+        self.send(f, event).await
+    }
+
+    /// DELETE /me/emails/{emailId}
+    pub async fn remove_email(&self, sub: &str, email_id: &str) -> Reply {
+        let f = &catalog::REMOVE_EMAIL;
+        let event = Self::event(f, sub).path_param("emailId", email_id);
+        self.send(f, event).await
+    }
+
+    /// GET /me/emails/{emailId}
+    pub async fn get_email(&self, sub: &str, email_id: &str) -> Reply {
+        let f = &catalog::GET_EMAIL;
+        let event = Self::event(f, sub).path_param("emailId", email_id);
+        self.send(f, event).await
+    }
+
+    /// DELETE /me with `If-Match: <if_match>` (the header as sent).
+    pub async fn delete_account(&self, sub: &str, if_match: &str) -> Reply {
+        let f = &catalog::DELETE_ACCOUNT;
+        let event = Self::event(f, sub).header("if-match", if_match);
+        self.send(f, event).await
+    }
+
+    /// GET /emails/availability?email=…
+    pub async fn check_email(&self, sub: &str, email: &str) -> Reply {
+        let f = &catalog::CHECK_EMAIL;
+        let event = Self::event(f, sub).query("email", email);
+        self.send(f, event).await
+    }
+
+    /// GET /admin/users?email=…, as `admin_sub` in the event's groups (`[admin]`).
+    pub async fn find_user_by_email(&self, admin_sub: &str, email: &str) -> Reply {
+        let f = &catalog::FIND_USER_BY_EMAIL;
+        let event = Self::event(f, admin_sub).query("email", email);
+        self.send(f, event).await
+    }
+
+    /// PUT /admin/users/{userId}/status, as `admin_sub` in the event's groups (`[admin]`).
+    pub async fn set_user_status(&self, admin_sub: &str, user: &str, status: &str) -> Reply {
+        let f = &catalog::SET_USER_STATUS;
+        let event = Self::event(f, admin_sub)
+            .path_param("userId", user)
+            .body(json!({ "status": status }));
+        self.send(f, event).await
+    }
+
+    // ---- Cognito triggers, the sweep and the stream ----
+
+    /// `event` delivered to `function`, a Cognito trigger or the scheduled sweep,
+    /// with a default Lambda context. Panics for any other function.
+    pub async fn invoke(&self, function: &Function, event: Value) -> Result<Value, Diagnostic> {
+        let app = &self.app;
+        let event = LambdaEvent::new(event, Context::default());
+        match function.trigger {
+            catalog::Trigger::CognitoPreSignUp => api::pre_sign_up::handle(app, event).await,
+            catalog::Trigger::CognitoPostConfirmation => api::post_confirmation::handle(app, event).await,
+            catalog::Trigger::CognitoPostAuthentication => api::post_authentication::handle(app, event).await,
+            catalog::Trigger::Schedule { .. } if *function == catalog::RECONCILE_USERS => {
+                Box::pin(api::reconcile_users::handle(app, event)).await
+            }
+            _ => panic!("{} takes no JSON event", function.name),
+        }
+    }
+
+    /// PreSignUp for `sub` with `email`.
+    pub async fn pre_sign_up(&self, sub: &str, email: &str) -> Result<Value, Diagnostic> {
+        let f = &catalog::PRE_SIGN_UP;
+        self.invoke(f, cognito_event(f, sub, email)).await
+    }
+
+    /// PostConfirmation (ConfirmSignUp) for `sub` with a verified `email`.
+    pub async fn post_confirmation(&self, sub: &str, email: &str) -> Result<Value, Diagnostic> {
+        let f = &catalog::POST_CONFIRMATION;
+        self.invoke(f, cognito_event(f, sub, email)).await
+    }
+
+    /// Signs a user up the way Cognito would: a PostConfirmation delivery, which
+    /// must succeed.
+    pub async fn sign_up(&self, sub: &str, email: &str) {
+        self.post_confirmation(sub, email).await.expect("sign-up succeeds");
+    }
+
+    /// A sign-in as Cognito reports it: PostAuthentication with the user's
+    /// attributes as Cognito holds them.
+    pub async fn post_authentication(&self, sub: &str, email: &str, verified: bool) -> Result<Value, Diagnostic> {
+        let f = &catalog::POST_AUTHENTICATION;
+        let mut event = cognito_event(f, sub, email);
+        event["request"]["userAttributes"]["email_verified"] = json!(verified.to_string());
+        self.invoke(f, event).await
+    }
+
+    /// The daily sweep, on the scheduled event from `events/`.
+    pub async fn reconcile_users(&self) -> Result<Value, Diagnostic> {
+        let f = &catalog::RECONCILE_USERS;
+        self.invoke(f, events::load(f.name)).await
+    }
+
+    /// A batch of the table's stream, delivered to the consumer.
+    pub async fn sync_cognito_email(
+        &self,
+        event: LambdaEvent<StreamEvent>,
+    ) -> Result<DynamoDbEventResponse, Diagnostic> {
+        Box::pin(api::sync_cognito_email::handle(&self.app, event)).await
+    }
+
+    // ---- The table ----
+
+    /// How many items the table holds.
+    pub async fn item_count(&self) -> usize {
+        invariants::scan(self.store.client(), &self.store.config().table_name)
+            .await
+            .len()
+    }
+
+    /// Fails the test if the table breaks an invariant.
+    pub async fn assert_invariants(&self) {
+        invariants::assert_holds(self.store.client(), &self.store.config().table_name).await;
+    }
+}
+
+/// `function`'s Cognito event from `events/` (`events/<name>.json`), for `sub`
+/// with `email`.
+pub fn cognito_event(function: &Function, sub: &str, email: &str) -> Value {
+    let mut event = events::load(function.name);
+    event["userName"] = json!(sub);
+    if event["request"]["userAttributes"].get("sub").is_some() {
+        event["request"]["userAttributes"]["sub"] = json!(sub);
+    }
+    event["request"]["userAttributes"]["email"] = json!(email);
+    event
+}
+
+/// The handler of an HTTP route; `None` for any other function.
+async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Response<Body>> {
+    use catalog::*;
+    let f = *function;
+    let outcome = if f == GET_PROFILE {
+        api::get_profile::handle(app, req).await
+    } else if f == GET_ACCOUNT {
+        api::get_account::handle(app, req).await
+    } else if f == UPDATE_PROFILE {
+        api::update_profile::handle(app, req).await
+    } else if f == LIST_EMAILS {
+        api::list_emails::handle(app, req).await
+    } else if f == ADD_EMAIL {
+        api::add_email::handle(app, req).await
+    } else if f == SEND_VERIFICATION {
+        api::send_verification::handle(app, req).await
+    } else if f == VERIFY_EMAIL {
+        api::verify_email::handle(app, req).await
+    } else if f == SET_PRIMARY_EMAIL {
+        api::set_primary_email::handle(app, req).await
+    } else if f == REMOVE_EMAIL {
+        api::remove_email::handle(app, req).await
+    } else if f == GET_EMAIL {
+        api::get_email::handle(app, req).await
+    } else if f == DELETE_ACCOUNT {
+        api::delete_account::handle(app, req).await
+    } else if f == CHECK_EMAIL {
+        api::check_email::handle(app, req).await
+    } else if f == FIND_USER_BY_EMAIL {
+        api::find_user_by_email::handle(app, req).await
+    } else if f == SET_USER_STATUS {
+        api::set_user_status::handle(app, req).await
+    } else {
+        return None;
+    };
+    Some(outcome.unwrap_or_else(|never| match never {}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An App whose store is never reached: every request below is refused
+    /// before the handler reads anything.
+    fn unreachable_app() -> TestApp {
+        TestApp::from(App::new(Store::new(ddb::client(), StoreConfig::new("never-read"))))
+    }
+
+    #[tokio::test]
+    async fn every_http_route_is_dispatched_and_nothing_else() {
+        let app = unreachable_app();
+        let mut routes = 0;
+        for function in catalog::FUNCTIONS {
+            let catalog::Trigger::Http { method, path, .. } = function.trigger else {
+                assert!(
+                    dispatch(&app, function, Event::load("get-profile").request())
+                        .await
+                        .is_none(),
+                    "{} is not an HTTP route",
+                    function.name
+                );
+                continue;
+            };
+            routes += 1;
+            // The route's event is the route's: the per-route methods send it.
+            let event = Event::of(function);
+            assert_eq!(event.0["routeKey"], format!("{method} {path}"), "{}", function.name);
+            // Without a caller every route answers 401, from the handler's own
+            // `serve`: it was dispatched to a handler, not refused here.
+            let reply = app.send(function, event.anonymous()).await;
+            reply.assert_problem(401, "UNAUTHENTICATED");
+        }
+        assert_eq!(routes, 14);
+    }
+
+    #[tokio::test]
+    async fn admin_routes_refuse_a_caller_outside_the_group() {
+        // A caller without groups: the admin routes refuse before any read.
+        let app = unreachable_app();
+        for function in catalog::FUNCTIONS {
+            let catalog::Trigger::Http { access, .. } = function.trigger else {
+                continue;
+            };
+            if access == catalog::Access::Admin {
+                let reply = app.send(function, Event::of(function).no_groups()).await;
+                reply.assert_problem(403, "FORBIDDEN");
+            }
+        }
+    }
+}
