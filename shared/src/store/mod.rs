@@ -6,15 +6,28 @@
 //! the reading of its failures; `plan` the transaction plan they build; this
 //! module the network calls they share.
 
-pub mod error;
-pub mod expr;
-pub mod items;
-pub mod limits;
+mod error;
+mod expr;
 mod ops;
 mod plan;
 mod reads;
-pub mod retry;
 pub mod schema;
+
+// The stored items and the retry bounds are the store's own. The invariant
+// checker and the fault tests read them through the `test-support` feature;
+// nothing else may.
+#[cfg(not(feature = "test-support"))]
+pub(crate) mod items;
+#[cfg(feature = "test-support")]
+pub mod items;
+#[cfg(not(feature = "test-support"))]
+pub(crate) mod limits;
+#[cfg(feature = "test-support")]
+pub mod limits;
+#[cfg(not(feature = "test-support"))]
+pub(crate) mod retry;
+#[cfg(feature = "test-support")]
+pub mod retry;
 
 use aws_config::BehaviorVersion;
 use aws_config::timeout::TimeoutConfig;

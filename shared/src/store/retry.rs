@@ -4,6 +4,7 @@
 //! wrapper and the triggers from the Lambda context), so every store operation
 //! under it stops retrying in time to answer, and each DynamoDB call's own
 //! timeout is cut to what is left.
+#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub))]
 
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
