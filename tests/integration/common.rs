@@ -3,25 +3,25 @@ use user_service::Store;
 use user_service::domain::{EmailAddress, NewUser, PersonName, Phone, Timestamp, UserId};
 use user_service::verification::VerificationCode;
 
-pub fn uid(name: &str) -> UserId {
+pub(crate) fn uid(name: &str) -> UserId {
     UserId::parse(&format!("{name}-{}", uuid::Uuid::new_v4())).unwrap()
 }
 
-pub fn addr(raw: &str) -> EmailAddress {
+pub(crate) fn addr(raw: &str) -> EmailAddress {
     EmailAddress::parse(raw).unwrap()
 }
 
-pub fn code(raw: &str) -> VerificationCode {
+pub(crate) fn code(raw: &str) -> VerificationCode {
     VerificationCode::parse(raw).unwrap()
 }
 
 /// The same instant for every call in the test process: time passes only where a
 /// test adds seconds to it.
-pub fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     integration_tests::start_time()
 }
 
-pub fn new_user(user: &UserId, email: &str) -> NewUser {
+pub(crate) fn new_user(user: &UserId, email: &str) -> NewUser {
     NewUser {
         user_id: user.clone(),
         email: addr(email),
@@ -32,24 +32,24 @@ pub fn new_user(user: &UserId, email: &str) -> NewUser {
 }
 
 /// A confirmed user with a verified primary address.
-pub async fn signed_up(store: &Store, name: &str, email: &str) -> UserId {
+pub(crate) async fn signed_up(store: &Store, name: &str, email: &str) -> UserId {
     let user = uid(name);
     store.create_user(&new_user(&user, email), now()).await.unwrap();
     user
 }
 
 /// A user with a second, verified address; returns its email id.
-pub async fn with_verified(store: &Store, user: &UserId, email: &str) -> user_service::domain::EmailId {
+pub(crate) async fn with_verified(store: &Store, user: &UserId, email: &str) -> user_service::domain::EmailId {
     let c = code("111111");
     let added = store.add_email(user, &addr(email), &c, now()).await.unwrap();
     store.verify_email(user, added.email_id, &c, now()).await.unwrap();
     added.email_id
 }
 
-pub async fn assert_invariants(store: &Store) {
+pub(crate) async fn assert_invariants(store: &Store) {
     invariants::assert_holds(store.client(), &store.config().table_name).await;
 }
 
-pub async fn item_count(store: &Store) -> usize {
+pub(crate) async fn item_count(store: &Store) -> usize {
     invariants::scan(store.client(), &store.config().table_name).await.len()
 }

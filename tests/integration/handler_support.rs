@@ -1,11 +1,11 @@
 //! Shared set-up for the handler tests: the callers of the events in `events/`,
 //! and the [`TestApp`] that drives every handler.
 
-pub use integration_tests::http::{Event, Reply};
-pub use integration_tests::test_app::{TestApp, cognito_event};
-pub use user_service::catalog::*;
+pub(crate) use integration_tests::http::{Event, Reply};
+pub(crate) use integration_tests::test_app::{TestApp, cognito_event};
+pub(crate) use user_service::catalog::*;
 
 /// The caller of the events in `events/`.
-pub const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+pub(crate) const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
 /// The admin of the admin routes' events.
-pub const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
+pub(crate) const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";

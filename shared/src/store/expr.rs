@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::domain::{EmailAddress, EmailId, Timestamp, UserId, UserStatus};
 
 /// Something an expression compares an attribute with or sets it to.
-pub trait Value {
+pub(super) trait Value {
     fn into_value(self) -> AttributeValue;
 }
 
@@ -85,14 +85,14 @@ impl Value for &EmailAddress {
 /// The names and values of one request's expressions, registered as their text
 /// is written. Each method returns a piece of expression text.
 #[derive(Debug, Default, Clone)]
-pub struct Expr {
+pub(super) struct Expr {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,
 }
 
 impl Expr {
     /// `#attribute`.
-    pub fn name(&mut self, attribute: &'static str) -> String {
+    pub(super) fn name(&mut self, attribute: &'static str) -> String {
         let placeholder = format!("#{attribute}");
         self.names.insert(placeholder.clone(), attribute.to_owned());
         placeholder
@@ -100,7 +100,7 @@ impl Expr {
 
     /// A placeholder for `value`, named after `attribute`: `:attribute`, or
     /// `:attribute2`, `:attribute3`… when that one holds another value.
-    pub fn value(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn value(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.register(format!(":{attribute}"), value.into_value())
     }
 
@@ -125,35 +125,35 @@ impl Expr {
     }
 
     /// `#a = :a`; also the form of a SET clause.
-    pub fn eq(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn eq(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, "=", value)
     }
 
-    pub fn ne(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn ne(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, "<>", value)
     }
 
-    pub fn lt(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn lt(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, "<", value)
     }
 
-    pub fn le(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn le(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, "<=", value)
     }
 
-    pub fn gt(&mut self, attribute: &'static str, value: impl Value) -> String {
+    pub(super) fn gt(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, ">", value)
     }
 
-    pub fn exists(&mut self, attribute: &'static str) -> String {
+    pub(super) fn exists(&mut self, attribute: &'static str) -> String {
         format!("attribute_exists({})", self.name(attribute))
     }
 
-    pub fn not_exists(&mut self, attribute: &'static str) -> String {
+    pub(super) fn not_exists(&mut self, attribute: &'static str) -> String {
         format!("attribute_not_exists({})", self.name(attribute))
     }
 
-    pub fn begins_with(&mut self, attribute: &'static str, prefix: impl Value) -> String {
+    pub(super) fn begins_with(&mut self, attribute: &'static str, prefix: impl Value) -> String {
         format!(
             "begins_with({}, {})",
             self.name(attribute),
@@ -162,7 +162,7 @@ impl Expr {
     }
 
     /// A SET clause `#a = #a + :aBy` (a negative `by` takes away).
-    pub fn add(&mut self, attribute: &'static str, by: i64) -> String {
+    pub(super) fn add(&mut self, attribute: &'static str, by: i64) -> String {
         let name = self.name(attribute);
         let (op, by) = if by < 0 { ("-", -by) } else { ("+", by) };
         let value = self.register(format!(":{attribute}By"), by.into_value());
@@ -170,46 +170,46 @@ impl Expr {
     }
 
     /// `None` when empty: DynamoDB rejects an empty ExpressionAttributeValues map.
-    pub fn values_or_none(&self) -> Option<HashMap<String, AttributeValue>> {
+    pub(super) fn values_or_none(&self) -> Option<HashMap<String, AttributeValue>> {
         (!self.values.is_empty()).then(|| self.values.clone())
     }
 
-    pub fn names_or_none(&self) -> Option<HashMap<String, String>> {
+    pub(super) fn names_or_none(&self) -> Option<HashMap<String, String>> {
         (!self.names.is_empty()).then(|| self.names.clone())
     }
 }
 
 /// Conditions that must all hold.
-pub fn and<const N: usize>(conditions: [String; N]) -> String {
+pub(super) fn and<const N: usize>(conditions: [String; N]) -> String {
     conditions.join(" AND ")
 }
 
 /// Either condition, parenthesised for use inside an `and`.
-pub fn or(a: String, b: String) -> String {
+pub(super) fn or(a: String, b: String) -> String {
     format!("({a} OR {b})")
 }
 
 /// An update expression: SET clauses, then attributes to REMOVE.
 #[derive(Debug, Default, Clone)]
-pub struct Update {
+pub(super) struct Update {
     set: Vec<String>,
     remove: Vec<String>,
 }
 
 impl Update {
     /// A clause from `Expr::eq` or `Expr::add`.
-    pub fn set(mut self, clause: String) -> Self {
+    pub(super) fn set(mut self, clause: String) -> Self {
         self.set.push(clause);
         self
     }
 
     /// A name from `Expr::name`.
-    pub fn remove(mut self, name: String) -> Self {
+    pub(super) fn remove(mut self, name: String) -> Self {
         self.remove.push(name);
         self
     }
 
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         let mut parts = Vec::new();
         if !self.set.is_empty() {
             parts.push(format!("SET {}", self.set.join(", ")));
@@ -224,7 +224,7 @@ impl Update {
 /// The `#name` and `:value` tokens of an expression's text, for tests that
 /// check a request defines exactly what its expressions use.
 #[cfg(test)]
-pub fn tokens(text: &str) -> (Vec<String>, Vec<String>) {
+pub(super) fn tokens(text: &str) -> (Vec<String>, Vec<String>) {
     let mut names = Vec::new();
     let mut values = Vec::new();
     let mut chars = text.char_indices().peekable();

@@ -13,10 +13,10 @@ use super::error::StoreError;
 pub(crate) mod attr {
     macro_rules! attributes {
         ($($name:ident = $value:literal),* $(,)?) => {
-            $(pub const $name: &str = $value;)*
+            $(pub(crate) const $name: &str = $value;)*
             /// Every name above, for tests that check expressions use only these.
             #[cfg(test)]
-            pub const ALL: &[&str] = &[$($name),*];
+            pub(crate) const ALL: &[&str] = &[$($name),*];
         };
     }
 

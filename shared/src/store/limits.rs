@@ -60,14 +60,6 @@ pub struct Seen {
 }
 
 impl Seen {
-    pub fn get(&self, counter: Counter) -> Option<&LimitItem> {
-        match counter {
-            Counter::CodesIssued => self.codes_issued.as_ref(),
-            Counter::WrongCodes => self.wrong_codes.as_ref(),
-            Counter::UserAddress => self.user_address.as_ref(),
-        }
-    }
-
     /// The item as a failed condition showed it.
     pub fn learn(&mut self, counter: Counter, item: Option<LimitItem>) {
         match counter {

@@ -78,7 +78,7 @@ const THROTTLED: &[&str] = &[
 ];
 
 impl TxPlan {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             items: Vec::new(),
             readings: Vec::new(),
@@ -87,7 +87,7 @@ impl TxPlan {
     }
 
     /// Adds an item and how a failure of its condition reads.
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         item: TransactWriteItem,
         reading: impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync + 'static,
@@ -96,12 +96,12 @@ impl TxPlan {
         self.readings.push(Box::new(reading));
     }
 
-    pub fn items(&self) -> &[TransactWriteItem] {
+    pub(crate) fn items(&self) -> &[TransactWriteItem] {
         &self.items
     }
 
     /// What a failed condition on item `index` means, given the item as it was.
-    pub fn read(&self, index: usize, old: Option<&Item>) -> Rejection {
+    pub(crate) fn read(&self, index: usize, old: Option<&Item>) -> Rejection {
         match self.readings.get(index).map(|read| read(old)) {
             Some(Ok(rejection)) => rejection,
             Some(Err(err)) => Rejection::Failed(err),
@@ -110,7 +110,7 @@ impl TxPlan {
     }
 
     /// Why the transaction of this plan failed.
-    pub fn read_failure(&self, err: SdkError<TransactWriteItemsError, HttpResponse>) -> Rejection {
+    pub(crate) fn read_failure(&self, err: SdkError<TransactWriteItemsError, HttpResponse>) -> Rejection {
         let canceled = match err.as_service_error() {
             Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => canceled,
             Some(
@@ -237,7 +237,7 @@ pub(crate) mod tests {
 
     /// Asserts that every item of `plan` defines exactly the `#names` and
     /// `:values` its expressions use, and that each has a reading.
-    pub fn assert_well_formed(plan: &TxPlan) {
+    pub(crate) fn assert_well_formed(plan: &TxPlan) {
         assert_eq!(plan.items.len(), plan.readings.len());
         for item in &plan.items {
             let (texts, names, values): (Vec<&str>, _, _) = if let Some(p) = item.put() {

@@ -2,7 +2,7 @@
 //! end marker, both comments, so the file stays valid and its own tools read it.
 
 #[derive(Debug, thiserror::Error)]
-pub enum RegionError {
+pub(crate) enum RegionError {
     #[error("{file}: {source}")]
     Io {
         file: String,
@@ -14,7 +14,7 @@ pub enum RegionError {
 }
 
 #[derive(Debug, Clone)]
-pub struct Region {
+pub(crate) struct Region {
     pub name: &'static str,
     begin: String,
     end: String,
@@ -22,7 +22,7 @@ pub struct Region {
 
 impl Region {
     /// A region of template.yaml's `Resources`, at one level of indentation.
-    pub fn yaml(name: &'static str) -> Self {
+    pub(crate) fn yaml(name: &'static str) -> Self {
         Self {
             name,
             begin: format!(
@@ -33,7 +33,7 @@ impl Region {
     }
 
     /// A region inside a TOML array, at four spaces.
-    pub fn toml(name: &'static str) -> Self {
+    pub(crate) fn toml(name: &'static str) -> Self {
         Self {
             name,
             begin: format!(
@@ -45,7 +45,7 @@ impl Region {
 
     /// `text` with the region's lines replaced by `content` (whole lines, each
     /// ending in a newline).
-    pub fn replace(&self, file: &str, text: &str, content: &str) -> Result<String, RegionError> {
+    pub(crate) fn replace(&self, file: &str, text: &str, content: &str) -> Result<String, RegionError> {
         let begin = self.find(file, text, &self.begin)?;
         let end = self.find(file, text, &self.end)?;
         let lines: Vec<&str> = text.split_inclusive('\n').collect();

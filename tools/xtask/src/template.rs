@@ -7,7 +7,7 @@ use user_service::catalog::{Alarm, Function, Trigger};
 use user_service::{identity, keys, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
-pub fn logical_name(function: &Function) -> String {
+pub(crate) fn logical_name(function: &Function) -> String {
     function
         .name
         .split('-')
@@ -63,7 +63,7 @@ impl Yaml {
 
 /// The function blocks: for each catalog entry its function, its log group, and
 /// what its trigger needs (Cognito's invoke permission, a stream's failure queue).
-pub fn functions(catalog: &[Function]) -> String {
+pub(crate) fn functions(catalog: &[Function]) -> String {
     let mut y = Yaml::default();
     for (i, function) in catalog.iter().enumerate() {
         if i > 0 {
@@ -259,7 +259,7 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
 }
 
 /// The alarms of every function, as the catalog lists them.
-pub fn alarms(catalog: &[Function]) -> String {
+pub(crate) fn alarms(catalog: &[Function]) -> String {
     let mut y = Yaml::default();
     let mut first = true;
     for function in catalog {
@@ -376,7 +376,7 @@ fn alarm_block(y: &mut Yaml, id: &str, alarm: Alarm) {
 
 /// samconfig.toml's `sync` watch list: every function ignores the build and tool
 /// folders, or each build would look like a code change.
-pub fn watch_exclude(catalog: &[Function]) -> String {
+pub(crate) fn watch_exclude(catalog: &[Function]) -> String {
     let mut out = String::new();
     for function in catalog {
         let id = logical_name(function);

@@ -26,19 +26,19 @@ mod fixtures {
     use crate::store::items::{self, ProfileItem};
     use crate::store::plan::Rejection;
 
-    pub fn now() -> Timestamp {
+    pub(super) fn now() -> Timestamp {
         Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap()
     }
 
-    pub fn user() -> UserId {
+    pub(super) fn user() -> UserId {
         UserId::parse("user-a").unwrap()
     }
 
-    pub fn address() -> EmailAddress {
+    pub(super) fn address() -> EmailAddress {
         EmailAddress::parse("ada@example.com").unwrap()
     }
 
-    pub fn new_user() -> NewUser {
+    pub(super) fn new_user() -> NewUser {
         NewUser {
             user_id: user(),
             email: address(),
@@ -49,14 +49,14 @@ mod fixtures {
     }
 
     /// A stored profile of `user()` in `status`, with `count` addresses, at `version`.
-    pub fn profile(status: UserStatus, count: u32, version: u64) -> Item {
+    pub(super) fn profile(status: UserStatus, count: u32, version: u64) -> Item {
         let mut p = ProfileItem::new(&new_user(), count, now());
         p.status = status;
         p.version = version;
         items::profile_item(&p).unwrap()
     }
 
-    pub fn failed(r: Rejection) -> StoreError {
+    pub(super) fn failed(r: Rejection) -> StoreError {
         match r {
             Rejection::Failed(e) => e,
             other => panic!("expected a failure, got {other:?}"),
