@@ -32,6 +32,7 @@ pub mod retry;
 use aws_config::BehaviorVersion;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
@@ -124,17 +125,22 @@ impl Store {
     }
 
     async fn user_items(&self, user: &UserId) -> Result<UserItems, StoreError> {
-        let mut x = Expr::default();
-        let key_condition = x.eq(keys::PK, keys::user_pk(user));
         let query = self
-            .client
+            .query(|x| x.eq(keys::PK, keys::user_pk(user)))
+            .consistent_read(true);
+        UserItems::from_items(query_all(query).await?)
+    }
+
+    /// A Query of the table under the key condition `key_condition` writes.
+    fn query(&self, key_condition: impl FnOnce(&mut Expr) -> String) -> QueryFluentBuilder {
+        let mut x = Expr::default();
+        let key_condition = key_condition(&mut x);
+        self.client
             .query()
             .table_name(self.table())
             .key_condition_expression(key_condition)
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none())
-            .consistent_read(true);
-        UserItems::from_items(query_all(query).await?)
     }
 
     /// Sends a plan; a failure comes back read through the plan's own readings.

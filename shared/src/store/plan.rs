@@ -171,17 +171,36 @@ macro_rules! conditioned {
     };
 }
 
-/// A Put of `item` under the condition `condition` writes.
-pub(crate) fn put(
-    table: &str,
-    item: Item,
-    condition: impl FnOnce(&mut Expr) -> String,
-) -> Result<TransactWriteItem, StoreError> {
-    let mut x = Expr::default();
-    let condition = condition(&mut x);
-    let put = conditioned!(Put::builder().table_name(table).set_item(Some(item)), condition, x);
-    Ok(TransactWriteItem::builder().put(put).build())
+/// Put, Delete and ConditionCheck differ only in their builder: each takes its
+/// condition from `condition`, written into a fresh `Expr`.
+macro_rules! keyed_write {
+    ($(#[$doc:meta])* $name:ident, $builder:ident, $set:ident, $item:ident) => {
+        $(#[$doc])*
+        pub(crate) fn $name(
+            table: &str,
+            item: Item,
+            condition: impl FnOnce(&mut Expr) -> String,
+        ) -> Result<TransactWriteItem, StoreError> {
+            let mut x = Expr::default();
+            let condition = condition(&mut x);
+            let write = conditioned!($builder::builder().table_name(table).$set(Some(item)), condition, x);
+            Ok(TransactWriteItem::builder().$item(write).build())
+        }
+    };
 }
+
+keyed_write!(
+    /// A Put of `item` under the condition `condition` writes.
+    put, Put, set_item, put
+);
+keyed_write!(
+    /// A Delete of the item at the key `item` under the condition `condition` writes.
+    delete, Delete, set_key, delete
+);
+keyed_write!(
+    /// A ConditionCheck of the item at the key `item`.
+    check, ConditionCheck, set_key, condition_check
+);
 
 /// An Update of the item at `key`: `write` gives the update and its condition.
 pub(crate) fn update(
@@ -197,34 +216,6 @@ pub(crate) fn update(
         .update_expression(update.text());
     let update = conditioned!(builder, condition, x);
     Ok(TransactWriteItem::builder().update(update).build())
-}
-
-/// A Delete of the item at `key` under the condition `condition` writes.
-pub(crate) fn delete(
-    table: &str,
-    key: Item,
-    condition: impl FnOnce(&mut Expr) -> String,
-) -> Result<TransactWriteItem, StoreError> {
-    let mut x = Expr::default();
-    let condition = condition(&mut x);
-    let delete = conditioned!(Delete::builder().table_name(table).set_key(Some(key)), condition, x);
-    Ok(TransactWriteItem::builder().delete(delete).build())
-}
-
-/// A ConditionCheck of the item at `key`.
-pub(crate) fn check(
-    table: &str,
-    key: Item,
-    condition: impl FnOnce(&mut Expr) -> String,
-) -> Result<TransactWriteItem, StoreError> {
-    let mut x = Expr::default();
-    let condition = condition(&mut x);
-    let check = conditioned!(
-        ConditionCheck::builder().table_name(table).set_key(Some(key)),
-        condition,
-        x
-    );
-    Ok(TransactWriteItem::builder().condition_check(check).build())
 }
 
 #[cfg(test)]

@@ -25,18 +25,13 @@ impl Store {
 
     /// A user's addresses, oldest first.
     pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
-        let mut x = Expr::default();
-        let key_condition = and([
-            x.eq(keys::PK, keys::user_pk(user)),
-            x.begins_with(keys::SK, keys::EMAIL_SK_PREFIX),
-        ]);
         let query = self
-            .client
-            .query()
-            .table_name(self.table())
-            .key_condition_expression(key_condition)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none())
+            .query(|x| {
+                and([
+                    x.eq(keys::PK, keys::user_pk(user)),
+                    x.begins_with(keys::SK, keys::EMAIL_SK_PREFIX),
+                ])
+            })
             .consistent_read(true);
         let mut records: Vec<EmailItem> = query_all(query)
             .await?
@@ -60,16 +55,9 @@ impl Store {
     /// The account holding an address, through GSI1. GSI1 is eventually
     /// consistent: a change of owner shows there a moment later.
     pub async fn find_by_email(&self, email: &EmailAddress) -> Result<Account, StoreError> {
-        let mut x = Expr::default();
-        let key_condition = x.eq(keys::GSI1PK, keys::email_gsi1pk(email));
         let query = self
-            .client
-            .query()
-            .table_name(self.table())
-            .index_name(keys::GSI1)
-            .key_condition_expression(key_condition)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none());
+            .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(email)))
+            .index_name(keys::GSI1);
         let records: Vec<IndexedEmail> = query_all(query)
             .await?
             .into_iter()

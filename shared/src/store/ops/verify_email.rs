@@ -29,6 +29,15 @@ struct Checked<'a> {
     per_code: PerCode,
 }
 
+impl<'a> Checked<'a> {
+    /// Both answers start alike: a plan whose first item checks the user is active.
+    fn start(&self, table: &str) -> Result<TxPlan, StoreError> {
+        let mut plan = TxPlan::new();
+        push_active_check(&mut plan, table, self.user)?;
+        Ok(plan)
+    }
+}
+
 impl Store {
     /// Checks a code. The right one verifies the address and makes its claim
     /// permanent; a wrong one counts against the code's limit and the user's
@@ -177,15 +186,8 @@ fn right_code_plan(
     guess_limits: [(Counter, Item, Option<&LimitItem>); 2],
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
-    let Checked {
-        user,
-        email_id,
-        code_hash,
-        per_code,
-    } = *checked;
-    let mut plan = TxPlan::new();
-    push_active_check(&mut plan, table, user)?;
-    let record = plan::update(table, keys::email_key(user, email_id), |x| {
+    let mut plan = checked.start(table)?;
+    let record = plan::update(table, keys::email_key(checked.user, checked.email_id), |x| {
         let update = Update::default()
             .set(x.eq(attr::IS_VERIFIED, true))
             .set(x.eq(attr::VERIFIED_AT, now))
@@ -195,18 +197,18 @@ fn right_code_plan(
             .remove(x.name(attr::CODE_SENT_AT));
         let condition = and([
             x.eq(attr::IS_VERIFIED, false),
-            x.eq(attr::CODE_HASH, code_hash),
-            x.lt(attr::CODE_ATTEMPTS, per_code.max_attempts),
+            x.eq(attr::CODE_HASH, checked.code_hash),
+            x.lt(attr::CODE_ATTEMPTS, checked.per_code.max_attempts),
             x.gt(attr::CODE_EXPIRES_AT, now),
         ]);
         (update, condition)
     })?;
-    plan.push(record, read_record(per_code, now));
+    plan.push(record, read_record(checked.per_code, now));
     let claim = plan::update(table, keys::claim_key(email), |x| {
         let update = Update::default().remove(x.name(attr::EXPIRES_AT));
         let condition = and([
-            x.eq(attr::USER_ID, user),
-            x.eq(attr::EMAIL_ID, email_id),
+            x.eq(attr::USER_ID, checked.user),
+            x.eq(attr::EMAIL_ID, checked.email_id),
             x.exists(attr::EXPIRES_AT),
         ]);
         (update, condition)
@@ -228,24 +230,17 @@ fn wrong_code_plan(
     counters: Vec<CounterWrite<'_>>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
-    let Checked {
-        user,
-        email_id,
-        code_hash,
-        per_code,
-    } = *checked;
-    let mut plan = TxPlan::new();
-    push_active_check(&mut plan, table, user)?;
-    let record = plan::update(table, keys::email_key(user, email_id), |x| {
+    let mut plan = checked.start(table)?;
+    let record = plan::update(table, keys::email_key(checked.user, checked.email_id), |x| {
         let update = Update::default().set(x.add(attr::CODE_ATTEMPTS, 1));
         let condition = and([
             x.eq(attr::IS_VERIFIED, false),
-            x.eq(attr::CODE_HASH, code_hash),
-            x.lt(attr::CODE_ATTEMPTS, per_code.max_attempts),
+            x.eq(attr::CODE_HASH, checked.code_hash),
+            x.lt(attr::CODE_ATTEMPTS, checked.per_code.max_attempts),
         ]);
         (update, condition)
     })?;
-    plan.push(record, read_record(per_code, now));
+    plan.push(record, read_record(checked.per_code, now));
     for counter in counters {
         limits::push_count(&mut plan, table, counter, now)?;
     }
@@ -264,6 +259,16 @@ mod tests {
         resend_interval_seconds: 60,
     };
 
+    /// A check of the code hashed "h" on a new record of `user`.
+    fn checked(user: &UserId) -> Checked<'_> {
+        Checked {
+            user,
+            email_id: EmailId::new(),
+            code_hash: "h",
+            per_code: PER_CODE,
+        }
+    }
+
     fn record_item(record: &EmailItem) -> Item {
         items::to_item(keys::email_key(&record.user_id, record.email_id), record).unwrap()
     }
@@ -271,12 +276,7 @@ mod tests {
     #[test]
     fn the_right_code_verifies_the_record_and_its_claim_under_the_guess_limits() {
         let user = user();
-        let checked = Checked {
-            user: &user,
-            email_id: EmailId::new(),
-            code_hash: "h",
-            per_code: PER_CODE,
-        };
+        let checked = checked(&user);
         let limits = [
             (Counter::WrongCodes, keys::wrong_codes_key(&user), None),
             (Counter::UserAddress, keys::user_address_key(&user, "a"), None),
@@ -301,12 +301,7 @@ mod tests {
     #[test]
     fn a_failed_check_tells_gone_verified_spent_and_expired_apart() {
         let user = user();
-        let checked = Checked {
-            user: &user,
-            email_id: EmailId::new(),
-            code_hash: "h",
-            per_code: PER_CODE,
-        };
+        let checked = checked(&user);
         let plan = wrong_code_plan("t", &checked, Vec::new(), now()).unwrap();
         assert_well_formed(&plan);
         assert!(matches!(failed(plan.read(1, None)), StoreError::NotFound));
