@@ -9,23 +9,16 @@ use user_service::store::items::{ClaimItem, EmailItem, ProfileItem};
 use user_service::store::limits::LimitItem;
 
 pub async fn scan(client: &Client, table: &str) -> Vec<Item> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let page = client
-            .scan()
-            .table_name(table)
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("scan");
-        items.extend(page.items.unwrap_or_default());
-        match page.last_evaluated_key {
-            Some(k) if !k.is_empty() => start = Some(k),
-            _ => return items,
-        }
-    }
+    client
+        .scan()
+        .table_name(table)
+        .consistent_read(true)
+        .into_paginator()
+        .items()
+        .send()
+        .collect::<Result<Vec<_>, _>>()
+        .await
+        .expect("scan")
 }
 
 /// Every violation of the table's rules, one sentence each; empty when all hold.

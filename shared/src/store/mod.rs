@@ -192,19 +192,14 @@ impl Store {
     }
 }
 
-async fn query_all(
-    query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
-) -> Result<Vec<Item>, StoreError> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let page = query.clone().set_exclusive_start_key(start).send().await?;
-        items.extend(page.items.unwrap_or_default());
-        match page.last_evaluated_key {
-            Some(key) if !key.is_empty() => start = Some(key),
-            _ => return Ok(items),
-        }
-    }
+/// Every item the query matches, page after page (the SDK's paginator).
+async fn query_all(query: QueryFluentBuilder) -> Result<Vec<Item>, StoreError> {
+    Ok(query
+        .into_paginator()
+        .items()
+        .send()
+        .collect::<Result<Vec<_>, _>>()
+        .await?)
 }
 
 fn updated_profile(attributes: Option<Item>) -> Result<Profile, StoreError> {

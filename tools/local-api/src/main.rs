@@ -9,7 +9,7 @@ use std::sync::Arc;
 use local_api::auth::{AUDIENCE, DevKey};
 use local_api::invoke::Lambda;
 use local_api::routes::Routes;
-use local_api::server::{State_, router};
+use local_api::server::{AppState, router};
 use user_service::Store;
 use user_service::config::{ClientTimeouts, StoreConfig};
 use user_service::store::{dynamodb_client, schema};
@@ -70,7 +70,7 @@ async fn main() -> Result<(), Error> {
     );
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");
-    let shared = Arc::new(State_ {
+    let shared = Arc::new(AppState {
         routes,
         key,
         lambda: Lambda::new(lambda_port),

@@ -20,7 +20,7 @@ use crate::routes::{Route, Routes};
 /// API Gateway's payload limit.
 const MAX_BODY: usize = 10 * 1024 * 1024;
 
-pub struct State_ {
+pub struct AppState {
     pub routes: Routes,
     pub key: DevKey,
     pub lambda: Lambda,
@@ -28,7 +28,7 @@ pub struct State_ {
     pub pool: crate::pool::Pool,
 }
 
-pub type Shared = Arc<State_>;
+pub type Shared = Arc<AppState>;
 
 pub fn router(shared: Shared) -> Router {
     let state = shared.clone();
