@@ -75,13 +75,13 @@ impl Event {
 
     pub fn query(mut self, name: &str, value: &str) -> Self {
         self.0["queryStringParameters"] = json!({ name: value });
-        let encoded: String = value
-            .bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
-                _ => format!("%{b:02X}"),
-            })
-            .collect();
+        // RFC 3986's unreserved characters stay; everything else is escaped.
+        const ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+            .remove(b'-')
+            .remove(b'.')
+            .remove(b'_')
+            .remove(b'~');
+        let encoded = percent_encoding::utf8_percent_encode(value, ESCAPED);
         self.0["rawQueryString"] = json!(format!("{name}={encoded}"));
         self
     }
