@@ -46,10 +46,4 @@ pub(crate) async fn with_verified(store: &Store, user: &UserId, email: &str) -> 
     added.email_id
 }
 
-pub(crate) async fn assert_invariants(store: &Store) {
-    invariants::assert_holds(store.client(), &store.config().table_name).await;
-}
-
-pub(crate) async fn item_count(store: &Store) -> usize {
-    invariants::scan(store.client(), &store.config().table_name).await.len()
-}
+pub(crate) use invariants::{assert_store_holds as assert_invariants, item_count};

@@ -6,14 +6,14 @@
 use std::time::Duration;
 
 use aws_sdk_cognitoidentityprovider::Client as Cognito;
-use aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserError;
+use aws_sdk_cognitoidentityprovider::operation::admin_disable_user::{AdminDisableUserError, AdminDisableUserOutput};
 use aws_sdk_cognitoidentityprovider::operation::admin_update_user_attributes::{
     AdminUpdateUserAttributesError, AdminUpdateUserAttributesOutput,
 };
 use aws_sdk_cognitoidentityprovider::operation::admin_user_global_sign_out::AdminUserGlobalSignOutOutput;
 use aws_sdk_cognitoidentityprovider::types::AttributeType;
 use aws_sdk_cognitoidentityprovider::types::error::TooManyRequestsException;
-use aws_smithy_mocks::{RuleMode, mock, mock_client};
+use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
 use integration_tests::filter;
 use integration_tests::http::LogCapture;
 use integration_tests::moto::{CognitoUser, Moto, cognito_user};
@@ -364,6 +364,27 @@ const SUB_A: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b01";
 const SUB_B: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b02";
 const SUB_C: &str = "0b6e7c1a-1d2e-4f3a-8b4c-5d6e7f8a9b03";
 
+/// An app whose Cognito answers with `rules` alone, in any order.
+macro_rules! app_answering {
+    ($($rule:expr),+ $(,)?) => {
+        app_with_cognito(mock_client!(
+            aws_sdk_cognitoidentityprovider,
+            RuleMode::MatchAny,
+            [$($rule),+]
+        ))
+    };
+}
+
+/// Cognito signs the user out.
+fn signs_out() -> Rule {
+    mock!(Cognito::admin_user_global_sign_out).then_output(|| AdminUserGlobalSignOutOutput::builder().build())
+}
+
+/// Cognito disables the user.
+fn disables() -> Rule {
+    mock!(Cognito::admin_disable_user).then_output(|| AdminDisableUserOutput::builder().build())
+}
+
 fn app_with_cognito(client: Cognito) -> TestApp {
     TestApp::from(App {
         users: Some(UserPool::new(client, "us-east-1_faults")),
@@ -377,22 +398,14 @@ fn app_with_cognito(client: Cognito) -> TestApp {
 
 #[tokio::test]
 async fn a_throttled_record_mid_batch_is_reported_and_nothing_after_it_is_applied() {
-    let sign_out =
-        mock!(Cognito::admin_user_global_sign_out).then_output(|| AdminUserGlobalSignOutOutput::builder().build());
-    let disable = mock!(Cognito::admin_disable_user).then_output(|| {
-        aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserOutput::builder().build()
-    });
+    let sign_out = signs_out();
+    let disable = disables();
     let throttled = mock!(Cognito::admin_update_user_attributes).then_error(|| {
         AdminUpdateUserAttributesError::TooManyRequestsException(
             TooManyRequestsException::builder().message("Rate exceeded").build(),
         )
     });
-    let client = mock_client!(
-        aws_sdk_cognitoidentityprovider,
-        RuleMode::MatchAny,
-        [&sign_out, &disable, &throttled]
-    );
-    let app = app_with_cognito(client);
+    let app = app_answering!(&sign_out, &disable, &throttled);
     let batch = [
         suspension(1, SUB_A),
         change(2, SUB_B, ("b@example.com", "active"), ("b.new@example.com", "active")),
@@ -408,14 +421,8 @@ async fn a_throttled_record_mid_batch_is_reported_and_nothing_after_it_is_applie
 async fn an_error_that_persists_is_reported_every_time() {
     let failing = mock!(Cognito::admin_disable_user)
         .then_error(|| AdminDisableUserError::TooManyRequestsException(TooManyRequestsException::builder().build()));
-    let sign_out =
-        mock!(Cognito::admin_user_global_sign_out).then_output(|| AdminUserGlobalSignOutOutput::builder().build());
-    let client = mock_client!(
-        aws_sdk_cognitoidentityprovider,
-        RuleMode::MatchAny,
-        [&sign_out, &failing]
-    );
-    let app = app_with_cognito(client);
+    let sign_out = signs_out();
+    let app = app_answering!(&sign_out, &failing);
     let batch = [suspension(7, SUB_A)];
     for _ in 0..3 {
         assert_eq!(deliver(&app, &batch).await, [sequence(&batch[0])]);
@@ -455,8 +462,7 @@ async fn a_cognito_call_that_times_out_is_reported() {
 async fn records_the_invocation_has_no_time_for_are_retried_untouched() {
     let update =
         mock!(Cognito::admin_update_user_attributes).then_output(|| AdminUpdateUserAttributesOutput::builder().build());
-    let client = mock_client!(aws_sdk_cognitoidentityprovider, RuleMode::MatchAny, [&update]);
-    let app = app_with_cognito(client);
+    let app = app_answering!(&update);
     let batch = [change(
         11,
         SUB_A,
@@ -500,15 +506,8 @@ async fn signing_out_a_user_cognito_already_disabled_counts_as_done() {
             NotAuthorizedException::builder().message("User is disabled.").build(),
         )
     });
-    let disable = mock!(Cognito::admin_disable_user).then_output(|| {
-        aws_sdk_cognitoidentityprovider::operation::admin_disable_user::AdminDisableUserOutput::builder().build()
-    });
-    let client = mock_client!(
-        aws_sdk_cognitoidentityprovider,
-        RuleMode::MatchAny,
-        [&sign_out, &disable]
-    );
-    let app = app_with_cognito(client);
+    let disable = disables();
+    let app = app_answering!(&sign_out, &disable);
     // A suspension replayed after it landed.
     let batch = [suspension(5, SUB_A)];
     assert_eq!(deliver(&app, &batch).await, Vec::<String>::new());

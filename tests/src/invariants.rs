@@ -144,3 +144,13 @@ pub async fn assert_holds(client: &Client, table: &str) {
     let found = violations(client, table).await;
     assert!(found.is_empty(), "invariants broken:\n  {}", found.join("\n  "));
 }
+
+/// Fails the test if `store`'s table breaks an invariant.
+pub async fn assert_store_holds(store: &user_service::Store) {
+    assert_holds(store.client(), &store.config().table_name).await;
+}
+
+/// How many items `store`'s table holds.
+pub async fn item_count(store: &user_service::Store) -> usize {
+    scan(store.client(), &store.config().table_name).await.len()
+}

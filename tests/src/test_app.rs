@@ -260,14 +260,12 @@ impl TestApp {
 
     /// How many items the table holds.
     pub async fn item_count(&self) -> usize {
-        invariants::scan(self.store.client(), &self.store.config().table_name)
-            .await
-            .len()
+        invariants::item_count(&self.store).await
     }
 
     /// Fails the test if the table breaks an invariant.
     pub async fn assert_invariants(&self) {
-        invariants::assert_holds(self.store.client(), &self.store.config().table_name).await;
+        invariants::assert_store_holds(&self.store).await;
     }
 }
 
