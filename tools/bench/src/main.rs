@@ -1,218 +1,460 @@
-//! `make bench`: size, cold start, latency and memory of the release binaries
-//! (the deployed profile: LTO, one codegen unit, stripped), each started once
-//! behind `cargo lambda watch --only-lambda-apis` on 127.0.0.1 against DynamoDB
-//! Local, invoked through the Lambda invoke endpoint with the events in events/.
+//! `make bench`: cold start, warm latency, instructions, DynamoDB requests,
+//! size, memory and scale of the functions, each beside its floor, in one run.
 //!
-//! Figures are for this machine and DynamoDB Local; they compare builds and
-//! changes, they are not AWS numbers. Never part of `make test`.
+//! The bench is its own Lambda Runtime API: it spawns each function's binary
+//! as Lambda spawns an execution environment, against DynamoDB Local behind a
+//! loopback proxy (plain HTTP, or TLS with a CA of its own). Beside get-profile
+//! it runs the two Rust floors (`tools/bench/floors`: a lambda_runtime
+//! hello-world, and one GetItem with a client from `aws_config::load_from_env`)
+//! and the same GetItem in Python 3.11 + boto3 under awslambdaric. Only ratios
+//! are stable on a shared machine, so every comparison is made in the same run.
+//!
+//! `--smoke` runs every section with the debug binaries the tests built, a few
+//! iterations and no thresholds, without Python or valgrind: it is part of
+//! `make test`. Never a timed test: figures are reported, not asserted.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+mod charts;
+mod proxy;
+mod report;
+mod requests;
+mod runtime;
+mod scale;
+mod sizes;
+mod stats;
 
-use integration_tests::lambda::{Build, Watch, function_env, workspace_root};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+use integration_tests::lambda::{function_env, workspace_root};
 use integration_tests::{ddb, events};
-use local_api::invoke::Lambda;
 use serde_json::{Value, json};
-use user_service::catalog;
+use user_service::domain::{EmailAddress, NewUser, Timestamp, UserId};
+use user_service::{Store, keys};
 
-const ROUNDS: usize = 100;
+use crate::proxy::{Proxy, Tls};
+use crate::report::Report;
+use crate::runtime::{Environment, Launch};
+use crate::stats::Sample;
 
-struct Bench {
-    /// Kept for its lifetime: dropping it stops the functions.
-    _watch: Watch,
-    lambda: Lambda,
+#[derive(Debug, Parser)]
+#[command(about = "Cold start, warm latency, requests, size, memory and scale of the functions")]
+struct Args {
+    /// The test command's smoke: debug binaries, a few iterations, no Python, no valgrind.
+    #[arg(long)]
+    smoke: bool,
+    /// Where the report and charts go (git-ignored).
+    #[arg(long, default_value = "bench-report")]
+    out: PathBuf,
+    /// Spawns per program for the cold start.
+    #[arg(long)]
+    spawns: Option<usize>,
+    /// Warm invocations per function.
+    #[arg(long)]
+    warm: Option<usize>,
+    /// Users in the large table of the scale section.
+    #[arg(long)]
+    users: Option<usize>,
+    /// Skip building (the binaries are already built with the release profile).
+    #[arg(long)]
+    no_build: bool,
+    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
-impl Bench {
-    fn start(table: String) -> Self {
-        let watch = Watch::start_with(&environment(table), Build::Release);
-        let lambda = Lambda::new(watch.port);
-        Self { _watch: watch, lambda }
+/// The sub and address of the user every HTTP event in events/ is for.
+const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+const ADA_EMAIL: &str = "ada@example.com";
+
+pub(crate) const FLOOR_HELLO: &str = "floor-hello";
+pub(crate) const FLOOR_SDK: &str = "floor-sdk-get-item";
+pub(crate) const PYTHON: &str = "python-boto3";
+
+/// How the bench runs: which binaries, how many times.
+pub(crate) struct Plan {
+    pub(crate) smoke: bool,
+    pub(crate) spawns: usize,
+    pub(crate) warm: usize,
+    pub(crate) users: usize,
+    pub(crate) bin_dir: PathBuf,
+    pub(crate) out: PathBuf,
+    only: Vec<String>,
+}
+
+impl Plan {
+    fn runs(&self, section: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == section)
     }
 
-    async fn invoke(&self, function: &str, event: &Value) -> (Duration, Value) {
-        let start = Instant::now();
-        let body = self
-            .lambda
-            .invoke(function, event)
-            .await
-            .unwrap_or_else(|e| panic!("{function}: {e}"));
-        (start.elapsed(), body)
+    pub(crate) fn binary(&self, name: &str) -> PathBuf {
+        self.bin_dir.join(name)
     }
 
-    /// First invocation of a fresh process (its init ran at start; the first request
-    /// pays the SDK's lazy set-up), then `rounds` warm calls.
-    async fn measure(&self, function: &str, mut event_for: impl FnMut(usize, &Value) -> Value) -> Sample {
-        let mut last = Value::Null;
-        let (cold, body) = self.invoke(function, &event_for(0, &last)).await;
-        last = body;
-        let mut warm = Vec::with_capacity(ROUNDS);
-        for i in 1..=ROUNDS {
-            let (took, body) = self.invoke(function, &event_for(i, &last)).await;
-            warm.push(took);
-            last = body;
+    /// A function's or floor's binary, with the local AWS environment pointed at `endpoint`.
+    pub(crate) fn launch(&self, name: &str, table: &str, endpoint: &str, ca_file: Option<&Path>) -> Launch {
+        let mut launch = Launch::new(name, self.binary(name));
+        for (k, v) in function_env(table.to_owned(), &[]) {
+            launch = launch.env(k, v);
         }
-        warm.sort();
-        Sample { cold, warm, last }
-    }
-}
-
-struct Sample {
-    cold: Duration,
-    warm: Vec<Duration>,
-    last: Value,
-}
-
-impl Sample {
-    fn pct(&self, p: f64) -> Duration {
-        let i = ((self.warm.len() as f64 - 1.0) * p).round() as usize;
-        self.warm[i]
-    }
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2}", d.as_secs_f64() * 1000.0)
-}
-
-/// Peak resident memory (VmHWM) of the running process of `binary`, in KiB.
-fn peak_rss_kib(binary: &str) -> Option<u64> {
-    let suffix = format!("target/release/{binary}");
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let first = cmdline.split(|b| *b == 0).next().unwrap_or_default();
-        if String::from_utf8_lossy(first).ends_with(&suffix) {
-            let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            return line.split_whitespace().nth(1)?.parse().ok();
+        launch = launch
+            .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+            .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
+            .env("AWS_LAMBDA_LOG_FORMAT", "JSON");
+        if let Some(ca) = ca_file {
+            launch = launch.env("SSL_CERT_FILE", ca.display().to_string());
         }
+        launch
     }
-    None
+
+    /// The Python 3.11 + boto3 handler under awslambdaric.
+    pub(crate) fn python(&self, table: &str, endpoint: &str, ca_file: Option<&Path>) -> Launch {
+        let root = workspace_root();
+        let mut launch = Launch::new(PYTHON, root.join(".venv/bin/python"));
+        launch.args = vec!["-m".into(), "awslambdaric".into(), "handler.handler".into()];
+        launch.cwd = Some(root.join("tools/bench/python"));
+        for (k, v) in integration_tests::local_aws::vars() {
+            launch = launch.env(k, v);
+        }
+        launch = launch
+            .env("TABLE_NAME", table)
+            .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+            .env(
+                "LAMBDA_TASK_ROOT",
+                root.join("tools/bench/python").display().to_string(),
+            )
+            .env("_HANDLER", "handler.handler")
+            .env("PYTHONDONTWRITEBYTECODE", "1");
+        if let Some(ca) = ca_file {
+            launch = launch.env("AWS_CA_BUNDLE", ca.display().to_string());
+        }
+        launch
+    }
 }
 
-fn set_body(event: &mut Value, body: Value) {
-    event["body"] = json!(body.to_string());
+/// The event each program gets for "read ada's profile".
+pub(crate) fn profile_event(program: &str, user: &str) -> Value {
+    match program {
+        FLOOR_HELLO => json!({}),
+        FLOOR_SDK | PYTHON => {
+            let key = keys::profile_key(&UserId::parse(user).unwrap());
+            let key: serde_json::Map<String, Value> =
+                key.iter().map(|(k, v)| (k.clone(), json!(v.as_s().unwrap()))).collect();
+            json!({ "key": key })
+        }
+        function => with_sub(events::load(function), user),
+    }
 }
 
-fn environment(table: String) -> Vec<(&'static str, String)> {
-    function_env(table, &[("MAX_EMAILS_PER_USER", "49"), ("RUST_LOG", "warn")])
+/// An HTTP event for another caller.
+pub(crate) fn with_sub(mut event: Value, user: &str) -> Value {
+    if let Some(claims) = event.pointer_mut("/requestContext/authorizer/jwt/claims") {
+        claims["sub"] = json!(user);
+        claims["username"] = json!(user);
+    }
+    event
+}
+
+/// Whether a program's answer to the profile event is the real thing.
+pub(crate) fn check_answer(program: &str, answer: &Value) -> Result<(), String> {
+    let ok = match program {
+        FLOOR_HELLO => answer["message"] == "hello",
+        FLOOR_SDK | PYTHON => answer["found"] == true,
+        _ => answer["statusCode"] == 200,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{program}: unexpected answer {answer}"))
+    }
+}
+
+pub(crate) async fn seed_user(store: &Store, user: &str, email: &str) {
+    let new = NewUser {
+        user_id: UserId::parse(user).unwrap(),
+        email: EmailAddress::parse(email).unwrap(),
+        first_name: None,
+        last_name: None,
+        phone: None,
+    };
+    store.create_user(&new, Timestamp::now()).await.unwrap();
+}
+
+pub(crate) async fn fresh_store(client: &aws_sdk_dynamodb::Client) -> Store {
+    let table = ddb::fresh_table(client).await;
+    Store::new(client.clone(), user_service::config::StoreConfig::new(table)).with_key(ddb::test_key())
+}
+
+fn build(plan: &Plan) {
+    let root = workspace_root();
+    let mut names: Vec<&str> = user_service::catalog::FUNCTIONS.iter().map(|f| f.name).collect();
+    names.extend([FLOOR_HELLO, FLOOR_SDK]);
+    let mut cargo = std::process::Command::new("cargo");
+    cargo.current_dir(&root).arg("build");
+    if !plan.smoke {
+        cargo.arg("--release");
+    }
+    for name in &names {
+        cargo.args(["-p", name]);
+    }
+    println!(
+        "bench: building {} binaries{}",
+        names.len(),
+        if plan.smoke { "" } else { " (release profile)" }
+    );
+    assert!(cargo.status().unwrap().success(), "the build failed");
 }
 
 #[tokio::main]
 async fn main() {
-    // A first round builds the release binaries and runs every function once, on a
-    // scratch table; the measured round then starts fresh processes.
-    let build = Instant::now();
-    {
-        let scratch = Bench::start(ddb::fresh_table(&ddb::client()).await);
-        for f in catalog::FUNCTIONS {
-            // Any answer will do: this round only starts the processes.
-            let _ = scratch.lambda.invoke(f.name, &events::load(f.name)).await;
+    let args = Args::parse();
+    let smoke = args.smoke;
+    let root = workspace_root();
+    let plan = Plan {
+        smoke,
+        spawns: args.spawns.unwrap_or(if smoke { 3 } else { 30 }),
+        warm: args.warm.unwrap_or(if smoke { 20 } else { 1000 }),
+        users: args.users.unwrap_or(if smoke { 500 } else { 100_000 }),
+        bin_dir: root.join("target").join(if smoke { "debug" } else { "release" }),
+        out: if args.out.is_absolute() {
+            args.out.clone()
+        } else {
+            root.join(&args.out)
+        },
+        only: args.only.clone(),
+    };
+    std::fs::create_dir_all(&plan.out).unwrap();
+    if !args.no_build {
+        build(&plan);
+    }
+    let mut report = Report::new(&plan);
+
+    let client = ddb::client();
+    let store = fresh_store(&client).await;
+    let table = store.config().table_name.clone();
+    seed_user(&store, ADA, ADA_EMAIL).await;
+    let upstream = ddb::endpoint();
+    let tls = Tls::new(&plan.out).unwrap();
+    let plain = Proxy::start(upstream.clone(), None).await.unwrap();
+    let secure = Proxy::start(upstream.clone(), Some(&tls)).await.unwrap();
+
+    let mut programs = vec![FLOOR_HELLO, FLOOR_SDK, "get-profile"];
+    if !smoke {
+        programs.push(PYTHON);
+    }
+
+    if plan.runs("cold") {
+        for (transport, proxy, ca) in [("http", &plain, None), ("https", &secure, Some(tls.ca_file.as_path()))] {
+            for program in &programs {
+                let launch = match *program {
+                    PYTHON => plan.python(&table, &proxy.url, ca),
+                    name => plan.launch(name, &table, &proxy.url, ca),
+                };
+                let event = profile_event(program, ADA);
+                let mut init = Vec::new();
+                let mut first = Vec::new();
+                let mut total = Vec::new();
+                for _ in 0..plan.spawns {
+                    let env = Environment::start(&launch).await.unwrap();
+                    let (took, answer) = env.invoke(&event).await.unwrap();
+                    check_answer(program, &answer).unwrap();
+                    init.push(env.init);
+                    first.push(took);
+                    total.push(env.init + took);
+                    env.terminate().await;
+                }
+                println!(
+                    "bench: cold {transport} {program}: {}",
+                    Sample::new(total.clone()).p50_ms()
+                );
+                report.cold(
+                    transport,
+                    program,
+                    Sample::new(init),
+                    Sample::new(first),
+                    Sample::new(total),
+                );
+            }
         }
     }
-    println!(
-        "release build and warm-up of {} functions: {:.0} s",
-        catalog::FUNCTIONS.len(),
-        build.elapsed().as_secs_f64()
-    );
-    let table = ddb::fresh_table(&ddb::client()).await;
-    let bench = Bench::start(table);
 
-    let mut results: BTreeMap<&str, Sample> = BTreeMap::new();
-    let confirm = events::load("post-confirmation");
-    results.insert(
-        "post-confirmation",
-        bench.measure("post-confirmation", |_, _| confirm.clone()).await,
-    );
-    let admin_confirm = {
-        let mut e = confirm.clone();
-        e["userName"] = json!("9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c");
-        e["request"]["userAttributes"]["sub"] = e["userName"].clone();
-        e["request"]["userAttributes"]["email"] = json!("grace@example.com");
-        e
-    };
-    bench.invoke("post-confirmation", &admin_confirm).await;
-    let mut free = events::load("pre-sign-up");
-    free["request"]["userAttributes"]["email"] = json!("free@example.com");
-    results.insert("pre-sign-up", bench.measure("pre-sign-up", |_, _| free.clone()).await);
-
-    for name in [
-        "get-profile",
-        "get-account",
-        "list-emails",
-        "check-email",
-        "find-user-by-email",
-    ] {
-        let event = events::load(name);
-        results.insert(name, bench.measure(name, |_, _| event.clone()).await);
+    if plan.runs("warm") || plan.runs("memory") {
+        warm(&plan, &mut report, &store, &plain, &programs).await;
     }
 
-    let patch = events::load("update-profile");
-    let sample = bench
-        .measure("update-profile", |i, _| {
-            let mut e = patch.clone();
-            e["headers"]["if-match"] = json!(format!("\"{}\"", i + 1));
-            set_body(&mut e, json!({ "firstName": format!("Ada{i}") }));
-            e
-        })
-        .await;
-    assert_eq!(sample.last["statusCode"], 200, "{}", sample.last);
-    results.insert("update-profile", sample);
+    if plan.runs("callgrind") && !smoke {
+        for program in [FLOOR_HELLO, FLOOR_SDK, "get-profile"] {
+            let launch = plan.launch(program, &table, &plain.url, None);
+            let per = callgrind(&plan, &launch, &profile_event(program, ADA)).await;
+            println!("bench: callgrind {program}: {per} instructions per warm invocation");
+            report.instructions(program, per);
+        }
+    }
 
-    // Add and remove in turns, so the account never fills up.
-    let add = events::load("add-email");
-    let remove = events::load("remove-email");
-    let mut adds = Vec::new();
-    let mut removes = Vec::new();
-    for i in 0..=ROUNDS {
-        let mut e = add.clone();
-        set_body(&mut e, json!({ "email": format!("bench{i}@example.com") }));
-        let (took, added) = bench.invoke("add-email", &e).await;
+    if plan.runs("requests") {
+        let rows = requests::count(&plan, &client, &plain).await;
+        report.requests(rows);
+    }
+
+    if plan.runs("scale") {
+        let rows = scale::run(&plan, &client, &plain).await;
+        report.scale(rows);
+    }
+
+    if plan.runs("size") {
+        let rows = sizes::measure(&plan, !args.no_build);
+        report.sizes(rows);
+    }
+
+    let written = report.write().unwrap();
+    println!("bench: report in {}", written.display());
+    drop((plain, secure));
+    let _ = Duration::ZERO;
+}
+
+/// Warm latency of get-profile, get-account and an add/remove cycle, each beside
+/// the same operation made in-process with the store; and memory after them.
+async fn warm(plan: &Plan, report: &mut Report, store: &Store, proxy: &Proxy, programs: &[&str]) {
+    let table = &store.config().table_name;
+    // get-profile beside the floors and Python, each in one environment.
+    for program in programs {
+        let launch = match *program {
+            PYTHON => plan.python(table, &proxy.url, None),
+            name => plan.launch(name, table, &proxy.url, None),
+        };
+        let event = profile_event(program, ADA);
+        let env = Environment::start(&launch).await.unwrap();
+        let mut times = Vec::with_capacity(plan.warm);
+        let mut rss_at_100 = None;
+        for i in 0..=plan.warm {
+            let (took, answer) = env.invoke(&event).await.unwrap();
+            check_answer(program, &answer).unwrap();
+            if i > 0 {
+                times.push(took);
+            }
+            if i == 100.min(plan.warm / 10) {
+                rss_at_100 = env.memory_kib("VmRSS:");
+            }
+        }
+        let rss_end = env.memory_kib("VmRSS:");
+        let peak = env.memory_kib("VmHWM:");
+        report.warm("get-profile", program, Sample::new(times));
+        report.memory(program, peak, rss_at_100, rss_end);
+        env.terminate().await;
+    }
+    // The same GetItem, made in-process.
+    let user = UserId::parse(ADA).unwrap();
+    let mut times = Vec::with_capacity(plan.warm);
+    let direct = proxied_store(store, &proxy.url);
+    for _ in 0..=plan.warm {
+        let start = tokio::time::Instant::now();
+        direct.get_profile(&user).await.unwrap();
+        times.push(start.elapsed());
+    }
+    times.remove(0);
+    report.warm("get-profile", "in-process store", Sample::new(times));
+
+    // get-account.
+    let launch = plan.launch("get-account", table, &proxy.url, None);
+    let env = Environment::start(&launch).await.unwrap();
+    let event = with_sub(events::load("get-account"), ADA);
+    let mut times = Vec::new();
+    for i in 0..=plan.warm {
+        let (took, answer) = env.invoke(&event).await.unwrap();
+        assert_eq!(answer["statusCode"], 200, "{answer}");
+        if i > 0 {
+            times.push(took);
+        }
+    }
+    report.warm("get-account", "get-account", Sample::new(times));
+    env.terminate().await;
+    let mut times = Vec::new();
+    for _ in 0..=plan.warm {
+        let start = tokio::time::Instant::now();
+        direct.get_account(&user).await.unwrap();
+        times.push(start.elapsed());
+    }
+    times.remove(0);
+    report.warm("get-account", "in-process store", Sample::new(times));
+
+    // add-email then remove-email, in turns, so the account never fills up.
+    let add = plan.launch("add-email", table, &proxy.url, None);
+    let remove = plan.launch("remove-email", table, &proxy.url, None);
+    let (add, remove) = (
+        Environment::start(&add).await.unwrap(),
+        Environment::start(&remove).await.unwrap(),
+    );
+    let add_event = with_sub(events::load("add-email"), ADA);
+    let remove_event = with_sub(events::load("remove-email"), ADA);
+    let mut cycles = Vec::new();
+    for i in 0..=plan.warm {
+        let mut e = add_event.clone();
+        e["body"] = json!(json!({ "email": format!("bench{i}@example.com") }).to_string());
+        let (added_in, added) = add.invoke(&e).await.unwrap();
         assert_eq!(added["statusCode"], 201, "{added}");
-        adds.push(took);
-        let id = serde_json::from_str::<Value>(added["body"].as_str().unwrap()).unwrap()["emailId"].clone();
-        let mut e = remove.clone();
-        e["pathParameters"]["emailId"] = id;
-        let (took, removed) = bench.invoke("remove-email", &e).await;
+        let id: Value = serde_json::from_str(added["body"].as_str().unwrap()).unwrap();
+        let mut e = remove_event.clone();
+        e["pathParameters"]["emailId"] = id["emailId"].clone();
+        let (removed_in, removed) = remove.invoke(&e).await.unwrap();
         assert_eq!(removed["statusCode"], 204, "{removed}");
-        removes.push(took);
+        if i > 0 {
+            cycles.push(added_in + removed_in);
+        }
     }
-    for (name, mut times) in [("add-email", adds), ("remove-email", removes)] {
-        let cold = times.remove(0);
-        times.sort();
-        results.insert(
-            name,
-            Sample {
-                cold,
-                warm: times,
-                last: Value::Null,
-            },
-        );
+    report.warm("add+remove email", "add-email + remove-email", Sample::new(cycles));
+    add.terminate().await;
+    remove.terminate().await;
+    let mut cycles = Vec::new();
+    for i in 0..=plan.warm {
+        let start = tokio::time::Instant::now();
+        let email = EmailAddress::parse(&format!("direct{i}@example.com")).unwrap();
+        let code = user_service::verification::VerificationCode::generate().unwrap();
+        let added = direct.add_email(&user, &email, &code, Timestamp::now()).await.unwrap();
+        direct.remove_email(&user, added.email_id).await.unwrap();
+        if i > 0 {
+            cycles.push(start.elapsed());
+        }
     }
+    report.warm("add+remove email", "in-process store", Sample::new(cycles));
+}
 
-    println!();
-    println!("| function | cold first call ms | warm p50 ms | warm p95 ms | warm max ms | peak RSS MiB | binary MiB |");
-    println!("|---|---|---|---|---|---|---|");
-    for (name, s) in &results {
-        let binary = name.split(' ').next().unwrap_or(name);
-        let size = std::fs::metadata(workspace_root().join("target/release").join(binary))
-            .map(|m| m.len())
-            .unwrap_or(0);
-        let rss = peak_rss_kib(binary)
-            .map(|k| format!("{:.1}", k as f64 / 1024.0))
-            .unwrap_or_else(|| "?".into());
-        println!(
-            "| {name} | {} | {} | {} | {} | {rss} | {:.2} |",
-            ms(s.cold),
-            ms(s.pct(0.5)),
-            ms(s.pct(0.95)),
-            ms(*s.warm.last().unwrap()),
-            size as f64 / 1_048_576.0
+/// The same store, reached through the proxy.
+pub(crate) fn proxied_store(store: &Store, url: &str) -> Store {
+    let client = aws_sdk_dynamodb::Client::from_conf(ddb::sdk_config_builder().endpoint_url(url).build());
+    Store::new(client, store.config().clone()).with_key(ddb::test_key())
+}
+
+/// Instructions per warm invocation, counted by callgrind: the difference
+/// between a run of `few` and one of `many` invocations, over `many - few`.
+async fn callgrind(plan: &Plan, launch: &Launch, event: &Value) -> u64 {
+    let (few, many) = (10u64, 110u64);
+    let mut totals = Vec::new();
+    for n in [few, many] {
+        let file = plan.out.join(format!("callgrind.{}.{n}.out", launch.label));
+        let _ = std::fs::remove_file(&file);
+        let under = launch.wrapped(
+            "valgrind",
+            &[
+                "--tool=callgrind".into(),
+                format!("--callgrind-out-file={}", file.display()),
+            ],
         );
+        let env = Environment::start(&under)
+            .await
+            .unwrap_or_else(|e| panic!("valgrind (apt-get install valgrind): {e}"));
+        for _ in 0..n {
+            let (_, answer) = env.invoke(event).await.unwrap();
+            check_answer(&launch.label, &answer).unwrap();
+        }
+        env.terminate().await;
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let total: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{}: no totals", file.display()));
+        totals.push(total);
     }
-    println!();
-    println!(
-        "{ROUNDS} warm calls each, through cargo lambda watch's invoke endpoint, against DynamoDB Local on this machine."
-    );
-    println!("Binary sizes: release profile (LTO, codegen-units=1, strip) for the host architecture.");
+    totals[1].saturating_sub(totals[0]) / (many - few)
 }

@@ -1,0 +1,478 @@
+//! DynamoDB requests per invocation: every function of the catalog invoked once
+//! on its success path, in a fresh table, through the counting proxy, beside the
+//! count the design gives it.
+//!
+//! The design's rule: one request per read, and one transaction
+//! (TransactWriteItems) or one conditional write per write. The exceptions are a
+//! read before a transaction whose items need what is stored (an address, a code
+//! hash, the current primary, the version a write pins). `expected` is that
+//! table, written from the design, not from what the functions make.
+//!
+//! There is no Cognito here: the functions that call it are pointed at a closed
+//! loopback port, so those calls fail fast; their DynamoDB requests are counted
+//! all the same.
+
+use std::time::Duration;
+
+use integration_tests::events;
+use serde_json::{Value, json};
+use user_service::catalog::FUNCTIONS;
+use user_service::domain::UserId;
+
+use crate::proxy::{Counts, Proxy};
+use crate::runtime::{Environment, Launch};
+use crate::{ADA, ADA_EMAIL, Plan, seed_user, with_sub};
+
+/// The admin the admin events are from (their token's `sub`, in the `admin` group).
+const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
+const ADMIN_EMAIL: &str = "grace@example.com";
+/// The user the admin suspends, so that ada stays active for her own delete.
+const TARGET: &str = "5c7d9e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f";
+const TARGET_EMAIL: &str = "mary@example.com";
+/// The address ada adds, verifies and makes primary.
+const WORK_EMAIL: &str = "ada.work@example.com";
+/// The email id the emailId events name.
+const EVENT_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+/// What `expected` says of a name it does not know.
+const NOT_IN_DESIGN: &str = "not in the design table";
+
+/// The DynamoDB requests of one invocation of one function.
+pub(crate) struct RequestRow {
+    /// The catalog name.
+    pub(crate) function: &'static str,
+    /// DynamoDB requests made by ONE invocation, by operation.
+    pub(crate) made: Counts,
+    /// What the design says.
+    pub(crate) expected: Counts,
+    /// One short sentence: the design rule or the documented exception.
+    pub(crate) why: &'static str,
+    /// The function's answer: an HTTP status ("200"), "ok" for a trigger, or the error.
+    pub(crate) status: String,
+}
+
+/// Invokes every function once, in the order a user's life goes (sign-up, sign-in,
+/// profile, addresses, admin, sweeps, closing the account), and counts the
+/// DynamoDB requests of each invocation.
+pub(crate) async fn count(plan: &Plan, client: &aws_sdk_dynamodb::Client, proxy: &Proxy) -> Vec<RequestRow> {
+    let store = crate::fresh_store(client).await;
+    let table = store.config().table_name.clone();
+    let mut run = Run {
+        plan,
+        proxy,
+        table,
+        cognito: closed_port_url(),
+        envs: Vec::new(),
+        rows: Vec::new(),
+    };
+    let ada = UserId::parse(ADA).unwrap();
+
+    // Sign-up: the address is free; the confirmation creates ada.
+    let (answer, made) = run.measure("pre-sign-up", &events::load("pre-sign-up")).await;
+    run.record("pre-sign-up", made, trigger(&answer));
+    let (answer, made) = run
+        .measure("post-confirmation", &events::load("post-confirmation"))
+        .await;
+    run.record("post-confirmation", made, trigger(&answer));
+    // Sign-in of a user with a profile: the everyday path.
+    let (answer, made) = run
+        .measure("post-authentication", &events::load("post-authentication"))
+        .await;
+    run.record("post-authentication", made, trigger(&answer));
+
+    // The profile.
+    let (answer, made) = run.measure("get-profile", &ada_event("get-profile")).await;
+    run.record("get-profile", made, http(&answer, 200));
+    let mut event = ada_event("update-profile");
+    let version = store.get_profile(&ada).await.unwrap().version;
+    event["headers"]["if-match"] = json!(format!("\"{version}\""));
+    let (answer, made) = run.measure("update-profile", &event).await;
+    run.record("update-profile", made, http(&answer, 200));
+    let (answer, made) = run.measure("get-account", &ada_event("get-account")).await;
+    run.record("get-account", made, http(&answer, 200));
+    let (answer, made) = run.measure("list-emails", &ada_event("list-emails")).await;
+    run.record("list-emails", made, http(&answer, 200));
+
+    // A second address: free, added, fetched, sent a new code, verified, made primary.
+    let mut event = ada_event("check-email");
+    set_query_email(&mut event, WORK_EMAIL);
+    let (answer, made) = run.measure("check-email", &event).await;
+    run.record("check-email", made, http(&answer, 200));
+    assert_eq!(body(&answer)["available"], true, "check-email: {answer:?}");
+    let mut event = ada_event("add-email");
+    event["body"] = json!(json!({ "email": WORK_EMAIL }).to_string());
+    let (answer, made) = run.measure("add-email", &event).await;
+    run.record("add-email", made, http(&answer, 201));
+    let added_at = tokio::time::Instant::now();
+    let work_id = body(&answer)["emailId"].as_str().unwrap().to_owned();
+    let mut event = ada_event("get-email");
+    set_email_id(&mut event, &work_id);
+    let (answer, made) = run.measure("get-email", &event).await;
+    run.record("get-email", made, http(&answer, 200));
+    // A resend waits the resend interval (1 s for this function, here).
+    tokio::time::sleep_until(added_at + Duration::from_millis(1_200)).await;
+    let mut event = ada_event("send-verification");
+    set_email_id(&mut event, &work_id);
+    let (answer, made) = run.measure("send-verification", &event).await;
+    run.record("send-verification", made, http(&answer, 202));
+    let code = run.code_for("send-verification", &work_id).await;
+    let mut event = ada_event("verify-email");
+    set_email_id(&mut event, &work_id);
+    event["body"] = json!(json!({ "code": code }).to_string());
+    let (answer, made) = run.measure("verify-email", &event).await;
+    run.record("verify-email", made, http(&answer, 200));
+    assert_eq!(body(&answer)["isVerified"], true, "verify-email: {answer:?}");
+    let mut event = ada_event("set-primary-email");
+    event["body"] = json!(json!({ "emailId": work_id }).to_string());
+    let (answer, made) = run.measure("set-primary-email", &event).await;
+    run.record("set-primary-email", made, http(&answer, 200));
+    // The former primary, now an ordinary verified address, goes.
+    let old_id = store
+        .list_emails(&ada)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|e| e.email.as_str() == ADA_EMAIL && !e.is_primary)
+        .unwrap()
+        .email_id
+        .to_string();
+    let mut event = ada_event("remove-email");
+    set_email_id(&mut event, &old_id);
+    let (answer, made) = run.measure("remove-email", &event).await;
+    run.record("remove-email", made, http(&answer, 204));
+
+    // An admin, whose own account is active, finds ada and suspends another user.
+    seed_user(&store, ADMIN, ADMIN_EMAIL).await;
+    seed_user(&store, TARGET, TARGET_EMAIL).await;
+    let mut event = with_sub(events::load("find-user-by-email"), ADMIN);
+    set_query_email(&mut event, WORK_EMAIL);
+    let (answer, made) = run.measure("find-user-by-email", &event).await;
+    run.record("find-user-by-email", made, http(&answer, 200));
+    assert_eq!(
+        body(&answer)["profile"]["userId"],
+        ADA,
+        "find-user-by-email: {answer:?}"
+    );
+    let mut event = with_sub(events::load("set-user-status"), ADMIN);
+    set_path_user(&mut event, TARGET);
+    event["body"] = json!(json!({ "status": "suspended" }).to_string());
+    let (answer, made) = run.measure("set-user-status", &event).await;
+    run.record("set-user-status", made, http(&answer, 200));
+
+    // The Cognito side: both fail at Cognito, by design of the bench.
+    let (answer, made) = run.measure("reconcile-users", &events::load("reconcile-users")).await;
+    let status = match &answer {
+        Ok(value) => panic!("reconcile-users: Cognito is unreachable, yet the sweep answered {value}"),
+        Err(e) => error_type(e),
+    };
+    assert_eq!(status, "SWEEP_FAILED", "reconcile-users: {answer:?}");
+    run.record("reconcile-users", made, status);
+    let (answer, made) = run
+        .measure("sync-cognito-email", &events::load("sync-cognito-email"))
+        .await;
+    let failures = answer.as_ref().unwrap()["batchItemFailures"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(failures, 1, "sync-cognito-email: Cognito is unreachable: {answer:?}");
+    run.record("sync-cognito-email", made, format!("{failures} record failed"));
+
+    // Last: ada closes her account.
+    let mut event = ada_event("delete-account");
+    let version = store.get_profile(&ada).await.unwrap().version;
+    event["headers"]["if-match"] = json!(format!("\"{version}\""));
+    let (answer, made) = run.measure("delete-account", &event).await;
+    run.record("delete-account", made, http(&answer, 204));
+
+    run.finish().await
+}
+
+/// What the design says one invocation on the success path makes, and why.
+fn expected(function: &str) -> (Counts, &'static str) {
+    let (ops, why): (&[(&str, u64)], &'static str) = match function {
+        "get-profile" => (&[("GetItem", 1)], "One read: the profile, by key."),
+        "get-account" => (
+            &[("Query", 1)],
+            "One read: a Query of the user's partition (profile and addresses).",
+        ),
+        "update-profile" => (
+            &[("UpdateItem", 1)],
+            "One conditional write, pinned to the If-Match version.",
+        ),
+        "list-emails" => (&[("Query", 1)], "One read: a Query of the user's address records."),
+        "add-email" => (
+            &[("TransactWriteItems", 1)],
+            "One transaction: room on the profile, the record, the claim and the code counters.",
+        ),
+        "send-verification" => (
+            &[("GetItem", 1), ("TransactWriteItems", 1)],
+            "Exception: the record is read first (its address keys the code counter and gets the code), then one transaction.",
+        ),
+        "verify-email" => (
+            &[("GetItem", 1), ("TransactWriteItems", 1)],
+            "Exception: the record is read first (the stored code hash is compared in the function), then one transaction.",
+        ),
+        "set-primary-email" => (
+            &[("Query", 1), ("TransactWriteItems", 1)],
+            "Exception: the partition is read first (the current primary and the version the write pins), then one transaction.",
+        ),
+        "remove-email" => (
+            &[("GetItem", 1), ("TransactWriteItems", 1)],
+            "Exception: the record is read first (its address names the claim to release), then one transaction.",
+        ),
+        "get-email" => (&[("GetItem", 1)], "One read: the record, by key."),
+        "delete-account" => (
+            &[("Query", 1), ("TransactWriteItems", 1)],
+            "Exception: the partition is read first (every record and claim to release), then one transaction.",
+        ),
+        "check-email" => (&[("GetItem", 1)], "One read: the address's claim, by key."),
+        "find-user-by-email" => (
+            &[("GetItem", 1), ("Query", 2)],
+            "Three reads: the admin's own profile, GSI1 for the address, then the owner's partition (GSI1 projects no profile).",
+        ),
+        "set-user-status" => (
+            &[("GetItem", 1), ("UpdateItem", 1)],
+            "The admin's own profile is read, then one conditional write.",
+        ),
+        "pre-sign-up" => (&[("GetItem", 1)], "One read: the address's claim, by key."),
+        "post-confirmation" => (
+            &[("TransactWriteItems", 1)],
+            "One transaction: the profile, the verified primary and its claim.",
+        ),
+        "post-authentication" => (
+            &[("GetItem", 1)],
+            "One read of the profile; it exists, so nothing is written (the repair path adds one transaction).",
+        ),
+        "reconcile-users" => (
+            &[("Scan", 1)],
+            "One Scan per page of live users; Cognito is unreachable in the bench, so the sweep fails and erases no one.",
+        ),
+        "sync-cognito-email" => (
+            &[],
+            "No DynamoDB request: the record carries both images; Cognito is unreachable in the bench, so the record fails.",
+        ),
+        _ => (&[], NOT_IN_DESIGN),
+    };
+    let counts = ops.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect();
+    (counts, why)
+}
+
+/// The environments, started lazily, one per function, and the rows so far.
+struct Run<'a> {
+    plan: &'a Plan,
+    proxy: &'a Proxy,
+    table: String,
+    /// Where the Cognito client is sent: a closed loopback port.
+    cognito: String,
+    envs: Vec<(&'static str, Environment)>,
+    rows: Vec<RequestRow>,
+}
+
+impl Run<'_> {
+    /// The function's launch, with what the bench needs of it.
+    fn launch(&self, name: &'static str) -> Launch {
+        let function = user_service::catalog::by_name(name).unwrap_or_else(|| panic!("{name}: not in the catalog"));
+        let mut launch = self.plan.launch(name, &self.table, &self.proxy.url, None);
+        if matches!(name, "add-email" | "send-verification") {
+            // The log sender writes the code at INFO.
+            launch = launch.env("AWS_LAMBDA_LOG_LEVEL", "INFO");
+        }
+        if name == "send-verification" {
+            // The smallest interval the configuration allows, so the resend is admitted.
+            launch = launch.env("VERIFICATION_RESEND_INTERVAL_SECONDS", "1");
+        }
+        if !function.cognito_actions.is_empty() {
+            launch = launch.env("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", self.cognito.clone());
+        }
+        launch
+    }
+
+    async fn env(&mut self, name: &'static str) -> &Environment {
+        let at = match self.envs.iter().position(|(n, _)| *n == name) {
+            Some(at) => at,
+            None => {
+                let env = Environment::start(&self.launch(name)).await.unwrap();
+                self.envs.push((name, env));
+                self.envs.len() - 1
+            }
+        };
+        &self.envs[at].1
+    }
+
+    /// One invocation, and the DynamoDB requests made during it.
+    async fn measure(&mut self, name: &'static str, event: &Value) -> (Result<Value, String>, Counts) {
+        let proxy = self.proxy;
+        let env = self.env(name).await;
+        let before = proxy.counts();
+        let answer = env.invoke(event).await.map(|(_, answer)| answer);
+        let made = proxy.since(&before);
+        (answer, made)
+    }
+
+    fn record(&mut self, function: &'static str, made: Counts, status: String) {
+        let (expected, why) = expected(function);
+        println!(
+            "bench: requests {function}: {} ({status}), expected {}",
+            show(&made),
+            show(&expected)
+        );
+        self.rows.push(RequestRow {
+            function,
+            made,
+            expected,
+            why,
+            status,
+        });
+    }
+
+    /// The last code the log sender of `function` issued for `email_id`.
+    async fn code_for(&self, function: &str, email_id: &str) -> String {
+        let env = &self.envs.iter().find(|(n, _)| *n == function).unwrap().1;
+        // The output is read from the pipe as it comes: the line may lag the answer.
+        for _ in 0..100 {
+            let code = env.output().iter().rev().find_map(|line| {
+                let line: Value = serde_json::from_str(line).ok()?;
+                let issued = line["message"] == "verification code issued" && line["email_id"] == email_id;
+                issued.then(|| line["code"].as_str().map(str::to_owned)).flatten()
+            });
+            if let Some(code) = code {
+                return code;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!(
+            "{function}: no code logged for {email_id}:\n{}",
+            env.output().join("\n")
+        );
+    }
+
+    /// Every environment ended, and the rows in catalog order, one per function.
+    async fn finish(self) -> Vec<RequestRow> {
+        for (_, env) in self.envs {
+            env.terminate().await;
+        }
+        let mut rows = self.rows;
+        let position = |name: &str| FUNCTIONS.iter().position(|f| f.name == name);
+        for row in &rows {
+            assert!(position(row.function).is_some(), "{}: not in the catalog", row.function);
+        }
+        rows.sort_by_key(|row| position(row.function));
+        let counted: Vec<&str> = rows.iter().map(|r| r.function).collect();
+        let catalog: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
+        assert_eq!(counted, catalog, "every function is counted once");
+        rows
+    }
+}
+
+/// The URL of a loopback port nothing listens on: calls to it are refused at once.
+fn closed_port_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
+
+/// An HTTP event of ada's.
+fn ada_event(name: &str) -> Value {
+    with_sub(events::load(name), ADA)
+}
+
+/// Points an emailId event at `id` (its path parameter and its paths).
+fn set_email_id(event: &mut Value, id: &str) {
+    event["pathParameters"]["emailId"] = json!(id);
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        if let Some(path) = event.pointer_mut(pointer) {
+            let replaced = path.as_str().unwrap().replace(EVENT_EMAIL_ID, id);
+            *path = json!(replaced);
+        }
+    }
+}
+
+/// Points a userId event at `user` (its path parameter and its paths).
+fn set_path_user(event: &mut Value, user: &str) {
+    let named = event["pathParameters"]["userId"].as_str().unwrap().to_owned();
+    event["pathParameters"]["userId"] = json!(user);
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        if let Some(path) = event.pointer_mut(pointer) {
+            let replaced = path.as_str().unwrap().replace(&named, user);
+            *path = json!(replaced);
+        }
+    }
+}
+
+/// Sets the `email` query parameter.
+fn set_query_email(event: &mut Value, email: &str) {
+    event["queryStringParameters"]["email"] = json!(email);
+    event["rawQueryString"] = json!(format!("email={}", email.replace('@', "%40")));
+}
+
+/// An HTTP answer's status, which must be `want`.
+fn http(answer: &Result<Value, String>, want: u64) -> String {
+    let value = answer.as_ref().unwrap_or_else(|e| panic!("{e}"));
+    let status = value["statusCode"].as_u64();
+    assert_eq!(status, Some(want), "unexpected answer {value}");
+    want.to_string()
+}
+
+/// A trigger's answer: the event back, unchanged but for Cognito's response.
+fn trigger(answer: &Result<Value, String>) -> String {
+    let value = answer.as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert!(value.is_object(), "unexpected answer {value}");
+    "ok".to_owned()
+}
+
+/// An HTTP answer's JSON body.
+fn body(answer: &Result<Value, String>) -> Value {
+    let raw = answer.as_ref().unwrap()["body"].as_str().unwrap_or("null");
+    serde_json::from_str(raw).unwrap_or(Value::Null)
+}
+
+/// The `errorType` of an invocation error, or the error as it is.
+fn error_type(error: &str) -> String {
+    error
+        .split_once("invocation error: ")
+        .and_then(|(_, body)| serde_json::from_str::<Value>(body).ok())
+        .and_then(|body| body["errorType"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| error.to_owned())
+}
+
+/// `GetItem 1, TransactWriteItems 1`, or `none`.
+fn show(counts: &Counts) -> String {
+    if counts.is_empty() {
+        return "none".to_owned();
+    }
+    counts
+        .iter()
+        .map(|(op, n)| format!("{op} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_design_table_has_every_function_of_the_catalog() {
+        for function in FUNCTIONS {
+            let (counts, why) = expected(function.name);
+            assert_ne!(why, NOT_IN_DESIGN, "{}", function.name);
+            assert!(!why.is_empty(), "{}", function.name);
+            // Requests exactly where the catalog grants DynamoDB actions, and only
+            // those (a transaction's items are granted by their item actions).
+            assert_eq!(
+                counts.is_empty(),
+                function.dynamodb_actions.is_empty(),
+                "{}: {counts:?}",
+                function.name
+            );
+            for op in counts.keys() {
+                assert!(
+                    op == "TransactWriteItems" || function.dynamodb_actions.contains(&op.as_str()),
+                    "{}: {op} is not granted",
+                    function.name
+                );
+            }
+            assert!(counts.values().all(|n| *n > 0), "{}", function.name);
+        }
+        assert_eq!(expected("no-such-function"), (Counts::new(), NOT_IN_DESIGN));
+    }
+}
