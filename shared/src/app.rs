@@ -6,6 +6,14 @@ use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
 use crate::identity::UserPool;
 use crate::mail::Sender;
 use crate::store::{Store, sdk_config};
+use crate::verification::VerificationKey;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use aws_config::SdkConfig;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
 
 /// Everything a handler needs, built once at cold start.
 #[derive(Debug, Clone)]
@@ -35,20 +43,26 @@ impl App {
         }
     }
 
-    /// Tracing, configuration and the SDK clients of `function`, from the
-    /// environment.
-    pub async fn from_env(function: &Function) -> Result<Self, ConfigError> {
+    /// Tracing, configuration and the SDK clients a function's catalog entry
+    /// names, from the environment. `main` passes
+    /// `const { Clients::of(&catalog::NAME) }`: see [`Clients`].
+    pub async fn from_env(clients: Clients) -> Result<Self, ConfigError> {
         init_tracing();
-        Self::from_lookup(function, |name: &str| std::env::var(name).ok()).await
+        Self::with_clients(clients, &|name: &str| std::env::var(name).ok()).await
     }
 
     /// Configuration and the SDK clients of `function`, from `lookup`. Each
     /// client, and the secret, is set up only where the catalog says the function
     /// uses it: no other function's init pays for it.
     pub async fn from_lookup(
-        function: &Function,
-        lookup: impl Fn(&str) -> Option<String> + Copy,
+        function: &'static Function,
+        lookup: impl Fn(&str) -> Option<String> + Copy + Sync,
     ) -> Result<Self, ConfigError> {
+        Self::with_clients(Clients::of(function), &lookup).await
+    }
+
+    async fn with_clients(clients: Clients, lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        let function = clients.function;
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
         let admin_group = lookup("ADMIN_GROUP")
@@ -57,19 +71,11 @@ impl App {
             .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let sdk = sdk_config(timeouts).await;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config);
-        if function.reads_verification_key {
-            store = store.with_key(crate::secrets::verification_key(lookup, &sdk).await?);
+        if let Some(key) = clients.key {
+            store = store.with_key(key(lookup, &sdk).await?);
         }
-        let sender = if function.sends_email {
-            Some(Sender::from_lookup(lookup, &sdk)?)
-        } else {
-            None
-        };
-        let users = if function.cognito_actions.is_empty() {
-            None
-        } else {
-            Some(UserPool::from_lookup(lookup, &sdk)?)
-        };
+        let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
+        let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
         tracing::info!(function = function.name, table = %store.config().table_name, "initialised");
         Ok(Self {
             store,
@@ -79,6 +85,45 @@ impl App {
             users,
         })
     }
+}
+
+type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+type KeyFuture<'a> = Pin<Box<dyn Future<Output = Result<VerificationKey, ConfigError>> + Send + 'a>>;
+
+/// The clients a function sets up beside DynamoDB, chosen from its catalog entry
+/// at compile time. Each constructor is referenced only where the entry says the
+/// function uses it, so a binary links only the SDKs it calls: get-profile
+/// carries no SES, Cognito or Secrets Manager client (`make bench` measured
+/// what that saves). `main` evaluates it in a `const` block.
+#[derive(Clone, Copy)]
+pub struct Clients {
+    function: &'static Function,
+    key: Option<for<'a> fn(Lookup<'a>, &'a SdkConfig) -> KeyFuture<'a>>,
+    sender: Option<fn(Lookup<'_>, &SdkConfig) -> Result<Sender, ConfigError>>,
+    users: Option<fn(Lookup<'_>, &SdkConfig) -> Result<UserPool, ConfigError>>,
+}
+
+impl Clients {
+    pub const fn of(function: &'static Function) -> Self {
+        Self {
+            function,
+            key: if function.reads_verification_key { Some(verification_key) } else { None },
+            sender: if function.sends_email { Some(sender) } else { None },
+            users: if function.cognito_actions.is_empty() { None } else { Some(user_pool) },
+        }
+    }
+}
+
+fn verification_key<'a>(lookup: Lookup<'a>, sdk: &'a SdkConfig) -> KeyFuture<'a> {
+    Box::pin(crate::secrets::verification_key(lookup, sdk))
+}
+
+fn sender(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<Sender, ConfigError> {
+    Sender::from_lookup(lookup, sdk)
+}
+
+fn user_pool(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<UserPool, ConfigError> {
+    UserPool::from_lookup(lookup, sdk)
 }
 
 /// Logs on stdout as the platform asks: Lambda sets `AWS_LAMBDA_LOG_FORMAT`
@@ -146,7 +191,6 @@ where
 {
     tracing_subscriber::fmt()
         .json()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_current_span(true)
         .with_span_list(false)
         .flatten_event(true)
@@ -154,6 +198,15 @@ where
         .with_ansi(false)
         .with_writer(writer)
         .finish()
+        .with(targets(&filter))
+}
+
+/// The filter: `level` and `target=level` directives, as RUST_LOG spells them.
+/// `Targets` rather than `EnvFilter`: no regular-expression engine in every
+/// binary (`make bench` measured the size), and span or field directives are
+/// not needed here. A filter that does not parse logs at INFO.
+fn targets(filter: &str) -> Targets {
+    filter.parse().unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO))
 }
 
 fn text_subscriber<W>(filter: String, writer: W) -> impl tracing::Subscriber + Send + Sync
@@ -161,11 +214,11 @@ where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_target(false)
         .with_ansi(false)
         .with_writer(writer)
         .finish()
+        .with(targets(&filter))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub mod secrets;
 pub mod store;
 pub mod verification;
 
-pub use app::App;
+pub use app::{App, Clients};
 pub use store::{Store, StoreError};
 
 /// An error and its sources, one line: for logs.

@@ -1,9 +1,9 @@
 //! POST /me/emails: add an unverified address and send it a code.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::add_email, catalog};
+use user_service::{App, Clients, api::add_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::ADD_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::ADD_EMAIL) }).await?;
     run(service_fn(|req| add_email::handle(&app, req))).await
 }

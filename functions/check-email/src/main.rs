@@ -1,9 +1,9 @@
 //! GET /emails/availability: whether an address is free.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::check_email, catalog};
+use user_service::{App, Clients, api::check_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::CHECK_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::CHECK_EMAIL) }).await?;
     run(service_fn(|req| check_email::handle(&app, req))).await
 }

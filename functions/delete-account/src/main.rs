@@ -1,9 +1,9 @@
 //! DELETE /me: the caller closes their account.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::delete_account, catalog};
+use user_service::{App, Clients, api::delete_account, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::DELETE_ACCOUNT).await?;
+    let app = App::from_env(const { Clients::of(&catalog::DELETE_ACCOUNT) }).await?;
     run(service_fn(|req| delete_account::handle(&app, req))).await
 }

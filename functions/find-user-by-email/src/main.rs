@@ -1,9 +1,9 @@
 //! GET /admin/users?email=: the account holding an address (admins).
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::find_user_by_email, catalog};
+use user_service::{App, Clients, api::find_user_by_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::FIND_USER_BY_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::FIND_USER_BY_EMAIL) }).await?;
     run(service_fn(|req| find_user_by_email::handle(&app, req))).await
 }

@@ -1,9 +1,9 @@
 //! GET /me/emails/{emailId}: one of the caller's addresses.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::get_email, catalog};
+use user_service::{App, Clients, api::get_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::GET_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::GET_EMAIL) }).await?;
     run(service_fn(|req| get_email::handle(&app, req))).await
 }

@@ -1,9 +1,9 @@
 //! GET /me: the caller's profile, with its ETag.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::get_profile, catalog};
+use user_service::{App, Clients, api::get_profile, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::GET_PROFILE).await?;
+    let app = App::from_env(const { Clients::of(&catalog::GET_PROFILE) }).await?;
     run(service_fn(|req| get_profile::handle(&app, req))).await
 }

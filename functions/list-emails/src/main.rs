@@ -1,9 +1,9 @@
 //! GET /me/emails: the caller's addresses, oldest first.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::list_emails, catalog};
+use user_service::{App, Clients, api::list_emails, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::LIST_EMAILS).await?;
+    let app = App::from_env(const { Clients::of(&catalog::LIST_EMAILS) }).await?;
     run(service_fn(|req| list_emails::handle(&app, req))).await
 }

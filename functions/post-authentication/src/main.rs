@@ -1,9 +1,9 @@
 //! Cognito PostAuthentication: a profile for a confirmed user who has none (the repair path).
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, api::post_authentication, catalog};
+use user_service::{App, Clients, api::post_authentication, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::POST_AUTHENTICATION).await?;
+    let app = App::from_env(const { Clients::of(&catalog::POST_AUTHENTICATION) }).await?;
     run(service_fn(|event| post_authentication::handle(&app, event))).await
 }

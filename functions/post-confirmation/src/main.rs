@@ -1,9 +1,9 @@
 //! Cognito PostConfirmation: create the confirmed user.
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, api::post_confirmation, catalog};
+use user_service::{App, Clients, api::post_confirmation, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::POST_CONFIRMATION).await?;
+    let app = App::from_env(const { Clients::of(&catalog::POST_CONFIRMATION) }).await?;
     run(service_fn(|event| post_confirmation::handle(&app, event))).await
 }

@@ -1,9 +1,9 @@
 //! Cognito PreSignUp: refuse addresses another user holds.
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, api::pre_sign_up, catalog};
+use user_service::{App, Clients, api::pre_sign_up, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::PRE_SIGN_UP).await?;
+    let app = App::from_env(const { Clients::of(&catalog::PRE_SIGN_UP) }).await?;
     run(service_fn(|event| pre_sign_up::handle(&app, event))).await
 }

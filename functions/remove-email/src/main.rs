@@ -1,9 +1,9 @@
 //! DELETE /me/emails/{emailId}: remove a non-primary address.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::remove_email, catalog};
+use user_service::{App, Clients, api::remove_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::REMOVE_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::REMOVE_EMAIL) }).await?;
     run(service_fn(|req| remove_email::handle(&app, req))).await
 }

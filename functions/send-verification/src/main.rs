@@ -1,9 +1,9 @@
 //! POST /me/emails/{emailId}/verification: send a new code.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::send_verification, catalog};
+use user_service::{App, Clients, api::send_verification, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::SEND_VERIFICATION).await?;
+    let app = App::from_env(const { Clients::of(&catalog::SEND_VERIFICATION) }).await?;
     run(service_fn(|req| send_verification::handle(&app, req))).await
 }

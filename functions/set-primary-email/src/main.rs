@@ -1,9 +1,9 @@
 //! PUT /me/primary-email: switch the primary address atomically.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::set_primary_email, catalog};
+use user_service::{App, Clients, api::set_primary_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::SET_PRIMARY_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::SET_PRIMARY_EMAIL) }).await?;
     run(service_fn(|req| set_primary_email::handle(&app, req))).await
 }

@@ -1,9 +1,9 @@
 //! PUT /admin/users/{userId}/status: suspend, reactivate or delete (admins).
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::set_user_status, catalog};
+use user_service::{App, Clients, api::set_user_status, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::SET_USER_STATUS).await?;
+    let app = App::from_env(const { Clients::of(&catalog::SET_USER_STATUS) }).await?;
     run(service_fn(|req| set_user_status::handle(&app, req))).await
 }

@@ -1,9 +1,9 @@
 //! The table's stream: Cognito follows profile changes (primary address, suspension, deletion).
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, api::sync_cognito_email, catalog};
+use user_service::{App, Clients, api::sync_cognito_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::SYNC_COGNITO_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::SYNC_COGNITO_EMAIL) }).await?;
     run(service_fn(|event| sync_cognito_email::handle(&app, event))).await
 }

@@ -1,9 +1,9 @@
 //! PATCH /me: edit the profile under If-Match (optimistic locking).
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::update_profile, catalog};
+use user_service::{App, Clients, api::update_profile, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::UPDATE_PROFILE).await?;
+    let app = App::from_env(const { Clients::of(&catalog::UPDATE_PROFILE) }).await?;
     run(service_fn(|req| update_profile::handle(&app, req))).await
 }

@@ -1,9 +1,9 @@
 //! POST /me/emails/{emailId}/verify: verify an address with its code.
 use lambda_http::{Error, run, service_fn};
-use user_service::{App, api::verify_email, catalog};
+use user_service::{App, Clients, api::verify_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let app = App::from_env(&catalog::VERIFY_EMAIL).await?;
+    let app = App::from_env(const { Clients::of(&catalog::VERIFY_EMAIL) }).await?;
     run(service_fn(|req| verify_email::handle(&app, req))).await
 }

@@ -119,6 +119,8 @@ impl Plan {
         }
         launch = launch
             .env("TABLE_NAME", table)
+            // Lambda sets both; botocore reads only this one.
+            .env("AWS_DEFAULT_REGION", integration_tests::local_aws::region())
             .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
             .env(
                 "LAMBDA_TASK_ROOT",

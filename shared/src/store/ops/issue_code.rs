@@ -25,16 +25,25 @@ impl Store {
     ) -> Result<EmailAddress, StoreError> {
         let key = self.key()?;
         let mut seen = limits::Seen::default();
+        let mut counters_read = false;
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
                 return Err(StoreError::AlreadyVerified.into());
             }
+            let counter_key = keys::codes_issued_key(&key.address_hash(&record.email));
+            // Every resend follows an add, which wrote the counter: read it once,
+            // so the first transaction names its version. Later attempts learn
+            // it from their cancellation.
+            if !std::mem::replace(&mut counters_read, true) {
+                self.read_counters(&mut seen, [(Counter::CodesIssued, counter_key.clone())])
+                    .await?;
+            }
             limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
                 .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
             let codes_issued = CounterWrite {
                 counter: Counter::CodesIssued,
-                key: keys::codes_issued_key(&key.address_hash(&record.email)),
+                key: counter_key,
                 seen: seen.codes_issued.as_ref(),
                 event: Some(now),
                 first_added_at: None,

@@ -56,6 +56,7 @@ impl Store {
             resend_interval_seconds: config.resend_interval_seconds,
         };
         let mut seen = limits::Seen::default();
+        let mut counters_read = false;
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_verified {
@@ -75,14 +76,24 @@ impl Store {
                 return Err(StoreError::VerificationExpired.into());
             }
             let address = key.address_hash(&record.email);
+            let user_key = keys::wrong_codes_key(user);
+            let address_key = keys::user_address_key(user, &address);
+            // The add wrote the user's address counter, and any wrong code the
+            // user's own: read both once, so the first transaction names their
+            // versions. Later attempts learn them from their cancellation.
+            if !std::mem::replace(&mut counters_read, true) {
+                let wanted = [
+                    (Counter::WrongCodes, user_key.clone()),
+                    (Counter::UserAddress, address_key.clone()),
+                ];
+                self.read_counters(&mut seen, wanted).await?;
+            }
             let user_limit = (seen.wrong_codes.as_ref(), config.max_wrong_codes_per_user);
             let address_limit = (seen.user_address.as_ref(), config.max_wrong_codes_per_address);
             for (item, cap) in [user_limit, address_limit] {
                 limits::admit(item, cap, now)
                     .map_err(|retry_after_secs| StoreError::TooManyAttempts { retry_after_secs })?;
             }
-            let user_key = keys::wrong_codes_key(user);
-            let address_key = keys::user_address_key(user, &address);
             let checked = Checked {
                 user,
                 email_id,
