@@ -8,13 +8,13 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools test lint unit-and-integration sam-check dev dev-reset bench
+.PHONY: help tools test lint unit-and-integration bench-smoke sam-check dev dev-reset bench
 
 help:
 	@echo "make dev        run the whole service locally (DynamoDB Local, functions, HTTP API)"
 	@echo "make dev-reset  wipe the local database"
 	@echo "make test       every check: fmt, clippy, tests against DynamoDB Local, SAM checks"
-	@echo "make bench      size, cold start, latency and memory of the release binaries"
+	@echo "make bench      cold start, warm latency, requests, size, memory and scale beside the floors (bench-report/)"
 
 $(VENV)/.installed: tools/requirements.txt
 	python3 -m venv $(VENV)
@@ -36,12 +36,25 @@ unit-and-integration: tools
 	cargo build --workspace --all-targets
 	scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast
 
+# The bench's every section once, on the debug binaries just built, a few
+# iterations, no thresholds, no Python or valgrind: it keeps `make bench` working.
+bench-smoke: tools
+	scripts/ddb-local run -- cargo run --quiet -p bench -- --smoke --no-build --out target/bench-smoke
+
 sam-check: tools
 	scripts/sam-check
 
-test: tools lint sam-check unit-and-integration
+test: tools lint sam-check unit-and-integration bench-smoke
 
-bench: tools
+$(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tools/bench/requirements.txt
+	touch $@
+
+# Release builds of every function (x86_64 and, with cargo-lambda, arm64), then
+# every section; the report and charts go to bench-report/. valgrind counts
+# instructions (Debian: apt-get install valgrind).
+bench: tools $(VENV)/.bench-installed
+	@command -v valgrind >/dev/null || { echo "make bench: valgrind is missing (Debian: apt-get install valgrind)"; exit 1; }
 	scripts/ddb-local run -- cargo run --quiet -p bench
 
 dev: tools

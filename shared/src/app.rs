@@ -71,6 +71,9 @@ impl App {
             .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let sdk = sdk_config(timeouts).await;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config);
+        if open_at_init(lookup) {
+            store.open_connection(function.dynamodb_actions).await;
+        }
         if let Some(key) = clients.key {
             store = store.with_key(key(lookup, &sdk).await?);
         }
@@ -85,6 +88,14 @@ impl App {
             users,
         })
     }
+}
+
+/// Whether init opens the connection to DynamoDB (`DYNAMODB_CONNECT_AT_INIT`,
+/// `true` unless set to `false`): see [`Store::open_connection`].
+pub const CONNECT_AT_INIT_VAR: &str = "DYNAMODB_CONNECT_AT_INIT";
+
+fn open_at_init(lookup: Lookup<'_>) -> bool {
+    lookup(CONNECT_AT_INIT_VAR).is_none_or(|v| v.trim() != "false")
 }
 
 type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
@@ -107,9 +118,17 @@ impl Clients {
     pub const fn of(function: &'static Function) -> Self {
         Self {
             function,
-            key: if function.reads_verification_key { Some(verification_key) } else { None },
+            key: if function.reads_verification_key {
+                Some(verification_key)
+            } else {
+                None
+            },
             sender: if function.sends_email { Some(sender) } else { None },
-            users: if function.cognito_actions.is_empty() { None } else { Some(user_pool) },
+            users: if function.cognito_actions.is_empty() {
+                None
+            } else {
+                Some(user_pool)
+            },
         }
     }
 }
@@ -206,7 +225,9 @@ where
 /// binary (`make bench` measured the size), and span or field directives are
 /// not needed here. A filter that does not parse logs at INFO.
 fn targets(filter: &str) -> Targets {
-    filter.parse().unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO))
+    filter
+        .parse()
+        .unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO))
 }
 
 fn text_subscriber<W>(filter: String, writer: W) -> impl tracing::Subscriber + Send + Sync

@@ -63,6 +63,18 @@ fn key(pk: String, sk: String) -> Item {
     ])
 }
 
+const CONNECTION_PK: &str = "CONNECTION";
+
+/// A key nothing is ever stored under: the read that opens a function's
+/// connection to DynamoDB during init finds nothing there.
+pub fn connection_key() -> Item {
+    key(connection_pk(), CONNECTION_PK.to_owned())
+}
+
+pub fn connection_pk() -> String {
+    CONNECTION_PK.to_owned()
+}
+
 /// Key of a user's profile item.
 pub fn profile_key(user: &UserId) -> Item {
     key(user_pk(user), PROFILE_SK.to_owned())

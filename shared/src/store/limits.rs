@@ -196,8 +196,10 @@ impl super::Store {
         seen: &mut Seen,
         wanted: impl IntoIterator<Item = (Counter, Item)>,
     ) -> Result<(), StoreError> {
-        let (counters, reads): (Vec<Counter>, Vec<_>) =
-            wanted.into_iter().map(|(counter, key)| (counter, self.get(key))).unzip();
+        let (counters, reads): (Vec<Counter>, Vec<_>) = wanted
+            .into_iter()
+            .map(|(counter, key)| (counter, self.get(key)))
+            .unzip();
         let items = futures::future::try_join_all(reads).await?;
         for (counter, item) in counters.into_iter().zip(items) {
             seen.learn(counter, parse(item.as_ref())?);

@@ -103,6 +103,30 @@ impl Store {
         &self.config.table_name
     }
 
+    /// Opens the connection to DynamoDB (TCP, TLS, credentials, endpoint) with
+    /// one read the function is granted, of a key nothing is stored under, so
+    /// that its first invocation does not pay for it. Lambda runs init on a
+    /// full CPU; a small function's invocations get a fraction of one. The
+    /// answer is not used: a failure here only means the first request connects.
+    pub async fn open_connection(&self, granted: &[&str]) {
+        let result = if granted.contains(&"GetItem") {
+            let request = self
+                .client
+                .get_item()
+                .table_name(self.table())
+                .set_key(Some(keys::connection_key()));
+            request.send().await.map(|_| ()).map_err(|e| crate::aws_failure(&e))
+        } else if granted.contains(&"Query") {
+            let request = self.query(|x| x.eq(keys::PK, keys::connection_pk())).limit(1);
+            request.send().await.map(|_| ()).map_err(|e| crate::aws_failure(&e))
+        } else {
+            return;
+        };
+        if let Err(code) = result {
+            tracing::warn!(code, "no connection opened at init");
+        }
+    }
+
     // ---- plumbing ----
 
     async fn get(&self, key: Item) -> Result<Option<Item>, StoreError> {

@@ -24,7 +24,6 @@ mod sizes;
 mod stats;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::Parser;
 use integration_tests::lambda::{function_env, workspace_root};
@@ -59,6 +58,10 @@ struct Args {
     /// Skip building (the binaries are already built with the release profile).
     #[arg(long)]
     no_build: bool,
+    /// Keep Nagle's algorithm on the Runtime API's sockets (Lambda's has it off),
+    /// to see what an emulator that leaves it on adds to every invocation.
+    #[arg(long)]
+    nagle: bool,
     /// Only these sections (cold, warm, callgrind, requests, size, memory, scale).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
@@ -211,6 +214,7 @@ fn build(plan: &Plan) {
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
+    runtime::NAGLE.store(args.nagle, std::sync::atomic::Ordering::Relaxed);
     let smoke = args.smoke;
     let root = workspace_root();
     let plan = Plan {
@@ -312,7 +316,6 @@ async fn main() {
     let written = report.write().unwrap();
     println!("bench: report in {}", written.display());
     drop((plain, secure));
-    let _ = Duration::ZERO;
 }
 
 /// Warm latency of get-profile, get-account and an add/remove cycle, each beside

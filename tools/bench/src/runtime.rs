@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -158,6 +158,9 @@ pub(crate) struct Environment {
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
+/// Set by `--nagle`: the Runtime API's sockets keep Nagle's algorithm.
+pub(crate) static NAGLE: AtomicBool = AtomicBool::new(false);
+
 impl Environment {
     /// Starts the Runtime API, spawns `launch` against it, and waits until it asks
     /// for its first event.
@@ -177,8 +180,11 @@ impl Environment {
             .route("/2018-06-01/runtime/invocation/{id}/error", post(error))
             .route("/2018-06-01/runtime/init/error", post(init_error))
             .with_state(shared.clone());
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
+        // Lambda's Runtime API answers without Nagle's delay; `--nagle` leaves it
+        // on, to show what an emulator that does not costs each invocation.
+        let nodelay = !NAGLE.load(Ordering::Relaxed);
+        let listener = listener.tap_io(move |tcp| {
+            let _ = tcp.set_nodelay(nodelay);
         });
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;

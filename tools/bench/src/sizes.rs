@@ -77,6 +77,8 @@ fn build_arm64(build: bool) -> bool {
     if !build {
         return workspace_root().join("target").join(ARM64).join("release").exists();
     }
+    // As scripts/sam-check does: the aarch64 standard library, where rustup can add it.
+    let _ = Command::new("rustup").args(["target", "add", ARM64]).status();
     let mut cargo = Command::new("cargo");
     cargo
         .current_dir(workspace_root())

@@ -4,5 +4,8 @@ use serde_json::{Value, json};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    run(service_fn(|_: LambdaEvent<Value>| async { Ok::<_, Error>(json!({ "message": "hello" })) })).await
+    run(service_fn(|_: LambdaEvent<Value>| async {
+        Ok::<_, Error>(json!({ "message": "hello" }))
+    }))
+    .await
 }

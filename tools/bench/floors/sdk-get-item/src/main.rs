@@ -17,7 +17,12 @@ async fn main() -> Result<(), Error> {
             .as_object()
             .map(|key| {
                 key.iter()
-                    .map(|(name, value)| (name.clone(), AttributeValue::S(value.as_str().unwrap_or_default().to_owned())))
+                    .map(|(name, value)| {
+                        (
+                            name.clone(),
+                            AttributeValue::S(value.as_str().unwrap_or_default().to_owned()),
+                        )
+                    })
                     .collect()
             })
             .ok_or("the event has no key")?;
