@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -13,8 +14,11 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
+
+use crate::capacity::{self, Units};
 
 /// Requests seen, by DynamoDB operation name.
 pub(crate) type Counts = BTreeMap<String, u64>;
@@ -22,6 +26,7 @@ pub(crate) type Counts = BTreeMap<String, u64>;
 pub(crate) struct Proxy {
     pub(crate) url: String,
     counts: Arc<Mutex<Counts>>,
+    state: Arc<Forward>,
     server: tokio::task::JoinHandle<()>,
 }
 
@@ -76,7 +81,11 @@ impl Proxy {
             upstream,
             client,
             counts: counts.clone(),
+            metering: AtomicBool::new(false),
+            units: Mutex::new(Units::default()),
+            key_attributes: [user_service::keys::PK, user_service::keys::SK],
         });
+        let shared = state.clone();
         let server = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
@@ -110,6 +119,7 @@ impl Proxy {
         Ok(Self {
             url: format!("{scheme}://127.0.0.1:{port}"),
             counts,
+            state: shared,
             server,
         })
     }
@@ -117,6 +127,18 @@ impl Proxy {
     /// Requests so far, by operation.
     pub(crate) fn counts(&self) -> Counts {
         self.counts.lock().unwrap().clone()
+    }
+
+    /// Capacity units by the documented formula, from now on. Metering reads
+    /// each written item before and after (straight from DynamoDB Local, not
+    /// counted), so it is off while latency is measured.
+    pub(crate) fn meter(&self, on: bool) {
+        self.state.metering.store(on, Ordering::Relaxed);
+    }
+
+    /// Capacity units metered so far.
+    pub(crate) fn units(&self) -> Units {
+        *self.state.units.lock().unwrap()
     }
 
     /// The requests made between two snapshots.
@@ -142,9 +164,68 @@ struct Forward {
     upstream: String,
     client: reqwest::Client,
     counts: Arc<Mutex<Counts>>,
+    metering: AtomicBool,
+    units: Mutex<Units>,
+    key_attributes: [&'static str; 2],
 }
 
 impl Forward {
+    /// The (table, key) of every item a write names, in order.
+    fn written(&self, operation: &str, body: &Value) -> Vec<(Value, Value)> {
+        let key_of = |item: &Value| {
+            let key: serde_json::Map<String, Value> = self
+                .key_attributes
+                .iter()
+                .filter_map(|a| item.get(*a).map(|v| ((*a).to_owned(), v.clone())))
+                .collect();
+            Value::Object(key)
+        };
+        match operation {
+            "PutItem" => vec![(body["TableName"].clone(), key_of(&body["Item"]))],
+            "UpdateItem" | "DeleteItem" => vec![(body["TableName"].clone(), body["Key"].clone())],
+            "TransactWriteItems" => body["TransactItems"]
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|item| {
+                            let (kind, action) = item.as_object()?.iter().next()?;
+                            let key = if kind == "Put" {
+                                key_of(&action["Item"])
+                            } else {
+                                action["Key"].clone()
+                            };
+                            Some((action["TableName"].clone(), key))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The stored size of each item, read straight from DynamoDB Local.
+    async fn sizes(&self, items: &[(Value, Value)], auth: Option<&hyper::header::HeaderValue>) -> Vec<u64> {
+        let mut sizes = Vec::with_capacity(items.len());
+        for (table, key) in items {
+            let mut request = self
+                .client
+                .post(&self.upstream)
+                .header("x-amz-target", "DynamoDB_20120810.GetItem")
+                .header("content-type", "application/x-amz-json-1.0")
+                .body(json!({ "TableName": table, "Key": key, "ConsistentRead": true }).to_string());
+            if let Some(auth) = auth {
+                request = request.header("authorization", auth);
+            }
+            let item = match request.send().await {
+                Ok(answer) => answer.json::<Value>().await.unwrap_or(Value::Null)["Item"].clone(),
+                Err(_) => Value::Null,
+            };
+            sizes.push(capacity::item_size(&item));
+        }
+        sizes
+    }
+
     async fn forward(&self, req: Request<Incoming>) -> Result<Response<Full<Bytes>>, hyper::Error> {
         let (parts, body) = req.into_parts();
         let body = body.collect().await?.to_bytes();
@@ -154,7 +235,20 @@ impl Forward {
             .and_then(|t| t.to_str().ok())
             .map(|t| t.rsplit('.').next().unwrap_or(t).to_owned())
             .unwrap_or_else(|| "(no target)".to_owned());
-        *self.counts.lock().unwrap().entry(operation).or_default() += 1;
+        *self.counts.lock().unwrap().entry(operation.clone()).or_default() += 1;
+        let metering = self.metering.load(Ordering::Relaxed);
+        let request: Value = if metering {
+            serde_json::from_slice(&body).unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
+        let auth = parts.headers.get("authorization").cloned();
+        let written = if metering {
+            self.written(&operation, &request)
+        } else {
+            Vec::new()
+        };
+        let before = self.sizes(&written, auth.as_ref()).await;
         let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
         let mut upstream = self
             .client
@@ -181,6 +275,14 @@ impl Forward {
             }
         }
         let bytes = answer.bytes().await.unwrap_or_default();
+        if metering {
+            let after = self.sizes(&written, auth.as_ref()).await;
+            let sizes: Vec<(u64, u64)> = before.into_iter().zip(after).collect();
+            let answer: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            let units = capacity::units(&operation, &request, &answer, &sizes);
+            let mut total = self.units.lock().unwrap();
+            *total = *total + units;
+        }
         Ok(response.body(Full::new(bytes)).unwrap())
     }
 }

@@ -46,6 +46,8 @@ pub(crate) struct RequestRow {
     pub(crate) expected: Counts,
     /// One short sentence: the design rule or the documented exception.
     pub(crate) why: &'static str,
+    /// Capacity units of the invocation, by the documented formula.
+    pub(crate) units: crate::capacity::Units,
     /// The function's answer: an HTTP status ("200"), "ok" for a trigger, or the error.
     pub(crate) status: String,
 }
@@ -63,7 +65,9 @@ pub(crate) async fn count(plan: &Plan, client: &aws_sdk_dynamodb::Client, proxy:
         cognito: closed_port_url(),
         envs: Vec::new(),
         rows: Vec::new(),
+        units: crate::capacity::Units::default(),
     };
+    proxy.meter(true);
     let ada = UserId::parse(ADA).unwrap();
 
     // Sign-up: the address is free; the confirmation creates ada.
@@ -264,6 +268,8 @@ struct Run<'a> {
     cognito: String,
     envs: Vec<(&'static str, Environment)>,
     rows: Vec<RequestRow>,
+    /// The capacity units of the last measured invocation.
+    units: crate::capacity::Units,
 }
 
 impl Run<'_> {
@@ -302,8 +308,10 @@ impl Run<'_> {
         let proxy = self.proxy;
         let env = self.env(name).await;
         let before = proxy.counts();
+        let units = proxy.units();
         let answer = env.invoke(event).await.map(|(_, answer)| answer);
         let made = proxy.since(&before);
+        self.units = proxy.units() - units;
         (answer, made)
     }
 
@@ -315,6 +323,7 @@ impl Run<'_> {
             show(&expected)
         );
         self.rows.push(RequestRow {
+            units: self.units,
             function,
             made,
             expected,
@@ -346,6 +355,7 @@ impl Run<'_> {
 
     /// Every environment ended, and the rows in catalog order, one per function.
     async fn finish(self) -> Vec<RequestRow> {
+        self.proxy.meter(false);
         for (_, env) in self.envs {
             env.terminate().await;
         }
