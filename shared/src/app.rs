@@ -99,6 +99,7 @@ fn open_at_init(lookup: Lookup<'_>) -> bool {
 }
 
 type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+type Init<T> = fn(Lookup<'_>, &SdkConfig) -> Result<T, ConfigError>;
 type KeyFuture<'a> = Pin<Box<dyn Future<Output = Result<VerificationKey, ConfigError>> + Send + 'a>>;
 
 /// The clients a function sets up beside DynamoDB, chosen from its catalog entry
@@ -110,8 +111,8 @@ type KeyFuture<'a> = Pin<Box<dyn Future<Output = Result<VerificationKey, ConfigE
 pub struct Clients {
     function: &'static Function,
     key: Option<for<'a> fn(Lookup<'a>, &'a SdkConfig) -> KeyFuture<'a>>,
-    sender: Option<fn(Lookup<'_>, &SdkConfig) -> Result<Sender, ConfigError>>,
-    users: Option<fn(Lookup<'_>, &SdkConfig) -> Result<UserPool, ConfigError>>,
+    sender: Option<Init<Sender>>,
+    users: Option<Init<UserPool>>,
 }
 
 impl Clients {

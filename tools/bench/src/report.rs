@@ -289,23 +289,23 @@ impl Report {
                 ),
             ));
         }
-        if let Some(m) = self.memory.iter().find(|m| m.program == "get-profile") {
-            if let (Some(a), Some(b)) = (m.rss_at_100_kib, m.rss_end_kib) {
-                // A few pages either way is the allocator, not a leak.
-                goals.push((
-                    format!(
-                        "no memory growth between invocation 100 and {} (within 16 KiB)",
-                        self.warm_rounds
-                    ),
-                    b <= a + 16,
-                    format!(
-                        "RSS {} MB → {} MB ({:+} KiB)",
-                        kib_mb(Some(a)),
-                        kib_mb(Some(b)),
-                        b as i64 - a as i64
-                    ),
-                ));
-            }
+        if let Some(m) = self.memory.iter().find(|m| m.program == "get-profile")
+            && let (Some(a), Some(b)) = (m.rss_at_100_kib, m.rss_end_kib)
+        {
+            // A few pages either way is the allocator, not a leak.
+            goals.push((
+                format!(
+                    "no memory growth between invocation 100 and {} (within 16 KiB)",
+                    self.warm_rounds
+                ),
+                b <= a + 16,
+                format!(
+                    "RSS {} MB → {} MB ({:+} KiB)",
+                    kib_mb(Some(a)),
+                    kib_mb(Some(b)),
+                    b as i64 - a as i64
+                ),
+            ));
         }
         for function in ["get-profile", "get-account"] {
             let rows: Vec<&ScaleRow> = self.scale.iter().filter(|r| r.function == function).collect();
