@@ -49,9 +49,13 @@ impl Intercept for BetweenReadAndWrite {
     ) -> Result<(), BoxError> {
         if integration_tests::sdk::is_transaction(context.request()) && !self.done.swap(true, Ordering::SeqCst) {
             // Interceptors are synchronous: the other request runs to completion on a
-            // thread and runtime of its own before this one is sent.
-            let (other, meddle) = (self.other.clone(), Arc::clone(&self.meddle));
+            // thread and runtime of its own before this one is sent, with a client of
+            // its own: a pooled connection of the test's client belongs to the test's
+            // runtime, which is blocked here until the other request is done.
+            let config = self.other.config().clone();
+            let meddle = Arc::clone(&self.meddle);
             std::thread::spawn(move || {
+                let other = Store::new(ddb::client(), config).with_key(ddb::test_key());
                 tokio::runtime::Runtime::new()
                     .expect("a runtime")
                     .block_on(meddle(other))
