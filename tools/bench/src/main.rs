@@ -24,6 +24,7 @@ mod scale;
 mod sizes;
 mod stats;
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
@@ -361,15 +362,9 @@ async fn warm(plan: &Plan, report: &mut Report, store: &Store, proxy: &Proxy, pr
     }
     // The same GetItem, made in-process.
     let user = UserId::parse(ADA).unwrap();
-    let mut times = Vec::with_capacity(plan.warm);
     let direct = proxied_store(store, &proxy.url);
-    for _ in 0..=plan.warm {
-        let start = tokio::time::Instant::now();
-        direct.get_profile(&user).await.unwrap();
-        times.push(start.elapsed());
-    }
-    times.remove(0);
-    report.warm("get-profile", "in-process store", Sample::new(times));
+    let times = in_process(plan.warm, |_| direct.get_profile(&user)).await;
+    report.warm("get-profile", "in-process store", times);
 
     // get-account.
     let launch = plan.launch("get-account", table, &proxy.url, None);
@@ -385,14 +380,8 @@ async fn warm(plan: &Plan, report: &mut Report, store: &Store, proxy: &Proxy, pr
     }
     report.warm("get-account", "get-account", Sample::new(times));
     env.terminate().await;
-    let mut times = Vec::new();
-    for _ in 0..=plan.warm {
-        let start = tokio::time::Instant::now();
-        direct.get_account(&user).await.unwrap();
-        times.push(start.elapsed());
-    }
-    times.remove(0);
-    report.warm("get-account", "in-process store", Sample::new(times));
+    let times = in_process(plan.warm, |_| direct.get_account(&user)).await;
+    report.warm("get-account", "in-process store", times);
 
     // add-email then remove-email, in turns, so the account never fills up.
     let add = plan.launch("add-email", table, &proxy.url, None);
@@ -421,18 +410,34 @@ async fn warm(plan: &Plan, report: &mut Report, store: &Store, proxy: &Proxy, pr
     report.warm("add+remove email", "add-email + remove-email", Sample::new(cycles));
     add.terminate().await;
     remove.terminate().await;
-    let mut cycles = Vec::new();
-    for i in 0..=plan.warm {
+    let cycles = in_process(plan.warm, |i| {
+        let (direct, user) = (&direct, &user);
+        async move {
+            let email = EmailAddress::parse(&format!("direct{i}@example.com")).unwrap();
+            let code = user_service::verification::VerificationCode::generate().unwrap();
+            let added = direct.add_email(user, &email, &code, Timestamp::now()).await?;
+            direct.remove_email(user, added.email_id).await
+        }
+    })
+    .await;
+    report.warm("add+remove email", "in-process store", cycles);
+}
+
+/// `rounds` timings of `call`, after one untimed call (its connection).
+async fn in_process<T, E, F>(rounds: usize, mut call: impl FnMut(usize) -> F) -> Sample
+where
+    E: std::fmt::Debug,
+    F: Future<Output = Result<T, E>>,
+{
+    let mut times = Vec::with_capacity(rounds);
+    for i in 0..=rounds {
         let start = tokio::time::Instant::now();
-        let email = EmailAddress::parse(&format!("direct{i}@example.com")).unwrap();
-        let code = user_service::verification::VerificationCode::generate().unwrap();
-        let added = direct.add_email(&user, &email, &code, Timestamp::now()).await.unwrap();
-        direct.remove_email(&user, added.email_id).await.unwrap();
+        call(i).await.unwrap();
         if i > 0 {
-            cycles.push(start.elapsed());
+            times.push(start.elapsed());
         }
     }
-    report.warm("add+remove email", "in-process store", Sample::new(cycles));
+    Sample::new(times)
 }
 
 /// The same store, reached through the proxy.
