@@ -296,10 +296,13 @@ async fn main() {
             }
         }
     }
+    // Written after every section: a long section later loses nothing.
+    report.write().unwrap();
 
     if plan.runs("warm") || plan.runs("memory") {
         warm(&plan, &mut report, &store, &plain, &programs).await;
     }
+    report.write().unwrap();
 
     if plan.runs("callgrind") && !smoke {
         for program in [FLOOR_HELLO, FLOOR_SDK, "get-profile"] {
@@ -309,16 +312,19 @@ async fn main() {
             report.instructions(program, per);
         }
     }
+    report.write().unwrap();
 
     if plan.runs("requests") {
         let rows = requests::count(&plan, &client, &plain).await;
         report.requests(rows);
     }
+    report.write().unwrap();
 
     if plan.runs("scale") {
         let rows = scale::run(&plan, &client, &plain).await;
         report.scale(rows);
     }
+    report.write().unwrap();
 
     if plan.runs("size") {
         let rows = sizes::measure(&plan, !args.no_build);
