@@ -90,12 +90,15 @@ impl App {
     }
 }
 
-/// Whether init opens the connection to DynamoDB (`DYNAMODB_CONNECT_AT_INIT`,
-/// `true` unless set to `false`): see [`Store::open_connection`].
+/// Whether init opens the connection to DynamoDB (`DYNAMODB_CONNECT_AT_INIT=true`;
+/// off by default): see [`Store::open_connection`]. `make bench` measured it
+/// on loopback TLS: init grew by 6.4 ms and the first invocation shrank by
+/// 1.8 ms, since the opening read is a whole request. It pays where init is off
+/// the request path (provisioned concurrency).
 pub const CONNECT_AT_INIT_VAR: &str = "DYNAMODB_CONNECT_AT_INIT";
 
 fn open_at_init(lookup: Lookup<'_>) -> bool {
-    lookup(CONNECT_AT_INIT_VAR).is_none_or(|v| v.trim() != "false")
+    lookup(CONNECT_AT_INIT_VAR).is_some_and(|v| v.trim() == "true")
 }
 
 type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);

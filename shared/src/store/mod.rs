@@ -105,9 +105,9 @@ impl Store {
 
     /// Opens the connection to DynamoDB (TCP, TLS, credentials, endpoint) with
     /// one read the function is granted, of a key nothing is stored under, so
-    /// that its first invocation does not pay for it. Lambda runs init on a
-    /// full CPU; a small function's invocations get a fraction of one. The
-    /// answer is not used: a failure here only means the first request connects.
+    /// that its first invocation does not pay for it: for environments whose
+    /// init is off the request path. The answer is not used: a failure here
+    /// only means the first request connects.
     pub async fn open_connection(&self, granted: &[&str]) {
         let result = if granted.contains(&"GetItem") {
             let request = self

@@ -76,8 +76,8 @@ const ADA_EMAIL: &str = "ada@example.com";
 pub(crate) const FLOOR_HELLO: &str = "floor-hello";
 pub(crate) const FLOOR_SDK: &str = "floor-sdk-get-item";
 pub(crate) const PYTHON: &str = "python-boto3";
-/// get-profile with `DYNAMODB_CONNECT_AT_INIT=false`: its first request connects.
-pub(crate) const GET_PROFILE_LAZY: &str = "get-profile, lazy connection";
+/// get-profile with `DYNAMODB_CONNECT_AT_INIT=true`: init opens the connection.
+pub(crate) const GET_PROFILE_AT_INIT: &str = "get-profile, connect at init";
 
 /// How the bench runs: which binaries, how many times.
 pub(crate) struct Plan {
@@ -152,7 +152,7 @@ pub(crate) fn profile_event(program: &str, user: &str) -> Value {
                 key.iter().map(|(k, v)| (k.clone(), json!(v.as_s().unwrap()))).collect();
             json!({ "key": key })
         }
-        GET_PROFILE_LAZY => with_sub(events::load("get-profile"), user),
+        GET_PROFILE_AT_INIT => with_sub(events::load("get-profile"), user),
         function => with_sub(events::load(function), user),
     }
 }
@@ -257,15 +257,15 @@ async fn main() {
 
     if plan.runs("cold") {
         let mut cold_programs = programs.clone();
-        cold_programs.insert(3, GET_PROFILE_LAZY);
+        cold_programs.insert(3, GET_PROFILE_AT_INIT);
         for (transport, proxy, ca) in [("http", &plain, None), ("https", &secure, Some(tls.ca_file.as_path()))] {
             for program in &cold_programs {
                 let launch = match *program {
                     PYTHON => plan.python(&table, &proxy.url, ca),
-                    GET_PROFILE_LAZY => {
+                    GET_PROFILE_AT_INIT => {
                         let mut launch = plan.launch("get-profile", &table, &proxy.url, ca);
-                        launch.label = GET_PROFILE_LAZY.to_owned();
-                        launch.env(user_service::app::CONNECT_AT_INIT_VAR, "false")
+                        launch.label = GET_PROFILE_AT_INIT.to_owned();
+                        launch.env(user_service::app::CONNECT_AT_INIT_VAR, "true")
                     }
                     name => plan.launch(name, &table, &proxy.url, ca),
                 };
