@@ -60,7 +60,8 @@ pub(crate) fn measure(plan: &Plan, build: bool) -> Vec<SizeRow> {
                 sizes(&host, &plan.out)
             };
             let arm64 = if arm64 {
-                sizes(&root.join("target").join(ARM64).join("release").join(name), &plan.out)
+                // cargo-lambda moves each binary to target/lambda/<name>/bootstrap.
+                sizes(&root.join("target/lambda").join(name).join("bootstrap"), &plan.out)
             } else {
                 None
             };
@@ -75,7 +76,7 @@ pub(crate) fn measure(plan: &Plan, build: bool) -> Vec<SizeRow> {
 
 fn build_arm64(build: bool) -> bool {
     if !build {
-        return workspace_root().join("target").join(ARM64).join("release").exists();
+        return workspace_root().join("target/lambda").exists();
     }
     // As scripts/sam-check does: the aarch64 standard library, where rustup can add it.
     let _ = Command::new("rustup").args(["target", "add", ARM64]).status();
