@@ -527,11 +527,12 @@ impl Report {
     fn charts(&self) -> std::io::Result<()> {
         let fail = |e: Box<dyn std::error::Error>| std::io::Error::other(e.to_string());
         if !self.cold.is_empty() {
-            let programs: Vec<String> = {
-                let mut p: Vec<String> = self.cold.iter().map(|c| c.program.clone()).collect();
-                p.dedup();
-                p
-            };
+            let mut programs: Vec<String> = Vec::new();
+            for c in &self.cold {
+                if !programs.contains(&c.program) {
+                    programs.push(c.program.clone());
+                }
+            }
             let mut series = Vec::new();
             for transport in ["http", "https"] {
                 for (part, pick) in [("init", 0), ("first invocation", 1)] {
