@@ -168,11 +168,7 @@ impl LogCapture {
 
     /// The last verification code the `log` sender issued for `email_id`.
     pub fn code_for(&self, email_id: &str) -> String {
-        self.lines()
-            .iter()
-            .rev()
-            .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
-            .and_then(|l| l["code"].as_str().map(str::to_owned))
+        logged_code(&self.lines(), email_id)
             .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.text()))
     }
 }
@@ -192,4 +188,14 @@ impl<'a> MakeWriter<'a> for LogCapture {
     fn make_writer(&'a self) -> Self::Writer {
         self.clone()
     }
+}
+
+/// The last verification code the `log` sender issued for `email_id`, among
+/// JSON log lines.
+pub fn logged_code(lines: &[Value], email_id: &str) -> Option<String> {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l["message"] == "verification code issued" && l["email_id"] == email_id)
+        .and_then(|l| l["code"].as_str().map(str::to_owned))
 }

@@ -191,15 +191,9 @@ pub(crate) async fn seed_user(store: &Store, user: &str, email: &str) {
     store.create_user(&new, Timestamp::now()).await.unwrap();
 }
 
-pub(crate) async fn fresh_store(client: &aws_sdk_dynamodb::Client) -> Store {
-    let table = ddb::fresh_table(client).await;
-    Store::new(client.clone(), user_service::config::StoreConfig::new(table)).with_key(ddb::test_key())
-}
-
 fn build(plan: &Plan) {
     let root = workspace_root();
-    let mut names: Vec<&str> = user_service::catalog::FUNCTIONS.iter().map(|f| f.name).collect();
-    names.extend([FLOOR_HELLO, FLOOR_SDK]);
+    let names = sizes::names();
     let mut cargo = std::process::Command::new("cargo");
     cargo.current_dir(&root).arg("build");
     if !plan.smoke {
@@ -241,8 +235,7 @@ async fn main() {
     }
     let mut report = Report::new(&plan);
 
-    let client = ddb::client();
-    let store = fresh_store(&client).await;
+    let store = ddb::store().await;
     let table = store.config().table_name.clone();
     seed_user(&store, ADA, ADA_EMAIL).await;
     let upstream = ddb::endpoint();
@@ -315,13 +308,13 @@ async fn main() {
     report.write().unwrap();
 
     if plan.runs("requests") {
-        let rows = requests::count(&plan, &client, &plain).await;
+        let rows = requests::count(&plan, &plain).await;
         report.requests(rows);
     }
     report.write().unwrap();
 
     if plan.runs("scale") {
-        let rows = scale::run(&plan, &client, &plain).await;
+        let rows = scale::run(&plan, &plain).await;
         report.scale(rows);
     }
     report.write().unwrap();

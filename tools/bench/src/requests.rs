@@ -55,8 +55,8 @@ pub(crate) struct RequestRow {
 /// Invokes every function once, in the order a user's life goes (sign-up, sign-in,
 /// profile, addresses, admin, sweeps, closing the account), and counts the
 /// DynamoDB requests of each invocation.
-pub(crate) async fn count(plan: &Plan, client: &aws_sdk_dynamodb::Client, proxy: &Proxy) -> Vec<RequestRow> {
-    let store = crate::fresh_store(client).await;
+pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
+    let store = integration_tests::ddb::store().await;
     let table = store.config().table_name.clone();
     let mut run = Run {
         plan,
@@ -337,12 +337,12 @@ impl Run<'_> {
         let env = &self.envs.iter().find(|(n, _)| *n == function).unwrap().1;
         // The output is read from the pipe as it comes: the line may lag the answer.
         for _ in 0..100 {
-            let code = env.output().iter().rev().find_map(|line| {
-                let line: Value = serde_json::from_str(line).ok()?;
-                let issued = line["message"] == "verification code issued" && line["email_id"] == email_id;
-                issued.then(|| line["code"].as_str().map(str::to_owned)).flatten()
-            });
-            if let Some(code) = code {
+            let lines: Vec<Value> = env
+                .output()
+                .iter()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect();
+            if let Some(code) = integration_tests::http::logged_code(&lines, email_id) {
                 return code;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -374,10 +374,7 @@ impl Run<'_> {
 
 /// The URL of a loopback port nothing listens on: calls to it are refused at once.
 fn closed_port_url() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    format!("http://127.0.0.1:{port}")
+    format!("http://127.0.0.1:{}", integration_tests::lambda::free_port())
 }
 
 /// An HTTP event of ada's.

@@ -17,7 +17,7 @@ use user_service::domain::{EmailAddress, UserId};
 use crate::proxy::Proxy;
 use crate::runtime::Environment;
 use crate::stats::Sample;
-use crate::{Plan, fresh_store, seed_user, with_sub};
+use crate::{Plan, seed_user, with_sub};
 
 pub(crate) struct ScaleRow {
     pub(crate) function: &'static str,
@@ -103,11 +103,11 @@ async fn write_all(client: &Client, table: &str, mut batch: Vec<WriteRequest>) {
     }
 }
 
-pub(crate) async fn run(plan: &Plan, client: &Client, proxy: &Proxy) -> Vec<ScaleRow> {
+pub(crate) async fn run(plan: &Plan, proxy: &Proxy) -> Vec<ScaleRow> {
     let mut rows = Vec::new();
     let rounds = (plan.warm / 5).max(10);
     for users in [SMALL, plan.users] {
-        let store = fresh_store(client).await;
+        let store = ddb::store().await;
         let started = std::time::Instant::now();
         load(&store, users).await;
         println!(

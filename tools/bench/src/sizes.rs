@@ -18,7 +18,8 @@ pub(crate) struct SizeRow {
 
 const ARM64: &str = "aarch64-unknown-linux-gnu";
 
-fn names() -> Vec<&'static str> {
+/// Every binary the bench builds: the catalog's functions and the two floors.
+pub(crate) fn names() -> Vec<&'static str> {
     let mut names: Vec<&str> = user_service::catalog::FUNCTIONS.iter().map(|f| f.name).collect();
     names.extend([FLOOR_HELLO, FLOOR_SDK]);
     names
