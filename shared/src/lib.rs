@@ -1,21 +1,30 @@
 //! user-service core: the single-table key schema, domain rules, the DynamoDB
 //! store with every access pattern and transaction, and the HTTP mapping.
 
+#[cfg(feature = "aws")]
 pub mod api;
+#[cfg(feature = "aws")]
 pub mod app;
 pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod domain;
 pub mod http;
+#[cfg(feature = "aws")]
 pub mod identity;
+#[cfg(feature = "aws")]
 pub mod keys;
+#[cfg(feature = "aws")]
 pub mod mail;
+#[cfg(feature = "aws")]
 pub mod secrets;
+#[cfg(feature = "aws")]
 pub mod store;
 pub mod verification;
 
+#[cfg(feature = "aws")]
 pub use app::{App, Clients};
+#[cfg(feature = "aws")]
 pub use store::{Store, StoreError};
 
 /// An error and its sources, one line: for logs.
@@ -30,6 +39,7 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
+#[cfg(feature = "aws")]
 /// What went wrong with an AWS call, without its message: service messages may
 /// quote the request (an address, say), and logs carry no personal data.
 pub fn aws_failure<E, R>(err: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String

@@ -4,11 +4,16 @@
 
 use std::fmt;
 
+#[cfg(feature = "aws")]
 use aws_lc_rs::hmac;
+#[cfg(feature = "aws")]
 use subtle::ConstantTimeEq;
 
-use crate::domain::{EmailAddress, EmailId, Invalid};
+use crate::domain::Invalid;
+#[cfg(feature = "aws")]
+use crate::domain::{EmailAddress, EmailId};
 
+#[cfg(feature = "aws")]
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
 /// one per purpose, so a value of one kind never matches one of the other.
 #[derive(Clone)]
@@ -17,11 +22,13 @@ pub struct VerificationKey {
     address_key: hmac::Key,
 }
 
+#[cfg(feature = "aws")]
 /// Why a secret cannot be a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the verification key must be at least {} bytes", VerificationKey::MIN_SECRET_BYTES)]
 pub struct KeyTooShort;
 
+#[cfg(feature = "aws")]
 impl VerificationKey {
     pub const MIN_SECRET_BYTES: usize = 32;
 
@@ -44,12 +51,14 @@ impl VerificationKey {
     }
 }
 
+#[cfg(feature = "aws")]
 /// A key for one purpose: HMAC-SHA-256 of the purpose under the secret.
 fn derive(secret: &[u8], purpose: &[u8]) -> hmac::Key {
     let tag = hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, secret), purpose);
     hmac::Key::new(hmac::HMAC_SHA256, tag.as_ref())
 }
 
+#[cfg(feature = "aws")]
 impl fmt::Debug for VerificationKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("VerificationKey(<redacted>)")
@@ -102,6 +111,7 @@ impl VerificationCode {
         &self.0
     }
 
+    #[cfg(feature = "aws")]
     /// The stored form: an HMAC under the verification key, bound to the address
     /// record, so a hash copied to another record does not verify it.
     pub fn hash(&self, key: &VerificationKey, email_id: EmailId) -> String {
@@ -112,6 +122,7 @@ impl VerificationCode {
         hex::encode(context.sign().as_ref())
     }
 
+    #[cfg(feature = "aws")]
     /// Constant-time comparison with a stored hash.
     pub fn matches(&self, key: &VerificationKey, email_id: EmailId, stored_hash: &str) -> bool {
         self.hash(key, email_id).as_bytes().ct_eq(stored_hash.as_bytes()).into()

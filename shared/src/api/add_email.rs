@@ -2,26 +2,18 @@ use std::convert::Infallible;
 
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Request, Response};
-use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::ADD_EMAIL;
-use crate::domain::EmailAddress;
-use crate::http::request::json_body;
+use crate::http::routes;
 use crate::http::{Caller, Failure, response, serve};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AddEmail {
-    email: EmailAddress,
-}
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let AddEmail { email } = json_body(&req)?;
+    let email = routes::add_email(&req)?;
     let code = super::new_code()?;
     let added = app
         .store

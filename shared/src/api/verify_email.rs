@@ -2,27 +2,18 @@ use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
-use serde::Deserialize;
 
 use crate::app::App;
 use crate::catalog::VERIFY_EMAIL;
-use crate::http::request::{email_id_param, json_body};
+use crate::http::routes;
 use crate::http::{Caller, Failure, response, serve};
-use crate::verification::VerificationCode;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Verify {
-    code: VerificationCode,
-}
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let email_id = email_id_param(&req)?;
-    let Verify { code } = json_body(&req)?;
+    let (email_id, code) = routes::verify_email(&req)?;
     let email = app
         .store
         .verify_email(&caller.user_id, email_id, &code, app.clock.now())

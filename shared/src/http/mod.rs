@@ -4,21 +4,32 @@
 pub mod problem;
 pub mod request;
 pub mod response;
+pub mod routes;
 
+#[cfg(feature = "aws")]
 use std::convert::Infallible;
+#[cfg(feature = "aws")]
 use std::future::Future;
 
+#[cfg(feature = "aws")]
 use lambda_http::{Body, Request, RequestExt, Response};
+#[cfg(feature = "aws")]
 use tracing::Instrument;
 
+#[cfg(feature = "aws")]
 use crate::StoreError;
+#[cfg(feature = "aws")]
 use crate::app::App;
+#[cfg(feature = "aws")]
 use crate::catalog::Access;
+#[cfg(feature = "aws")]
 use crate::domain::UserStatus;
+#[cfg(feature = "aws")]
 use crate::store::retry;
 pub use problem::{Failure, Problem};
 pub use request::Caller;
 
+#[cfg(feature = "aws")]
 /// Runs `handler` for the verified caller and turns every outcome into a
 /// response: expected failures are problem responses, never `Err` (API Gateway
 /// would answer 502) and never a panic. Logs carry the request id and `sub`.
@@ -51,6 +62,7 @@ where
     Ok(response)
 }
 
+#[cfg(feature = "aws")]
 /// An admin is a member of the admin group whose own account is active: the
 /// token's group alone outlives a suspension or a deletion.
 async fn admit_admin(app: &App, caller: &Caller) -> Result<(), Failure> {
@@ -64,6 +76,7 @@ async fn admit_admin(app: &App, caller: &Caller) -> Result<(), Failure> {
     }
 }
 
+#[cfg(feature = "aws")]
 /// 5xx: the whole cause chain, for us. 4xx: the code only, no request values.
 fn log_failure(failure: &Failure) -> &Failure {
     let problem = &failure.problem;
