@@ -12,6 +12,8 @@ use integration_tests::lambda::{free_port, require_cargo_lambda, workspace_root}
 use integration_tests::{process, wait};
 use serde_json::{Value, json};
 
+const TABLE: &str = "user-service-dev-test";
+
 struct Dev {
     child: Child,
     ports: [u16; 3],
@@ -26,13 +28,14 @@ impl Dev {
             .env("LAMBDA_PORT", ports[1].to_string())
             .env("DDB_PORT", ports[2].to_string())
             .env("STATE_DIR", state)
-            .env("TABLE_NAME", "user-service-dev-test")
+            .env("TABLE_NAME", TABLE)
             // Verification windows far longer than the test: no answer depends on
             // how long a busy machine takes between two requests.
             .env("VERIFICATION_TTL_SECONDS", "86400")
             .env("VERIFICATION_RESEND_INTERVAL_SECONDS", "86400")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            // Kept with the suite's logs: check-logs reads them for PII.
+            .stdout(integration_tests::logs::stdio("dev-stdout"))
             .stderr(Stdio::piped());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("scripts/dev starts");
@@ -78,6 +81,8 @@ impl Dev {
             process::wait_group_gone(pid, wait::GENEROUS),
             "a process of scripts/dev survived"
         );
+        // The functions' own log lines, kept before the state directory goes.
+        integration_tests::logs::keep(&self.state.join("functions.log"), "dev-functions");
         let state = self.state.display().to_string();
         let left = wait::poll(wait::GENEROUS, || {
             let out = Command::new("pgrep").args(["-f", &state]).output().ok()?;
@@ -281,6 +286,10 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     let (status, account) = me(&token);
     assert_eq!(status, 200, "{account}");
     assert_eq!(account["emails"][0]["isVerified"], true);
+
+    // The contract, property-tested against this same stack (a second one would
+    // cost minutes), then the invariant checker over its table.
+    crate::schemathesis::run(&api, dev.ports[2], TABLE);
 
     dev.interrupt();
 

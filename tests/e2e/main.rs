@@ -3,3 +3,4 @@
 
 mod dev;
 mod functions;
+mod schemathesis;

@@ -4,6 +4,7 @@ use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
 use serde::Serialize;
 
+#[cfg(feature = "aws")]
 use crate::StoreError;
 
 /// A failed request as the client sees it. Its `code` is stable; clients branch on it.
@@ -36,8 +37,37 @@ struct Body9457<'a> {
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// Every stable `code` a problem response can carry, in one place: clients
+/// branch on them, and openapi.yaml's `Problem.code` enum is this list
+/// (tests/contract checks it; the tests below check the code emits no other).
+pub const CODES: &[&str] = &[
+    "UNAUTHENTICATED",
+    "FORBIDDEN",
+    "ACCOUNT_INACTIVE",
+    "NOT_FOUND",
+    "VALIDATION_FAILED",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "PRECONDITION_REQUIRED",
+    "VERSION_MISMATCH",
+    "EMAIL_TAKEN",
+    "EMAIL_ALREADY_ADDED",
+    "EMAIL_LIMIT_REACHED",
+    "EMAIL_NOT_VERIFIED",
+    "EMAIL_ALREADY_VERIFIED",
+    "PRIMARY_EMAIL",
+    "VERIFICATION_FAILED",
+    "VERIFICATION_EXPIRED",
+    "TOO_MANY_ATTEMPTS",
+    "TOO_MANY_REQUESTS",
+    "SERVICE_UNAVAILABLE",
+    "INTERNAL",
+];
+
 impl Problem {
     pub fn new(status: StatusCode, code: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
+        // A code outside CODES would reach clients undocumented.
+        debug_assert!(CODES.contains(&code), "problem code {code} is not in CODES");
         Self {
             status,
             code,
@@ -73,6 +103,17 @@ impl Problem {
             "FORBIDDEN",
             "Forbidden",
             "This route is for administrators whose own account is active.",
+        )
+    }
+
+    /// An admin suspending or deleting themselves would lock the account out of
+    /// the admin routes; closing one's own account is `DELETE /me` (If-Match).
+    pub fn own_status() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN",
+            "Forbidden",
+            "Admins do not set their own status; close your own account with DELETE /me.",
         )
     }
 
@@ -144,6 +185,7 @@ impl Problem {
         problem
     }
 
+    #[cfg(feature = "aws")]
     fn retry_after(mut self, secs: u64) -> Self {
         self.retry_after_secs = Some(secs);
         self
@@ -196,6 +238,7 @@ impl From<Problem> for Failure {
     }
 }
 
+#[cfg(feature = "aws")]
 impl From<StoreError> for Failure {
     fn from(err: StoreError) -> Self {
         let problem = Problem::from(&err);
@@ -208,6 +251,7 @@ impl From<StoreError> for Failure {
     }
 }
 
+#[cfg(feature = "aws")]
 impl From<&StoreError> for Problem {
     fn from(err: &StoreError) -> Self {
         use StatusCode as S;
@@ -299,6 +343,124 @@ impl From<&StoreError> for Problem {
             | E::Build(_)
             | E::Corrupt(_)
             | E::NoVerificationKey => Self::internal(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Every problem the HTTP layer builds itself.
+    fn edge_problems() -> Vec<Problem> {
+        vec![
+            Problem::unauthenticated(),
+            Problem::forbidden(),
+            Problem::forbidden_inactive_admin(),
+            Problem::validation("field", "reason"),
+            Problem::payload_too_large(1),
+            Problem::unsupported_media_type(),
+            Problem::precondition_required(),
+            Problem::weak_etag(),
+            Problem::internal(),
+            Problem::unavailable(),
+        ]
+    }
+
+    /// One of every store error. The match fails to compile when StoreError
+    /// gains a variant, so a new outcome cannot skip this test.
+    #[cfg(feature = "aws")]
+    fn every_store_error() -> Vec<StoreError> {
+        use aws_sdk_dynamodb::error::{BuildError, SdkError};
+
+        use crate::store::DynamoError;
+        let dynamo = || Box::new(DynamoError::GetItem(SdkError::timeout_error("timed out")));
+        let all = vec![
+            StoreError::NotFound,
+            StoreError::AccountInactive,
+            StoreError::EmailTaken,
+            StoreError::AlreadyAdded,
+            StoreError::LimitReached,
+            StoreError::NotVerified,
+            StoreError::AlreadyVerified,
+            StoreError::PrimaryEmail,
+            StoreError::VersionMismatch { current: 2 },
+            StoreError::VerificationFailed { attempts_left: 1 },
+            StoreError::VerificationExpired,
+            StoreError::TooManyAttempts { retry_after_secs: 5 },
+            StoreError::TooManyRequests { retry_after_secs: 5 },
+            StoreError::NoVerificationKey,
+            StoreError::Contended,
+            StoreError::Unavailable(dynamo()),
+            StoreError::Dynamo(dynamo()),
+            StoreError::UnexpectedCancellation("reason".into()),
+            StoreError::Inconsistent("why"),
+            StoreError::Build(BuildError::missing_field("field", "why")),
+            StoreError::Corrupt(<serde_dynamo::Error as serde::de::Error>::custom("bad item")),
+        ];
+        for err in &all {
+            match err {
+                StoreError::NotFound
+                | StoreError::AccountInactive
+                | StoreError::EmailTaken
+                | StoreError::AlreadyAdded
+                | StoreError::LimitReached
+                | StoreError::NotVerified
+                | StoreError::AlreadyVerified
+                | StoreError::PrimaryEmail
+                | StoreError::VersionMismatch { .. }
+                | StoreError::VerificationFailed { .. }
+                | StoreError::VerificationExpired
+                | StoreError::TooManyAttempts { .. }
+                | StoreError::TooManyRequests { .. }
+                | StoreError::NoVerificationKey
+                | StoreError::Contended
+                | StoreError::Unavailable(_)
+                | StoreError::Dynamo(_)
+                | StoreError::UnexpectedCancellation(_)
+                | StoreError::Inconsistent(_)
+                | StoreError::Build(_)
+                | StoreError::Corrupt(_) => {}
+            }
+        }
+        all
+    }
+
+    #[cfg(not(feature = "aws"))]
+    fn every_store_error_problem() -> Vec<Problem> {
+        Vec::new()
+    }
+
+    #[cfg(feature = "aws")]
+    fn every_store_error_problem() -> Vec<Problem> {
+        every_store_error().iter().map(Problem::from).collect()
+    }
+
+    #[test]
+    fn codes_are_exactly_what_the_code_emits() {
+        let listed: BTreeSet<&str> = CODES.iter().copied().collect();
+        assert_eq!(listed.len(), CODES.len(), "CODES has a duplicate");
+        let emitted: BTreeSet<&str> = edge_problems()
+            .into_iter()
+            .chain(every_store_error_problem())
+            .map(|p| p.code)
+            .collect();
+        for code in &emitted {
+            assert!(listed.contains(code), "{code} is emitted but not in CODES");
+        }
+        if cfg!(feature = "aws") {
+            assert_eq!(emitted, listed, "CODES lists a code nothing emits");
+        }
+    }
+
+    #[test]
+    fn a_code_always_has_the_same_status() {
+        let mut seen = std::collections::BTreeMap::new();
+        for problem in edge_problems().into_iter().chain(every_store_error_problem()) {
+            let status = *seen.entry(problem.code).or_insert(problem.status);
+            assert_eq!(status, problem.status, "{} answers two statuses", problem.code);
         }
     }
 }

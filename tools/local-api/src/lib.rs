@@ -1,12 +1,14 @@
 //! Development only, never deployed: the service's HTTP API on 127.0.0.1 as API
 //! Gateway would run it. Routes come from template.yaml; a local JWT authorizer
 //! verifies Bearer tokens; requests become API Gateway v2 events invoked through
-//! `cargo lambda watch`; `/local/…` routes stand in for Cognito's sign-up, sign-in and admin calls.
+//! `cargo lambda watch`; `/local/…` routes stand in for Cognito's sign-up, sign-in and admin calls;
+//! `/openapi.json` serves the contract.
 
 pub mod auth;
 pub mod cognito;
 pub mod event;
 pub mod invoke;
+pub mod openapi;
 pub mod pool;
 pub mod routes;
 pub mod server;

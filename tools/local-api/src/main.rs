@@ -70,6 +70,10 @@ async fn main() -> Result<(), Error> {
     );
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");
+    println!(
+        "  GET  {}  the contract (openapi.yaml), no token",
+        local_api::openapi::PATH
+    );
     let shared = Arc::new(AppState {
         routes,
         key,

@@ -39,6 +39,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/local/token", post(crate::cognito::token))
         .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
         .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
+        .merge(crate::openapi::router())
         .with_state(shared)
 }
 
