@@ -111,11 +111,16 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, Problem> {
         return Err(Problem::validation("body", "a JSON object is required"));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut de).map_err(|err| {
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|err| {
         let path = err.path().to_string();
         let field = if path == "." { "body".to_owned() } else { path };
         Problem::validation(&field, describe_json_error(err.inner()))
-    })
+    })?;
+    // What `serde_json::from_slice` checks and a bare Deserializer does not:
+    // nothing but whitespace after the value. `{..}x` or `{..}{..}` is no JSON.
+    de.end()
+        .map_err(|err| Problem::validation("body", describe_json_error(&err)))?;
+    Ok(value)
 }
 
 /// serde_json's message without the line and column, which mean nothing to a client.
@@ -194,6 +199,24 @@ mod tests {
         assert_eq!(parse_groups("[ops,admin]"), vec!["ops,admin"]);
         assert_eq!(parse_groups("ops,admin"), vec!["ops,admin"]);
         assert_eq!(parse_groups("[ops  admin]"), vec!["ops", "admin"]);
+    }
+
+    #[test]
+    fn nothing_may_follow_the_json_value() {
+        let request = |body: &str| {
+            lambda_http::http::Request::builder()
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::Text(body.to_owned()))
+                .unwrap()
+        };
+        assert!(json_body::<serde_json::Value>(&request("{\"email\":\"a@b.c\"} \n")).is_ok());
+        for body in ["{\"email\":\"a@b.c\"}x", "{\"email\":\"a@b.c\"}{\"email\":\"d@e.f\"}"] {
+            let problem = json_body::<serde_json::Value>(&request(body)).unwrap_err();
+            assert_eq!(
+                (problem.code, problem.field.as_deref()),
+                ("VALIDATION_FAILED", Some("body"))
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,251 @@
+//! The authorization matrix: every HTTP route of the catalog, called by each of
+//! seven callers, answers what the route's access and the caller's state say,
+//! and nobody reads or changes another user's items.
+
+use std::time::Instant;
+
+use futures::future::join_all;
+use integration_tests::http::Event;
+use serde_json::json;
+use user_service::catalog::{Access, Function};
+use user_service::domain::UserStatus;
+
+use crate::support::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// The victim, active, acting on their own account.
+    Owner,
+    /// Another active user, naming the victim's ids where the route takes one.
+    OtherUser,
+    /// An active admin: on the user routes, just another user.
+    Admin,
+    /// A suspended user, on their own account.
+    Suspended,
+    /// A deleted user whose access token is still valid, on their former account.
+    Deleted,
+    /// An admin whose own account is suspended, on their own account.
+    SuspendedAdmin,
+    /// No claims at all (the authorizer never ran).
+    Anonymous,
+}
+
+/// Cells run in this order on each route's table: the callers who may change
+/// the victim's items go last, so every earlier cell sees the fixture intact.
+const ORDER: [Caller; 7] = [
+    Caller::Anonymous,
+    Caller::Deleted,
+    Caller::Suspended,
+    Caller::SuspendedAdmin,
+    Caller::OtherUser,
+    Caller::Admin,
+    Caller::Owner,
+];
+
+/// What the service answers: `(status, code)`, `code` for a problem only.
+/// Derived from the route's access, whether it only reads (GET), whether it
+/// names an address by id, and the caller's state; `success` is the route's
+/// normal status. Each rule cites the README line it comes from.
+fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'static str>) {
+    const UNAUTHENTICATED: (u16, Option<&str>) = (401, Some("UNAUTHENTICATED"));
+    const FORBIDDEN: (u16, Option<&str>) = (403, Some("FORBIDDEN"));
+    const INACTIVE: (u16, Option<&str>) = (403, Some("ACCOUNT_INACTIVE"));
+    const NOT_FOUND: (u16, Option<&str>) = (404, Some("NOT_FOUND"));
+    let ok = (success, None);
+    let reads = method_of(route) == "GET";
+    if caller == Caller::Anonymous {
+        return UNAUTHENTICATED;
+    }
+    if route.access() == Access::Admin {
+        // "Admin routes need the admin group and the admin's own account to be active."
+        return if caller == Caller::Admin { ok } else { FORBIDDEN };
+    }
+    match caller {
+        Caller::Owner => ok,
+        // "another user's emailId: 404" (not 403: existence is not revealed);
+        // without an id they act on their own account. Admins have no powers here.
+        Caller::OtherUser | Caller::Admin if names_an_email_id(route) => NOT_FOUND,
+        Caller::OtherUser | Caller::Admin => ok,
+        // "ACCOUNT_INACTIVE: a suspended user writing"; reads are allowed.
+        Caller::Suspended | Caller::SuspendedAdmin if reads => ok,
+        Caller::Suspended | Caller::SuspendedAdmin => INACTIVE,
+        // "NOT_FOUND: a deleted user's /me". Two reads never look at the
+        // caller's profile, so they answer as for anyone: check-email (it
+        // asks about an address) and list-emails (one Query of the caller's
+        // partition, which holds no address after a delete).
+        Caller::Deleted if reads && !reads_the_profile(route) => ok,
+        Caller::Deleted => NOT_FOUND,
+        Caller::Anonymous => UNAUTHENTICATED,
+    }
+}
+
+/// The user-route reads that never read the caller's profile (README: list-emails
+/// is one Query of the caller's addresses, check-email one GetItem of a claim).
+fn reads_the_profile(route: &Function) -> bool {
+    !matches!(route.name, "list-emails" | "check-email")
+}
+
+struct Cells {
+    checked: usize,
+    failures: Vec<String>,
+    by_caller: std::collections::BTreeMap<String, usize>,
+}
+
+/// Every caller against one route, on a table of its own.
+async fn route_matrix(route: &'static Function) -> Cells {
+    let (app, calls) = spawn_recorded().await;
+    let victim = account(&app, "victim").await;
+    // These two only ever name the victim's addresses, or act on their profile.
+    let other = profile_only(&app, "other").await;
+    let admin = profile_only(&app, "admin").await;
+    let suspended = account(&app, "suspended").await;
+    let deleted = account(&app, "deleted").await;
+    let suspended_admin = account(&app, "suspended-admin").await;
+    set_status(&app, &suspended, UserStatus::Suspended).await;
+    set_status(&app, &deleted, UserStatus::Deleted).await;
+    set_status(&app, &suspended_admin, UserStatus::Suspended).await;
+    // Past the minute between codes: the owner's send-verification is allowed.
+    app.clock.advance(61);
+
+    let mut cells = Cells {
+        checked: 0,
+        failures: Vec::new(),
+        by_caller: Default::default(),
+    };
+    let victims_items = items_naming(&snapshot(&app).await, &victim.sub);
+    calls.take();
+    for caller in ORDER {
+        let (who, owner, admin_groups) = match caller {
+            Caller::Owner => (&victim, &victim, false),
+            Caller::OtherUser => (&other, &victim, false),
+            Caller::Admin => (&admin, &victim, true),
+            Caller::Suspended => (&suspended, &suspended, false),
+            Caller::Deleted => (&deleted, &deleted, false),
+            Caller::SuspendedAdmin => (&suspended_admin, &suspended_admin, true),
+            Caller::Anonymous => (&victim, &victim, false),
+        };
+        // The admin routes always target the victim.
+        let owner = if route.access() == Access::Admin {
+            &victim
+        } else {
+            owner
+        };
+        let target = Target {
+            caller: who,
+            owner,
+            admin_groups,
+            // Only the routes that take If-Match need the caller's version.
+            if_match: if Event::of(route).0["headers"]["if-match"].is_string() {
+                if_match(&app, &who.sub).await
+            } else {
+                String::new()
+            },
+        };
+        let (mut event, success) = valid_request(route, &target);
+        if caller == Caller::Anonymous {
+            event = event.anonymous();
+        }
+        let (status, code) = expected(route, caller, success);
+        let reply = send(&app, route, event).await;
+        let (_, written) = calls.take();
+        let cell = format!("{} as {caller:?}", route.name);
+        *cells.by_caller.entry(format!("{caller:?}")).or_default() += 1;
+        cells.checked += 1;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(panic) => {
+                cells.failures.push(format!("{cell}: {panic}"));
+                continue;
+            }
+        };
+        let got = (reply.status, reply.body["code"].as_str());
+        let mut wrong = Vec::new();
+        if got != (status, code) {
+            wrong.push(format!(
+                "expected {status} {code:?}, got {} {:?}: {}",
+                got.0, got.1, reply.body
+            ));
+        }
+        if code.is_some()
+            && let Err(e) = check_problem(&reply)
+        {
+            wrong.push(e);
+        }
+        // The owner's writes are seen: the recorder is not blind.
+        if caller == Caller::Owner && method_of(route) != "GET" && got.0 == success && written.is_empty() {
+            wrong.push("the owner's write was not recorded".to_owned());
+        }
+        // A refusal writes nothing at all.
+        if code.is_some() && !written.is_empty() {
+            wrong.push(format!("a refused request wrote: {written:?}"));
+        }
+        // Nobody but the victim (or an admin through an admin route) changes
+        // the victim's items.
+        let may_change_victim = caller == Caller::Owner || (route.access() == Access::Admin && caller == Caller::Admin);
+        if !may_change_victim {
+            // Only a request that wrote can have changed them: look then.
+            if !written.is_empty() {
+                let now = items_naming(&snapshot(&app).await, &victim.sub);
+                let changed = diff(&victims_items, &now);
+                if !changed.is_empty() {
+                    wrong.push(format!("the victim's items changed: {changed:?}"));
+                }
+            }
+            // No answer to another caller carries the victim's ids or addresses.
+            let text = reply.body.to_string();
+            for secret in [&victim.sub, &victim.primary, &victim.email_of_secondary] {
+                if text.contains(secret.as_str()) {
+                    wrong.push(format!("the answer shows the victim's {secret}"));
+                }
+            }
+        }
+        if !wrong.is_empty() {
+            cells.failures.push(format!("{cell}: {}", wrong.join("; ")));
+        }
+    }
+    app.assert_invariants().await;
+    cells
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_answers_every_caller_as_its_access_says() {
+    let started = Instant::now();
+    let routes = routes();
+    let results = join_all(routes.iter().map(|route| route_matrix(route))).await;
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut by_caller = std::collections::BTreeMap::<String, usize>::new();
+    for cells in results {
+        checked += cells.checked;
+        failures.extend(cells.failures);
+        for (k, v) in cells.by_caller {
+            *by_caller.entry(k).or_default() += v;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    write_figures(
+        "authorization",
+        json!({
+            "routes": routes.len(),
+            "callers": ORDER.len(),
+            "cells_checked": checked,
+            "cells_by_caller": by_caller,
+            "failures": failures.len(),
+            "failure_list": failures,
+            "wall_seconds": seconds,
+        }),
+    );
+    eprintln!(
+        "authorization: {} routes x {} callers = {checked} cells, {} failures, {seconds:.1} s",
+        routes.len(),
+        ORDER.len(),
+        failures.len()
+    );
+    assert_eq!(checked, routes.len() * ORDER.len());
+    assert!(
+        failures.is_empty(),
+        "{} cells failed:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}

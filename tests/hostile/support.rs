@@ -1,0 +1,395 @@
+//! What both tests share: the users, a valid request for every HTTP route,
+//! table snapshots, a panic-catching send, the problem check and the figures file.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, Write};
+
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::FinalizerInterceptorContextRef;
+use aws_smithy_runtime_api::client::orchestrator::Metadata;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::config_bag::ConfigBag;
+use futures::FutureExt;
+use integration_tests::ddb;
+use integration_tests::http::{Event, Reply};
+use integration_tests::test_app::TestApp;
+use serde_json::{Value, json};
+use user_service::Store;
+use user_service::catalog::{self, Access, Function, Trigger};
+use user_service::domain::{EmailAddress, NewUser, PersonName, UserId, UserStatus};
+use user_service::verification::VerificationCode;
+
+/// The one code every fixture address is issued: tests send it to verify.
+pub(crate) const CODE: &str = "111111";
+
+/// Every `code` the service documents (README, "Errors"). A 4xx outside this
+/// set is a failure: clients branch on `code`.
+pub(crate) const KNOWN_CODES: &[&str] = &[
+    "UNAUTHENTICATED",
+    "FORBIDDEN",
+    "ACCOUNT_INACTIVE",
+    "NOT_FOUND",
+    "VALIDATION_FAILED",
+    "PAYLOAD_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "PRECONDITION_REQUIRED",
+    "VERSION_MISMATCH",
+    "EMAIL_TAKEN",
+    "EMAIL_ALREADY_ADDED",
+    "EMAIL_LIMIT_REACHED",
+    "EMAIL_NOT_VERIFIED",
+    "EMAIL_ALREADY_VERIFIED",
+    "PRIMARY_EMAIL",
+    "VERIFICATION_FAILED",
+    "VERIFICATION_EXPIRED",
+    "TOO_MANY_ATTEMPTS",
+    "TOO_MANY_REQUESTS",
+];
+
+/// The HTTP routes of the catalog, in catalog order.
+pub(crate) fn routes() -> Vec<&'static Function> {
+    catalog::FUNCTIONS
+        .iter()
+        .filter(|f| matches!(f.trigger, Trigger::Http { .. }))
+        .collect()
+}
+
+pub(crate) fn method_of(f: &Function) -> &'static str {
+    match f.trigger {
+        Trigger::Http { method, .. } => method,
+        _ => unreachable!("{} is not an HTTP route", f.name),
+    }
+}
+
+/// The DynamoDB calls a request made, from an interceptor on the App's client:
+/// every call, and the writes DynamoDB carried out. A refused request must
+/// carry out none (a conditional write DynamoDB refused wrote nothing), and
+/// the calls show how many inputs were refused before any.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Calls(Arc<Mutex<(usize, Vec<String>)>>);
+
+const WRITES: &[&str] = &[
+    "PutItem",
+    "UpdateItem",
+    "DeleteItem",
+    "TransactWriteItems",
+    "BatchWriteItem",
+];
+
+impl Intercept for Calls {
+    fn name(&self) -> &'static str {
+        "Calls"
+    }
+
+    fn read_after_execution(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let operation = cfg.load::<Metadata>().map(|m| m.name().to_owned()).unwrap_or_default();
+        let written = WRITES.contains(&operation.as_str()) && matches!(context.output_or_error(), Some(Ok(_)));
+        let mut calls = self.0.lock().unwrap();
+        calls.0 += 1;
+        if written {
+            calls.1.push(operation);
+        }
+        Ok(())
+    }
+}
+
+impl Calls {
+    /// The calls and the writes carried out since the last `take`.
+    pub(crate) fn take(&self) -> (usize, Vec<String>) {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// A TestApp on a fresh table whose client reports its calls to the returned [`Calls`].
+pub(crate) async fn spawn_recorded() -> (TestApp, Calls) {
+    let plain = ddb::store().await;
+    let calls = Calls::default();
+    let config = plain.client().config().to_builder().interceptor(calls.clone()).build();
+    let store =
+        Store::new(aws_sdk_dynamodb::Client::from_conf(config), plain.config().clone()).with_key(ddb::test_key());
+    (TestApp::on(store), calls)
+}
+
+/// A user with a profile and nothing else (primary `{label}@example.com`).
+pub(crate) async fn profile_only(app: &TestApp, label: &'static str) -> Account {
+    let sub = uuid::Uuid::new_v4().to_string();
+    let primary = format!("{label}@example.com");
+    app.store
+        .create_user(
+            &NewUser {
+                user_id: UserId::parse(&sub).unwrap(),
+                email: EmailAddress::parse(&primary).unwrap(),
+                first_name: Some(PersonName::parse("Ada").unwrap()),
+                last_name: Some(PersonName::parse("Lovelace").unwrap()),
+                phone: None,
+            },
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    // Ids nobody has: a request naming them finds nothing.
+    Account {
+        sub,
+        label,
+        primary,
+        unverified: uuid::Uuid::new_v4().to_string(),
+        secondary: uuid::Uuid::new_v4().to_string(),
+        email_of_secondary: format!("{label}.old@example.com"),
+    }
+}
+
+/// One user's account as the fixtures build it: a verified primary address
+/// (`primary`), an unverified one issued [`CODE`] (`unverified`) and a
+/// verified secondary (`secondary`).
+#[derive(Debug, Clone)]
+pub(crate) struct Account {
+    pub(crate) sub: String,
+    pub(crate) label: &'static str,
+    pub(crate) primary: String,
+    pub(crate) unverified: String,
+    pub(crate) secondary: String,
+    pub(crate) email_of_secondary: String,
+}
+
+/// A user with the full fixture shape, built through the store (fixtures are
+/// not what is under test; the handlers are).
+pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
+    let mut account = profile_only(app, label).await;
+    let user = UserId::parse(&account.sub).unwrap();
+    let now = app.clock.now();
+    let code = VerificationCode::parse(CODE).unwrap();
+    let addr = |s: &str| EmailAddress::parse(s).unwrap();
+    let secondary = app
+        .store
+        .add_email(&user, &addr(&account.email_of_secondary), &code, now)
+        .await
+        .unwrap()
+        .email_id;
+    app.store.verify_email(&user, secondary, &code, now).await.unwrap();
+    let unverified = app
+        .store
+        .add_email(&user, &addr(&format!("{label}.new@example.com")), &code, now)
+        .await
+        .unwrap()
+        .email_id;
+    account.secondary = secondary.to_string();
+    account.unverified = unverified.to_string();
+    account
+}
+
+pub(crate) async fn set_status(app: &TestApp, account: &Account, status: UserStatus) {
+    let user = UserId::parse(&account.sub).unwrap();
+    if status == UserStatus::Deleted {
+        app.store.delete_user(&user, None, app.clock.now()).await.unwrap();
+    } else {
+        app.store.set_status(&user, status, app.clock.now()).await.unwrap();
+    }
+}
+
+/// The profile's current version as an `If-Match` value; `"1"` when it is gone.
+pub(crate) async fn if_match(app: &TestApp, sub: &str) -> String {
+    let user = UserId::parse(sub).unwrap();
+    let version = app.store.get_profile(&user).await.map(|p| p.version).unwrap_or(1);
+    format!("\"{version}\"")
+}
+
+/// Whose request and on what: `caller` sends it, `owner` is the account whose
+/// ids and addresses it names (another's, for a cross-user attempt), and the
+/// admin routes name `owner` as their target user.
+pub(crate) struct Target<'a> {
+    pub(crate) caller: &'a Account,
+    pub(crate) owner: &'a Account,
+    pub(crate) admin_groups: bool,
+    pub(crate) if_match: String,
+}
+
+/// A valid request for `route`, as the README documents it, with the route's
+/// normal success status. Every route of the catalog must have one here: a new
+/// route fails the suites until it is described.
+pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
+    let mut event = Event::of(route).caller(&t.caller.sub);
+    event = if t.admin_groups {
+        event.groups("[admin]")
+    } else {
+        event.no_groups()
+    };
+    let owner = t.owner;
+    let (event, status) = match route.name {
+        "get-profile" | "get-account" | "list-emails" => (event, 200),
+        "update-profile" => (
+            event
+                .header("if-match", &t.if_match)
+                .body(json!({ "firstName": "Vic" })),
+            200,
+        ),
+        "delete-account" => (event.header("if-match", &t.if_match), 204),
+        "add-email" => (
+            event.body(json!({ "email": format!("{}.extra@example.com", t.caller.label) })),
+            201,
+        ),
+        "send-verification" => (event.path_param("emailId", &owner.unverified), 202),
+        "verify-email" => (
+            event
+                .path_param("emailId", &owner.unverified)
+                .body(json!({ "code": CODE })),
+            200,
+        ),
+        "set-primary-email" => (event.body(json!({ "emailId": owner.secondary })), 200),
+        "remove-email" => (event.path_param("emailId", &owner.secondary), 204),
+        "get-email" => (event.path_param("emailId", &owner.unverified), 200),
+        "check-email" => (event.query("email", "free@example.com"), 200),
+        "find-user-by-email" => (event.query("email", &owner.primary), 200),
+        "set-user-status" => (
+            event
+                .path_param("userId", &owner.sub)
+                .body(json!({ "status": "suspended" })),
+            200,
+        ),
+        other => panic!("no valid request for the route {other}: describe it in tests/hostile/support.rs"),
+    };
+    (event, status)
+}
+
+/// Whether a valid request for `route` names one of the owner's addresses by id.
+pub(crate) fn names_an_email_id(route: &Function) -> bool {
+    let dummy = Account {
+        sub: "00000000-0000-4000-8000-000000000000".into(),
+        label: "x",
+        primary: "x@example.com".into(),
+        unverified: "00000000-0000-4000-8000-0000000000aa".into(),
+        secondary: "00000000-0000-4000-8000-0000000000bb".into(),
+        email_of_secondary: "x.old@example.com".into(),
+    };
+    let target = Target {
+        caller: &dummy,
+        owner: &dummy,
+        admin_groups: false,
+        if_match: "\"1\"".into(),
+    };
+    let (event, _) = valid_request(route, &target);
+    route.access() == Access::User && {
+        let text = event.0.to_string();
+        text.contains(&dummy.unverified) || text.contains(&dummy.secondary)
+    }
+}
+
+pub(crate) type Snapshot = BTreeMap<(String, String), BTreeMap<String, String>>;
+
+/// Every item of the table, keyed by PK and SK, attributes as debug text
+/// (AttributeValue has no order).
+pub(crate) async fn snapshot(app: &TestApp) -> Snapshot {
+    let items = integration_tests::invariants::scan(app.store.client(), &app.store.config().table_name).await;
+    let s = |item: &std::collections::HashMap<String, AttributeValue>, k: &str| {
+        item.get(k).and_then(|v| v.as_s().ok()).cloned().unwrap_or_default()
+    };
+    items
+        .into_iter()
+        .map(|item| {
+            let key = (s(&item, "PK"), s(&item, "SK"));
+            let attrs = item.into_iter().map(|(k, v)| (k, format!("{v:?}"))).collect();
+            (key, attrs)
+        })
+        .collect()
+}
+
+/// The items that name a user: their partition, the claims on their
+/// addresses and their counters (each holds the `sub` in its key or an attribute).
+pub(crate) fn items_naming(snapshot: &Snapshot, sub: &str) -> Snapshot {
+    snapshot
+        .iter()
+        .filter(|((pk, _), attrs)| pk.contains(sub) || attrs.values().any(|v| v.contains(sub)))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// What changed between two snapshots, one line per item; empty when nothing did.
+pub(crate) fn diff(before: &Snapshot, after: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, item) in before {
+        match after.get(key) {
+            None => out.push(format!("removed {key:?}")),
+            Some(now) if now != item => out.push(format!("changed {key:?}")),
+            Some(_) => {}
+        }
+    }
+    for key in after.keys() {
+        if !before.contains_key(key) {
+            out.push(format!("added {key:?}"));
+        }
+    }
+    out
+}
+
+/// `event` to `route`'s handler; a panic anywhere (building the request
+/// included) is an `Err` naming it, so one bad case does not hide the others.
+pub(crate) async fn send(app: &TestApp, route: &'static Function, event: Event) -> Result<Reply, String> {
+    std::panic::AssertUnwindSafe(app.send(route, event))
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            format!("panicked: {message}")
+        })
+}
+
+/// A 4xx RFC 9457 problem with a documented code: the one answer to bad input.
+pub(crate) fn check_problem(reply: &Reply) -> Result<&str, String> {
+    let code = reply.body["code"].as_str().unwrap_or_default();
+    let problems = [
+        (!(400..500).contains(&reply.status)).then(|| format!("status {}", reply.status)),
+        (reply.header("content-type") != Some("application/problem+json"))
+            .then(|| format!("content-type {:?}", reply.header("content-type"))),
+        (!KNOWN_CODES.contains(&code)).then(|| format!("code {code:?}")),
+        (reply.body["status"] != json!(reply.status)).then(|| "body status differs".to_owned()),
+        ["type", "title", "detail"]
+            .iter()
+            .find(|k| !reply.body[**k].is_string())
+            .map(|k| format!("no {k}")),
+    ];
+    let found: Vec<String> = problems.into_iter().flatten().collect();
+    if found.is_empty() {
+        Ok(code)
+    } else {
+        Err(format!("{}: {}", found.join(", "), reply.body))
+    }
+}
+
+/// Merges `section` into target/reliability/hostile.json under a file lock:
+/// both tests of this suite run at once, in separate processes.
+pub(crate) fn write_figures(section: &str, figures: Value) {
+    let dir = integration_tests::lambda::workspace_root().join("target/reliability");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join("hostile.json"))
+        .unwrap();
+    file.lock().unwrap();
+    let mut text = String::new();
+    file.read_to_string(&mut text).unwrap();
+    let mut all: Value = serde_json::from_str(&text).unwrap_or_else(|_| json!({}));
+    if !all.is_object() {
+        all = json!({});
+    }
+    all[section] = figures;
+    file.set_len(0).unwrap();
+    file.rewind().unwrap();
+    file.write_all(serde_json::to_string_pretty(&all).unwrap().as_bytes())
+        .unwrap();
+    file.unlock().unwrap();
+}
