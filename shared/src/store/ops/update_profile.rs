@@ -19,10 +19,34 @@ impl Store {
         patch: &ProfilePatch,
         now: Timestamp,
     ) -> Result<Profile, StoreError> {
-        self.update_profile_item(user, |x| write(x, expected_version, patch, now))
-            .await?
-            .map_err(|old| read_failure(old.as_ref()))
+        // Marks the profile with this call alone: an SDK retry resends it, another
+        // request (even the same edit at the same instant) cannot have it.
+        let write_id = uuid::Uuid::new_v4().to_string();
+        self.update_profile_item(user, |x| {
+            let (update, condition) = write(x, expected_version, patch, now);
+            (update.set(x.eq(LAST_WRITE_ID, write_id.as_str())), condition)
+        })
+        .await?
+        .or_else(|old| own_write(old.as_ref(), expected_version, &write_id).ok_or_else(|| read_failure(old.as_ref())))
     }
+}
+
+/// The id of the update that last edited the profile.
+const LAST_WRITE_ID: &str = "lastWriteId";
+
+/// The profile, when the failed condition only found this very edit applied:
+/// the SDK retried an attempt that had committed but whose answer was lost (a
+/// 500 or a timeout), and the retry found the version already moved on. That
+/// is this request's success, not a conflict. Told by the write's own id, not
+/// by what it wrote: another request with the same edit, version and instant
+/// is a conflict (412), as optimistic locking promises.
+fn own_write(old: Option<&Item>, expected_version: u64, write_id: &str) -> Option<Profile> {
+    let mine = old?
+        .get(LAST_WRITE_ID)
+        .and_then(|v| v.as_s().ok())
+        .is_some_and(|id| id == write_id);
+    let p = plan::old::<ProfileItem>(old).ok().flatten()?;
+    (mine && p.version == expected_version + 1).then(|| p.into_domain())
 }
 
 fn write(x: &mut Expr, expected_version: u64, patch: &ProfilePatch, now: Timestamp) -> (Update, String) {

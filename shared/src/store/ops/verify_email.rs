@@ -123,17 +123,16 @@ impl Store {
                     Err(Rejection::Failed(StoreError::AlreadyVerified)) => return Err(Rejection::Retry),
                     other => other?,
                 }
+                // `seen` is each counter as it was before this write, which
+                // counted one more wrong code in each: what is left after it.
                 let attempts_left = (config.verification_max_attempts - attempts - 1)
-                    .min(limits::left(
-                        seen.wrong_codes.as_ref(),
-                        config.max_wrong_codes_per_user,
-                        now,
-                    ))
-                    .min(limits::left(
-                        seen.user_address.as_ref(),
-                        config.max_wrong_codes_per_address,
-                        now,
-                    ));
+                    .min(
+                        limits::left(seen.wrong_codes.as_ref(), config.max_wrong_codes_per_user, now).saturating_sub(1),
+                    )
+                    .min(
+                        limits::left(seen.user_address.as_ref(), config.max_wrong_codes_per_address, now)
+                            .saturating_sub(1),
+                    );
                 return Err(StoreError::VerificationFailed { attempts_left }.into());
             }
             let guess_limits = [

@@ -1,0 +1,88 @@
+//! Sequences the model found, replayed step by step through the same machine:
+//! each pins down one disagreement between the store and its rules.
+
+use proptest::test_runner::Config;
+use proptest_state_machine::StateMachineTest;
+use user_service::config::StoreConfig;
+
+use crate::reference::{Model, Spelling, Transition, tight};
+use crate::system::StoreMachine;
+
+/// Runs `transitions` from an empty store under `config`, checking every step.
+fn replay(config: StoreConfig, transitions: Vec<Transition>) {
+    StoreMachine::test_sequential(Config::default(), Model::new(config), transitions, None);
+}
+
+/// A wrong code's `attemptsLeft` counts the wrong code just sent against the
+/// rolling per-address limit as well as the per-code one: after it, no guess is
+/// left, and the next one is refused with TOO_MANY_ATTEMPTS.
+#[test]
+fn attempts_left_counts_the_wrong_code_just_sent_against_the_daily_limits() {
+    use Transition::*;
+    let (user, addr) = (0, 1);
+    replay(
+        tight(),
+        vec![
+            SignUp {
+                user,
+                addr: 0,
+                spelling: Spelling::Lower,
+            },
+            AddEmail {
+                user,
+                addr,
+                spelling: Spelling::Lower,
+            },
+            Verify {
+                user,
+                addr,
+                right_code: false,
+            },
+            Verify {
+                user,
+                addr,
+                right_code: false,
+            },
+            AdvanceClock { seconds: 61 },
+            ResendCode { user, addr },
+            // The third wrong code for the address: its limit (3 a day) is reached.
+            Verify {
+                user,
+                addr,
+                right_code: false,
+            },
+            AdvanceClock { seconds: 61 },
+            ResendCode { user, addr },
+            Verify {
+                user,
+                addr,
+                right_code: true,
+            },
+        ],
+    );
+}
+
+/// An update at a version the profile has left is refused with the current
+/// version, even when it changes nothing.
+#[test]
+fn a_repeated_update_at_a_stale_version_is_refused() {
+    use Transition::*;
+    let update = UpdateProfile {
+        user: 0,
+        expected_version: 1,
+        first_name: None,
+        phone: None,
+    };
+    replay(
+        tight(),
+        vec![
+            SignUp {
+                user: 0,
+                addr: 0,
+                spelling: Spelling::Lower,
+            },
+            update.clone(),
+            update,
+        ],
+    );
+}
