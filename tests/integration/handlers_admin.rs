@@ -87,6 +87,48 @@ async fn admins_suspend_and_delete_users() {
     app.assert_invariants().await;
 }
 
+#[tokio::test]
+async fn admins_do_not_set_their_own_status() {
+    // Suspending or deleting oneself would lock the admin out mid-session;
+    // closing one's own account is DELETE /me with If-Match.
+    let app = TestApp::spawn().await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let before = app.get_profile(ADMIN).await;
+    for status in ["suspended", "deleted", "active"] {
+        app.set_user_status(ADMIN, ADMIN, status)
+            .await
+            .assert_problem(403, "FORBIDDEN");
+    }
+    let after = app.get_profile(ADMIN).await;
+    after.assert_status(200);
+    assert_eq!(after.body, before.body, "nothing written");
+}
+
+#[tokio::test]
+async fn an_admin_delete_racing_suspensions_still_deletes() {
+    // The concurrent workload found it: a suspension moving the version under
+    // the delete was answered ACCOUNT_INACTIVE instead of being read again.
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let toggles = (0..4).map(|i| {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let status = if i % 2 == 0 { "suspended" } else { "active" };
+            app.set_user_status(ADMIN, ADA, status).await.status
+        })
+    });
+    let toggles: Vec<_> = toggles.collect();
+    let delete = app.set_user_status(ADMIN, ADA, "deleted").await;
+    delete.assert_status(200);
+    for toggle in toggles {
+        let status = toggle.await.unwrap();
+        assert!(matches!(status, 200 | 404), "a toggle answered {status}");
+    }
+    app.get_profile(ADA).await.assert_problem(404, "NOT_FOUND");
+    app.assert_invariants().await;
+}
+
 fn failing_app(rule: &aws_smithy_mocks::Rule) -> TestApp {
     let client: Client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [rule]);
     TestApp::from(App::new(Store::new(client, StoreConfig::new("mocked"))))

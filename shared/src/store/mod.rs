@@ -152,7 +152,7 @@ impl Store {
         let query = self
             .query(|x| x.eq(keys::PK, keys::user_pk(user)))
             .consistent_read(true);
-        UserItems::from_items(query_all(query).await?)
+        UserItems::from_items(query_all(&self.client, query).await?)
     }
 
     /// A Query of the table under the key condition `key_condition` writes.
@@ -193,7 +193,7 @@ impl Store {
     ) -> Result<Result<Profile, Option<Item>>, StoreError> {
         let mut x = Expr::default();
         let (update, condition) = write(&mut x);
-        let result = self
+        let request = self
             .client
             .update_item()
             .table_name(self.table())
@@ -203,27 +203,55 @@ impl Store {
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none())
             .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .send()
-            .await;
-        match result {
-            Ok(out) => updated_profile(out.attributes).map(Ok),
-            Err(err) => match err.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Ok(Err(failed.item().cloned())),
-                _ => Err(err.into()),
-            },
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let deadline = retry::deadline_from_now();
+        let mut attempt = 0u32;
+        loop {
+            let result = match retry::dynamodb_override(&self.client) {
+                Some(timeout) => request.clone().customize().config_override(timeout).send().await,
+                None => request.clone().send().await,
+            };
+            match result {
+                Ok(out) => return updated_profile(out.attributes).map(Ok),
+                Err(err) => match err.as_service_error() {
+                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                        return Ok(Err(failed.item().cloned()));
+                    }
+                    // A transaction held the profile (the SDK does not retry
+                    // this): it settles in milliseconds, so try again, bounded.
+                    Some(UpdateItemError::TransactionConflictException(_)) => {
+                        attempt += 1;
+                        let pause = retry::backoff(attempt);
+                        if !retry::may_retry(attempt, pause, deadline) {
+                            return Err(StoreError::Contended);
+                        }
+                        tokio::time::sleep(pause).await;
+                    }
+                    _ => return Err(err.into()),
+                },
+            }
         }
     }
 }
 
-/// Every item the query matches, page after page (the SDK's paginator).
-async fn query_all(query: QueryFluentBuilder) -> Result<Vec<Item>, StoreError> {
-    Ok(query
-        .into_paginator()
-        .items()
-        .send()
-        .collect::<Result<Vec<_>, _>>()
-        .await?)
+/// Every item the query matches, page after page. Not the SDK's paginator:
+/// it cannot carry the per-call timeout that keeps each page inside the
+/// invocation's deadline.
+async fn query_all(client: &Client, query: QueryFluentBuilder) -> Result<Vec<Item>, StoreError> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = query.clone().set_exclusive_start_key(start);
+        let out = match retry::dynamodb_override(client) {
+            Some(timeout) => page.customize().config_override(timeout).send().await?,
+            None => page.send().await?,
+        };
+        items.extend(out.items.unwrap_or_default());
+        match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(key) => start = Some(key),
+            None => return Ok(items),
+        }
+    }
 }
 
 fn updated_profile(attributes: Option<Item>) -> Result<Profile, StoreError> {

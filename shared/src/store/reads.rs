@@ -33,7 +33,7 @@ impl Store {
                 ])
             })
             .consistent_read(true);
-        let mut records: Vec<EmailItem> = query_all(query)
+        let mut records: Vec<EmailItem> = query_all(&self.client, query)
             .await?
             .into_iter()
             .map(items::from_item)
@@ -58,7 +58,7 @@ impl Store {
         let query = self
             .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(email)))
             .index_name(keys::GSI1);
-        let records: Vec<IndexedEmail> = query_all(query)
+        let records: Vec<IndexedEmail> = query_all(&self.client, query)
             .await?
             .into_iter()
             .map(items::from_item)

@@ -11,7 +11,7 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::claim::push_own_claim_delete;
-use super::profile::{read_changed, read_profile, visible, writable};
+use super::profile::{read_changed, read_deletable, read_profile, visible, writable};
 
 impl Store {
     /// Deletes a user: every address released and the profile erased (no address,
@@ -38,7 +38,8 @@ impl Store {
                     profile
                 }
             };
-            let plan = plan(self.table(), &profile, &items.emails, now)?;
+            let by_admin = expected_version.is_none();
+            let plan = plan(self.table(), &profile, &items.emails, now, by_admin)?;
             self.transact(&plan).await?;
             Ok(Profile {
                 email: None,
@@ -55,7 +56,15 @@ impl Store {
     }
 }
 
-fn plan(table: &str, profile: &ProfileItem, records: &[EmailItem], now: Timestamp) -> Result<TxPlan, StoreError> {
+/// `by_admin`: an admin may delete a suspended user, so a profile that moved
+/// under the delete is read again; the user's own delete needs it active.
+fn plan(
+    table: &str,
+    profile: &ProfileItem,
+    records: &[EmailItem],
+    now: Timestamp,
+    by_admin: bool,
+) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let erase = plan::update(table, keys::profile_key(&profile.user_id), |x| {
         // Erasure in the same write that releases the addresses.
@@ -74,7 +83,7 @@ fn plan(table: &str, profile: &ProfileItem, records: &[EmailItem], now: Timestam
         ]);
         (update, condition)
     })?;
-    plan.push(erase, read_profile);
+    plan.push(erase, if by_admin { read_deletable } else { read_profile });
     for record in records {
         let delete = plan::delete(table, keys::email_key(&record.user_id, record.email_id), |x| {
             x.exists(keys::PK)
@@ -99,7 +108,7 @@ mod tests {
         let a = EmailItem::verified_primary(&user(), &address(), now());
         let b_address = EmailAddress::parse("b@example.com").unwrap();
         let b = EmailItem::unverified(&user(), EmailId::new(), &b_address, "h".into(), now(), now());
-        let plan = plan("t", &profile, &[a, b], now()).unwrap();
+        let plan = plan("t", &profile, &[a, b], now(), true).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
         let claims: Vec<_> = plan

@@ -31,6 +31,16 @@ pub(super) fn read_profile(old: Option<&Item>) -> Result<Rejection, StoreError> 
     Ok(refusal(plan::old::<ProfileItem>(old)?.as_ref()).map_or(Rejection::Retry, Rejection::Failed))
 }
 
+/// A failed condition on a profile an admin is deleting: gone or deleted is
+/// not found; any other state (suspended too) only moved under the request, and
+/// an admin may delete a suspended user: read again and retry.
+pub(super) fn read_deletable(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<ProfileItem>(old)?.map(|p| p.status) {
+        None | Some(UserStatus::Deleted) => Rejection::Failed(StoreError::NotFound),
+        Some(UserStatus::Active | UserStatus::Suspended) => Rejection::Retry,
+    })
+}
+
 /// A failed condition on a record or claim read just before, or a new record
 /// with a fresh id: only a profile's own state is an answer, so this one moved
 /// under the request: read again and retry.
@@ -94,6 +104,22 @@ mod tests {
         assert!(matches!(failed(read_profile(None).unwrap()), StoreError::NotFound));
         let active = profile(UserStatus::Active, 1, 1);
         assert!(matches!(read_profile(Some(&active)).unwrap(), Rejection::Retry));
+    }
+
+    #[test]
+    fn an_admin_delete_that_lost_a_race_retries_unless_the_user_is_gone() {
+        // A suspension racing the delete moved the version: the delete must try
+        // again, not answer ACCOUNT_INACTIVE (the concurrent workload found it).
+        let suspended = profile(UserStatus::Suspended, 1, 1);
+        assert!(matches!(read_deletable(Some(&suspended)).unwrap(), Rejection::Retry));
+        let active = profile(UserStatus::Active, 1, 1);
+        assert!(matches!(read_deletable(Some(&active)).unwrap(), Rejection::Retry));
+        let deleted = profile(UserStatus::Deleted, 1, 1);
+        assert!(matches!(
+            failed(read_deletable(Some(&deleted)).unwrap()),
+            StoreError::NotFound
+        ));
+        assert!(matches!(failed(read_deletable(None).unwrap()), StoreError::NotFound));
     }
 
     #[test]
