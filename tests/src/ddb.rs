@@ -17,8 +17,30 @@ const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8000";
 pub const HOW_TO_START: &str = "start DynamoDB Local with `make test` (does everything), or \
 `scripts/ddb-local start 8000` and `export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8000`";
 
+/// Several instances, when `scripts/ddb-local run` started more than one
+/// (`DDB_LOCAL_INSTANCES`): each test process keeps to one of them.
+pub const ENDPOINTS_VAR: &str = "DYNAMODB_LOCAL_ENDPOINTS";
+
+/// This process's DynamoDB Local. Under nextest every test is a process, so
+/// picking by process id spreads the suite over the instances.
 pub fn endpoint() -> String {
-    std::env::var(ENDPOINT_VAR).unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())
+    let pool = endpoints();
+    pool[std::process::id() as usize % pool.len()].clone()
+}
+
+/// Every DynamoDB Local this run has (at least one): for a test that spreads
+/// its own threads over them.
+pub fn endpoints() -> Vec<String> {
+    let pool: Vec<String> = std::env::var(ENDPOINTS_VAR)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    if pool.is_empty() {
+        vec![std::env::var(ENDPOINT_VAR).unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())]
+    } else {
+        pool
+    }
 }
 
 /// The SDK configuration every test uses: a region, dummy credentials and the
@@ -26,6 +48,8 @@ pub fn endpoint() -> String {
 /// generous: on a busy machine DynamoDB Local can pause, and a test must not
 /// fail for the machine's speed.
 pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
+    // Every test that reaches DynamoDB passes here: its logs are captured from now on.
+    crate::logs::capture();
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(crate::local_aws::region()))
@@ -39,7 +63,11 @@ pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
 }
 
 pub fn client() -> Client {
-    Client::from_conf(sdk_config_builder().endpoint_url(endpoint()).build())
+    client_at(&endpoint())
+}
+
+pub fn client_at(endpoint: &str) -> Client {
+    Client::from_conf(sdk_config_builder().endpoint_url(endpoint).build())
 }
 
 /// A unique table name per test, so tests run in parallel.

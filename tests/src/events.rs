@@ -10,6 +10,8 @@ pub fn events_dir() -> PathBuf {
 
 /// An event file as JSON.
 pub fn load(name: &str) -> Value {
+    // Events drive handlers: whatever they log is captured.
+    crate::logs::capture();
     let path = events_dir().join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))

@@ -151,8 +151,11 @@ pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
 
 impl LogCapture {
     /// Installs the capture for the current thread until the guard drops.
+    /// Every line also reaches the process's log file ([`crate::logs`]): the
+    /// thread-local subscriber hides the global one.
     pub fn install(&self) -> tracing::subscriber::DefaultGuard {
-        tracing::subscriber::set_default(user_service::app::json_subscriber(self.clone()))
+        crate::logs::capture();
+        tracing::subscriber::set_default(user_service::app::json_subscriber(crate::logs::Tee(self.clone())))
     }
 
     pub fn text(&self) -> String {

@@ -108,6 +108,7 @@ pub struct Watch {
     functions: Vec<Child>,
     pub port: u16,
     output: Arc<Mutex<Vec<String>>>,
+    log: Arc<crate::logs::ChildLog>,
 }
 
 impl Watch {
@@ -130,12 +131,15 @@ impl Watch {
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("cargo lambda watch starts");
         let output = Arc::new(Mutex::new(Vec::new()));
-        collect_output(&mut child, &output);
+        // Watch's and the functions' output, kept for the PII check.
+        let log = crate::logs::ChildLog::new("watch");
+        collect_output(&mut child, &output, &log);
         let mut watch = Self {
             child,
             functions: Vec::new(),
             port,
             output,
+            log,
         };
         watch.wait_until_listening();
 
@@ -162,7 +166,7 @@ impl Watch {
             let mut started = function
                 .spawn()
                 .unwrap_or_else(|e| panic!("{} does not start: {e}", build.binary(f.name).display()));
-            collect_output(&mut started, &watch.output);
+            collect_output(&mut started, &watch.output, &watch.log);
             watch.functions.push(started);
         }
         watch
@@ -224,7 +228,7 @@ impl Watch {
 }
 
 /// Collects a child's stdout and stderr lines into `output`, on threads of their own.
-fn collect_output(child: &mut Child, output: &Arc<Mutex<Vec<String>>>) {
+fn collect_output(child: &mut Child, output: &Arc<Mutex<Vec<String>>>, log: &Arc<crate::logs::ChildLog>) {
     let streams = [
         child
             .stdout
@@ -237,8 +241,10 @@ fn collect_output(child: &mut Child, output: &Arc<Mutex<Vec<String>>>) {
     ];
     for stream in streams.into_iter().flatten() {
         let output = Arc::clone(output);
+        let log = Arc::clone(log);
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                log.line(&line);
                 output.lock().unwrap().push(line);
             }
         });

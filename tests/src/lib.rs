@@ -10,6 +10,8 @@ pub mod http;
 pub mod invariants;
 pub mod lambda;
 pub mod local_aws;
+pub mod log_check;
+pub mod logs;
 pub mod moto;
 pub mod process;
 pub mod sdk;

@@ -24,6 +24,7 @@ impl Moto {
     /// another test's server in between.
     pub fn start() -> Self {
         use std::io::BufRead;
+        crate::logs::capture();
         let mut cmd = Command::new("moto_server");
         cmd.args(["-H", "127.0.0.1", "-p", "0"])
             .stdin(Stdio::null())

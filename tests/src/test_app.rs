@@ -51,6 +51,7 @@ impl DerefMut for TestApp {
 /// An `App` as it is, clock included (e.g. one whose client records its calls).
 impl From<App> for TestApp {
     fn from(app: App) -> Self {
+        crate::logs::capture();
         Self { app }
     }
 }
