@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools test lint unit-and-integration bench-smoke sam-check dev dev-reset bench
+.PHONY: help tools test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench
 
 help:
 	@echo "make dev        run the whole service locally (DynamoDB Local, functions, HTTP API)"
@@ -32,9 +32,14 @@ lint:
 
 # One build of everything the suites use, function binaries included, before any
 # test starts timing: the end-to-end suites serve these binaries as they are.
+# Every test process writes its logs, and its children's, to target/test-logs;
+# check-logs then fails on any address, phone, code, token or test name in them
+# (also after a failed run: a leak is worth knowing about either way).
 unit-and-integration: tools
 	cargo build --workspace --all-targets
-	scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast
+	rm -rf target/test-logs target/reliability
+	status=0; DDB_LOCAL_INSTANCES=3 scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast || status=$$?; \
+	cargo run --quiet -p integration-tests --bin check-logs || status=1; exit $$status
 
 # The bench's every section once, on the debug binaries just built, a few
 # iterations, no thresholds, no Python or valgrind: it keeps `make bench` working.
@@ -44,7 +49,16 @@ bench-smoke: tools
 sam-check: tools
 	scripts/sam-check
 
-test: tools lint sam-check unit-and-integration bench-smoke
+# Coverage-guided fuzzing of request, claims, address, phone and name parsing on
+# the stable toolchain: 5 s per target here (CI's time is the limit), FUZZ_SECONDS
+# in `make fuzz`.
+fuzz-smoke:
+	scripts/fuzz --seconds 5
+
+fuzz:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} scripts/fuzz
+
+test: tools lint sam-check unit-and-integration fuzz-smoke bench-smoke
 
 $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tools/bench/requirements.txt
