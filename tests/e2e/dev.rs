@@ -113,6 +113,8 @@ impl Drop for Dev {
                 .args(["-s", "TERM", &self.child.id().to_string()])
                 .status();
             let _ = self.child.wait();
+            // A failed run's function logs: what went wrong, and checked for PII too.
+            integration_tests::logs::keep(&self.state.join("functions.log"), "dev-functions");
         }
     }
 }

@@ -129,11 +129,16 @@ pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
             // tests. One worker: hypothesis's lambda descriptions (ast.parse) are
             // not thread-safe on Python 3.11 and fail a run now and then.
             .args(["--request-timeout", "120", "--workers", "1"])
+            // No example database: hypothesis would write .hypothesis/ into the
+            // repository, and cargo lambda watch would rebuild every function
+            // mid-run (requests then wait minutes on a loaded machine).
+            .args(["--generation-database", "none"])
             .args(["--report", "json,ndjson", "--report-json-path"])
             .arg(&report)
             .arg("--report-ndjson-path")
             .arg(&events)
-            .current_dir(workspace_root())
+            // Whatever else it writes stays out of the watched tree.
+            .current_dir(&out)
             .output()
             .expect("schemathesis runs");
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -26,30 +26,6 @@ use user_service::verification::VerificationCode;
 /// The one code every fixture address is issued: tests send it to verify.
 pub(crate) const CODE: &str = "111111";
 
-/// Every `code` the service documents (README, "Errors"). A 4xx outside this
-/// set is a failure: clients branch on `code`.
-pub(crate) const KNOWN_CODES: &[&str] = &[
-    "UNAUTHENTICATED",
-    "FORBIDDEN",
-    "ACCOUNT_INACTIVE",
-    "NOT_FOUND",
-    "VALIDATION_FAILED",
-    "PAYLOAD_TOO_LARGE",
-    "UNSUPPORTED_MEDIA_TYPE",
-    "PRECONDITION_REQUIRED",
-    "VERSION_MISMATCH",
-    "EMAIL_TAKEN",
-    "EMAIL_ALREADY_ADDED",
-    "EMAIL_LIMIT_REACHED",
-    "EMAIL_NOT_VERIFIED",
-    "EMAIL_ALREADY_VERIFIED",
-    "PRIMARY_EMAIL",
-    "VERIFICATION_FAILED",
-    "VERIFICATION_EXPIRED",
-    "TOO_MANY_ATTEMPTS",
-    "TOO_MANY_REQUESTS",
-];
-
 /// The HTTP routes of the catalog, in catalog order.
 pub(crate) fn routes() -> Vec<&'static Function> {
     catalog::FUNCTIONS
@@ -352,7 +328,7 @@ pub(crate) fn check_problem(reply: &Reply) -> Result<&str, String> {
         (!(400..500).contains(&reply.status)).then(|| format!("status {}", reply.status)),
         (reply.header("content-type") != Some("application/problem+json"))
             .then(|| format!("content-type {:?}", reply.header("content-type"))),
-        (!KNOWN_CODES.contains(&code)).then(|| format!("code {code:?}")),
+        (!user_service::http::problem::CODES.contains(&code)).then(|| format!("code {code:?}")),
         (reply.body["status"] != json!(reply.status)).then(|| "body status differs".to_owned()),
         ["type", "title", "detail"]
             .iter()

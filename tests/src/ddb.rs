@@ -19,7 +19,7 @@ pub const HOW_TO_START: &str = "start DynamoDB Local with `make test` (does ever
 
 /// Several instances, when `scripts/ddb-local run` started more than one
 /// (`DDB_LOCAL_INSTANCES`): each test process keeps to one of them.
-pub const ENDPOINTS_VAR: &str = "DYNAMODB_LOCAL_ENDPOINTS";
+pub const ENDPOINTS_VAR: &str = "DDB_LOCAL_ENDPOINTS";
 
 /// This process's DynamoDB Local. Under nextest every test is a process, so
 /// picking by process id spreads the suite over the instances.
