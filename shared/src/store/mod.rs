@@ -46,6 +46,7 @@ use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::create_user::Created;
 use plan::{Rejection, TxPlan};
+use retry::{retrying, send_by_deadline};
 
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -136,11 +137,7 @@ impl Store {
             .table_name(self.table())
             .set_key(Some(key))
             .consistent_read(true);
-        let out = match retry::dynamodb_override(&self.client) {
-            Some(timeout) => request.customize().config_override(timeout).send().await?,
-            None => request.send().await?,
-        };
-        Ok(out.item)
+        Ok(send_by_deadline!(&self.client, request)?.item)
     }
 
     async fn email_record(&self, user: &UserId, email_id: EmailId) -> Result<EmailItem, StoreError> {
@@ -176,11 +173,9 @@ impl Store {
             .transact_write_items()
             .set_transact_items(Some(plan.items().to_vec()))
             .set_client_request_token(plan.client_request_token.clone());
-        let result = match retry::dynamodb_override(&self.client) {
-            Some(timeout) => request.customize().config_override(timeout).send().await,
-            None => request.send().await,
-        };
-        result.map(|_| ()).map_err(|err| plan.read_failure(err))
+        send_by_deadline!(&self.client, request)
+            .map(|_| ())
+            .map_err(|err| plan.read_failure(err))
     }
 
     /// An UpdateItem of a profile, `write` giving the update and its condition:
@@ -204,33 +199,18 @@ impl Store {
             .set_expression_attribute_values(x.values_or_none())
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let deadline = retry::deadline_from_now();
-        let mut attempt = 0u32;
-        loop {
-            let result = match retry::dynamodb_override(&self.client) {
-                Some(timeout) => request.clone().customize().config_override(timeout).send().await,
-                None => request.clone().send().await,
-            };
-            match result {
-                Ok(out) => return updated_profile(out.attributes).map(Ok),
+        retrying!({
+            match send_by_deadline!(&self.client, request.clone()) {
+                Ok(out) => Ok(Ok(updated_profile(out.attributes)?)),
                 Err(err) => match err.as_service_error() {
-                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                        return Ok(Err(failed.item().cloned()));
-                    }
+                    Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Ok(Err(failed.item().cloned())),
                     // A transaction held the profile (the SDK does not retry
                     // this): it settles in milliseconds, so try again, bounded.
-                    Some(UpdateItemError::TransactionConflictException(_)) => {
-                        attempt += 1;
-                        let pause = retry::backoff(attempt);
-                        if !retry::may_retry(attempt, pause, deadline) {
-                            return Err(StoreError::Contended);
-                        }
-                        tokio::time::sleep(pause).await;
-                    }
-                    _ => return Err(err.into()),
+                    Some(UpdateItemError::TransactionConflictException(_)) => Err(Rejection::Retry),
+                    _ => Err(Rejection::Failed(err.into())),
                 },
             }
-        }
+        })
     }
 }
 
@@ -242,10 +222,7 @@ async fn query_all(client: &Client, query: QueryFluentBuilder) -> Result<Vec<Ite
     let mut start = None;
     loop {
         let page = query.clone().set_exclusive_start_key(start);
-        let out = match retry::dynamodb_override(client) {
-            Some(timeout) => page.customize().config_override(timeout).send().await?,
-            None => page.send().await?,
-        };
+        let out = send_by_deadline!(client, page)?;
         items.extend(out.items.unwrap_or_default());
         match out.last_evaluated_key.filter(|k| !k.is_empty()) {
             Some(key) => start = Some(key),

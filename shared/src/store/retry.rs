@@ -111,6 +111,19 @@ pub(crate) fn dynamodb_override(client: &Client) -> Option<aws_sdk_dynamodb::con
     )
 }
 
+/// Sends a DynamoDB request (`$request`, a fluent builder) with the override
+/// [`dynamodb_override`] gives, if any: every call keeps to the invocation's
+/// deadline. A macro: each operation's builder is its own type.
+macro_rules! send_by_deadline {
+    ($client:expr, $request:expr) => {
+        match $crate::store::retry::dynamodb_override($client) {
+            Some(timeout) => $request.customize().config_override(timeout).send().await,
+            None => $request.send().await,
+        }
+    };
+}
+pub(crate) use send_by_deadline;
+
 /// Runs `$body` (an attempt yielding `Result<T, Rejection>`) until it succeeds
 /// or fails for good; a lost race reads and tries again after a short, jittered
 /// pause, while the invocation's deadline allows. A macro rather than a
