@@ -39,13 +39,25 @@ pub enum Trigger {
     },
 }
 
-/// A CloudWatch alarm on one function. Each notifies the stack's alarm topic.
+/// A CloudWatch alarm on one function. Each notifies the stack's alarm topic
+/// (`EnableAlarms`, on by default). `cargo xtask template` writes them, beside
+/// the stack's own alarms (API, table, GSI1, SES), and the dashboard lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Alarm {
     /// Any unhandled error, panic or timeout in five minutes.
     Errors,
     /// Any invocation refused for want of concurrency in five minutes.
     Throttles,
+    /// The p99 duration reached 80 % of the function's timeout, three 5-minute
+    /// periods in a row (a scheduled function: one run). Timeouts are near; the
+    /// Errors alarm fires only once they happen.
+    Duration,
+    /// The function's `ConditionalCheckFailures` (a business metric) rose above
+    /// its anomaly band: writes refused by their conditions far more often than
+    /// usual (a client retrying a stale version, a race, a bug). Only on functions
+    /// that write (PutItem, UpdateItem or DeleteItem in `dynamodb_actions`, which
+    /// lists a TransactWriteItems by its items): a read has no condition to fail.
+    ConditionalCheckFailures,
     /// The stream consumer is more than five minutes behind, for fifteen.
     /// Exists in every stack: a stalled sync fails quietly otherwise.
     IteratorAge,
@@ -55,7 +67,12 @@ pub enum Alarm {
 }
 
 /// Every function is watched for these.
-pub const STANDARD_ALARMS: &[Alarm] = &[Alarm::Errors, Alarm::Throttles];
+pub const STANDARD_ALARMS: &[Alarm] = &[
+    Alarm::Errors,
+    Alarm::Throttles,
+    Alarm::Duration,
+    Alarm::ConditionalCheckFailures,
+];
 
 /// Lambda's default for this service: every call it makes is cut to the
 /// invocation's deadline, and DynamoDB's retries fit in 3 s.
@@ -299,6 +316,7 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
     alarms: &[
         Alarm::Errors,
         Alarm::Throttles,
+        Alarm::Duration,
         Alarm::IteratorAge,
         Alarm::FailedRecords,
     ],

@@ -8,6 +8,7 @@ use integration_tests::{events, lambda};
 use serde_norway::Value;
 use user_service::catalog::{self, Trigger};
 use user_service::keys;
+use user_service::metrics::{self, Metric};
 
 fn key_schema(v: &Value) -> Vec<(String, String)> {
     v.as_sequence()
@@ -55,7 +56,12 @@ fn table_matches_the_key_schema() {
         .map(|(a, _)| ((*a).to_owned(), "S".to_owned()))
         .collect();
     assert_eq!(defined, wanted);
-    assert_eq!(text(&p["BillingMode"]), "PAY_PER_REQUEST");
+    // On demand unless a parameter provisions it (see the capacity test below).
+    assert_eq!(
+        tagged(&p["BillingMode"]).map(|(tag, v)| (tag, text(v))),
+        Some(("Ref".to_owned(), "TableBillingMode".to_owned()))
+    );
+    assert_eq!(text(&t["Parameters"]["TableBillingMode"]["Default"]), "PAY_PER_REQUEST");
     assert_eq!(
         p["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"].as_bool(),
         Some(true)
@@ -572,5 +578,437 @@ fn adding_a_function_needs_only_its_own_files() {
     assert!(
         extra.is_empty(),
         "hand-written files beyond the function's own: {extra:#?}"
+    );
+}
+
+/// A parameter's number (Default, MinValue, MaxValue).
+fn number(v: &Value) -> f64 {
+    v.as_f64()
+        .unwrap_or_else(|| text(v).parse().unwrap_or_else(|_| panic!("a number: {v:?}")))
+}
+
+/// A `!Ref`'s target.
+fn ref_to(v: &Value) -> String {
+    let (tag, inner) = tagged(v).unwrap_or_else(|| panic!("a !Ref: {v:?}"));
+    assert_eq!(tag, "Ref", "{v:?}");
+    text(inner)
+}
+
+#[test]
+fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart() {
+    let t = template::load();
+    let parameters = &t["Parameters"];
+    let allowed: Vec<String> = parameters["TableBillingMode"]["AllowedValues"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(allowed, ["PAY_PER_REQUEST", "PROVISIONED"]);
+    assert!(format!("{:?}", t["Conditions"]["ProvisionedCapacity"]).contains("TableBillingMode"));
+    for target in ["TableTargetUtilization", "Gsi1TargetUtilization"] {
+        let p = &parameters[target];
+        assert_eq!(
+            (number(&p["Default"]), number(&p["MinValue"]), number(&p["MaxValue"])),
+            (70.0, 20.0, 90.0),
+            "{target}"
+        );
+    }
+    // The table and GSI1 start at their minimums, only when provisioned.
+    let table = &template::of_type(&t, "AWS::DynamoDB::Table")[0].1["Properties"];
+    let gsi1 = &table["GlobalSecondaryIndexes"][0];
+    for (throughput, prefix) in [
+        (&table["ProvisionedThroughput"], "Table"),
+        (&gsi1["ProvisionedThroughput"], "Gsi1"),
+    ] {
+        let (condition, provisioned, otherwise) = if_of(throughput);
+        assert_eq!(condition, "ProvisionedCapacity", "{prefix}");
+        assert_eq!(
+            ref_to(&provisioned["ReadCapacityUnits"]),
+            format!("{prefix}ReadCapacityMin")
+        );
+        assert_eq!(
+            ref_to(&provisioned["WriteCapacityUnits"]),
+            format!("{prefix}WriteCapacityMin")
+        );
+        assert_eq!(text(otherwise), "AWS::NoValue", "{prefix}");
+    }
+    // Reads and writes of the table and of GSI1, each scaled on its own, by the
+    // service-linked role.
+    let targets = template::of_type(&t, "AWS::ApplicationAutoScaling::ScalableTarget");
+    let mut scaled = BTreeSet::new();
+    for (id, target) in &targets {
+        assert_eq!(text(&target["Condition"]), "ProvisionedCapacity", "{id}");
+        let p = &target["Properties"];
+        assert_eq!(text(&p["ServiceNamespace"]), "dynamodb", "{id}");
+        assert!(p["RoleARN"].is_null(), "{id}: the service-linked role, no role of ours");
+        let (scope, prefix) = match text(&p["ResourceId"]).as_str() {
+            "table/${Table}" => ("table", "Table"),
+            r if r == format!("table/${{Table}}/index/{}", keys::GSI1) => ("index", "Gsi1"),
+            other => panic!("{id}: {other}"),
+        };
+        let dimension = text(&p["ScalableDimension"]);
+        let kind = if dimension == format!("dynamodb:{scope}:ReadCapacityUnits") {
+            "Read"
+        } else {
+            assert_eq!(dimension, format!("dynamodb:{scope}:WriteCapacityUnits"), "{id}");
+            "Write"
+        };
+        assert_eq!(ref_to(&p["MinCapacity"]), format!("{prefix}{kind}CapacityMin"), "{id}");
+        assert_eq!(ref_to(&p["MaxCapacity"]), format!("{prefix}{kind}CapacityMax"), "{id}");
+        for bound in ["Min", "Max"] {
+            assert!(
+                parameters[format!("{prefix}{kind}Capacity{bound}").as_str()].is_mapping(),
+                "{id}"
+            );
+        }
+        let policies: Vec<&Value> = template::of_type(&t, "AWS::ApplicationAutoScaling::ScalingPolicy")
+            .into_iter()
+            .map(|(_, policy)| policy)
+            .filter(|policy| ref_to(&policy["Properties"]["ScalingTargetId"]) == *id)
+            .collect();
+        assert_eq!(policies.len(), 1, "{id}: one policy");
+        assert_eq!(text(&policies[0]["Condition"]), "ProvisionedCapacity", "{id}");
+        let policy = &policies[0]["Properties"];
+        assert_eq!(text(&policy["PolicyType"]), "TargetTrackingScaling", "{id}");
+        let tracking = &policy["TargetTrackingScalingPolicyConfiguration"];
+        assert_eq!(
+            ref_to(&tracking["TargetValue"]),
+            format!("{prefix}TargetUtilization"),
+            "{id}"
+        );
+        assert_eq!(
+            text(&tracking["PredefinedMetricSpecification"]["PredefinedMetricType"]),
+            format!("DynamoDB{kind}CapacityUtilization"),
+            "{id}"
+        );
+        scaled.insert((prefix, kind));
+    }
+    assert_eq!(targets.len(), 4);
+    assert_eq!(scaled.len(), 4, "{scaled:?}");
+}
+
+/// An alarm's metrics: its own, or those of its metric-math list.
+fn alarm_metrics(alarm: &Value) -> Vec<&Value> {
+    let p = &alarm["Properties"];
+    match p["Metrics"].as_sequence() {
+        Some(list) => list
+            .iter()
+            .filter(|m| m["MetricStat"].is_mapping())
+            .map(|m| &m["MetricStat"]["Metric"])
+            .collect(),
+        None => vec![p],
+    }
+}
+
+/// The dimensions of a metric, as (name, value text).
+fn dimensions(metric: &Value) -> Vec<(String, String)> {
+    metric["Dimensions"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .map(|d| (text(&d["Name"]), text(&d["Value"])))
+        .collect()
+}
+
+#[test]
+fn alarms_are_on_by_default_and_every_alarm_notifies() {
+    let t = template::load();
+    assert_eq!(text(&t["Parameters"]["EnableAlarms"]["Default"]), "true");
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    assert!(!alarms.is_empty());
+    for (id, alarm) in &alarms {
+        let p = &alarm["Properties"];
+        assert!(
+            text(&p["AlarmName"]).starts_with("${AWS::StackName}-"),
+            "{id}: named after the stack"
+        );
+        assert!(!text(&p["AlarmDescription"]).is_empty(), "{id}");
+        assert!(
+            ["notBreaching", "breaching", "ignore", "missing"].contains(&text(&p["TreatMissingData"]).as_str()),
+            "{id}: missing data is treated deliberately"
+        );
+        for actions in ["AlarmActions", "OKActions"] {
+            let listed = format!("{:?}", p[actions]);
+            assert!(listed.contains("AlarmTopic"), "{id}: {actions} notify the topic");
+            // Either the alarm exists only with alarms on, or it notifies only then.
+            if alarm["Condition"].is_null() {
+                assert_eq!(if_of(&p[actions]).0, "AlarmsEnabled", "{id}: {actions}");
+            } else {
+                assert_eq!(text(&alarm["Condition"]), "AlarmsEnabled", "{id}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_function_is_watched_for_errors_throttles_duration_and_condition_failures() {
+    let t = template::load();
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    let namespace = text(&t["Globals"]["Function"]["Environment"]["Variables"]["METRICS_NAMESPACE"]);
+    assert_eq!(namespace, "UserService/${AWS::StackName}");
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        // This function's alarms: those whose metrics are its own.
+        let own: Vec<&Value> = alarms
+            .iter()
+            .map(|(_, a)| *a)
+            .filter(|a| {
+                alarm_metrics(a)
+                    .iter()
+                    .any(|m| dimensions(m).contains(&("FunctionName".to_owned(), id.clone())))
+            })
+            .collect();
+        let on = |namespace: &str, metric: &str| -> Vec<&Value> {
+            own.iter()
+                .copied()
+                .filter(|a| {
+                    alarm_metrics(a)
+                        .iter()
+                        .any(|m| text(&m["Namespace"]) == namespace && text(&m["MetricName"]) == metric)
+                })
+                .collect()
+        };
+        assert_eq!(on("AWS/Lambda", "Errors").len(), 1, "{id}: errors");
+        assert_eq!(on("AWS/Lambda", "Throttles").len(), 1, "{id}: throttles");
+        let duration = on("AWS/Lambda", "Duration");
+        assert_eq!(duration.len(), 1, "{id}: duration");
+        let p = &duration[0]["Properties"];
+        assert_eq!(text(&p["ExtendedStatistic"]), "p99", "{id}");
+        // 80 % of the timeout the catalog gives it, in ms.
+        assert_eq!(number(&p["Threshold"]), f64::from(spec.timeout_seconds) * 800.0, "{id}");
+        assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanOrEqualToThreshold", "{id}");
+        let writes = spec
+            .dynamodb_actions
+            .iter()
+            .any(|a| ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"].contains(a));
+        let failures = on(&namespace, Metric::ConditionalCheckFailures.name());
+        assert_eq!(
+            failures.len(),
+            usize::from(writes),
+            "{id}: a spike alarm exactly where it writes"
+        );
+        for alarm in failures {
+            let p = &alarm["Properties"];
+            assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanUpperThreshold", "{id}");
+            let band = p["Metrics"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .find(|m| text(&m["Id"]) == text(&p["ThresholdMetricId"]))
+                .expect("the threshold is a metric of the alarm");
+            assert!(text(&band["Expression"]).starts_with("ANOMALY_DETECTION_BAND("), "{id}");
+            let dims = dimensions(alarm_metrics(alarm)[0]);
+            assert_eq!(
+                dims,
+                [(metrics::DIMENSION.to_owned(), id.clone())],
+                "{id}: the function is the one dimension"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_api_alarm_watches_the_share_of_5xx_not_a_count() {
+    let t = template::load();
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    let api: Vec<&Value> = alarms
+        .iter()
+        .map(|(_, a)| *a)
+        .filter(|a| {
+            alarm_metrics(a)
+                .iter()
+                .any(|m| text(&m["Namespace"]) == "AWS/ApiGateway")
+        })
+        .collect();
+    assert_eq!(api.len(), 1);
+    let p = &api[0]["Properties"];
+    assert!(p["MetricName"].is_null(), "no single-metric 5xx count");
+    let list = p["Metrics"].as_sequence().expect("metric math");
+    let id_of = |metric: &str| {
+        list.iter()
+            .find(|m| text(&m["MetricStat"]["Metric"]["MetricName"]) == metric)
+            .map(|m| text(&m["Id"]))
+            .unwrap_or_else(|| panic!("{metric} is in the ratio"))
+    };
+    let (errors, requests) = (id_of("5xx"), id_of("Count"));
+    let result: Vec<&Value> = list
+        .iter()
+        .filter(|m| m["ReturnData"].as_bool() == Some(true))
+        .collect();
+    assert_eq!(result.len(), 1);
+    let expression = text(&result[0]["Expression"]);
+    assert!(
+        expression.contains(&format!("{errors} / {requests}"))
+            || expression.contains(&format!("{errors}, 0) / {requests}")),
+        "{expression}"
+    );
+    assert!(expression.contains("100 *"), "a percentage: {expression}");
+    let threshold = ref_to(&p["Threshold"]);
+    assert_eq!(number(&t["Parameters"][threshold.as_str()]["Default"]), 1.0);
+    assert!(expression.contains("${Api5xxAlarmMinRequests}"), "{expression}");
+    assert_eq!(p["EvaluationPeriods"].as_i64(), Some(3));
+}
+
+#[test]
+fn gsi1_and_the_table_are_each_watched_on_their_own() {
+    let t = template::load();
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    let mut watched = BTreeSet::new();
+    for (id, alarm) in &alarms {
+        let metrics = alarm_metrics(alarm);
+        let on_table: Vec<&&Value> = metrics
+            .iter()
+            .filter(|m| text(&m["Namespace"]) == "AWS/DynamoDB")
+            .collect();
+        if on_table.is_empty() {
+            continue;
+        }
+        assert_eq!(metrics.len(), 1, "{id}: one concern, one metric");
+        let dims = dimensions(on_table[0]);
+        assert_eq!(dims[0], ("TableName".to_owned(), "Table".to_owned()), "{id}");
+        let scope = match &dims[1..] {
+            [] => "table",
+            [(name, value)] if name == "GlobalSecondaryIndexName" && value == keys::GSI1 => "GSI1",
+            other => panic!("{id}: {other:?}"),
+        };
+        assert!(
+            watched.insert((scope, text(&on_table[0]["MetricName"]))),
+            "{id}: watched twice"
+        );
+    }
+    for scope in ["table", "GSI1"] {
+        for metric in ["ReadThrottleEvents", "WriteThrottleEvents"] {
+            assert!(watched.contains(&(scope, metric.to_owned())), "{scope} {metric}");
+        }
+    }
+    assert!(watched.contains(&("table", "ConditionalCheckFailedRequests".to_owned())));
+}
+
+#[test]
+fn ses_reputation_is_watched_where_aws_reviews_an_account() {
+    let t = template::load();
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    for (metric, threshold) in [("Reputation.BounceRate", 0.05), ("Reputation.ComplaintRate", 0.001)] {
+        let found: Vec<&Value> = alarms
+            .iter()
+            .map(|(_, a)| &a["Properties"])
+            .filter(|p| text(&p["Namespace"]) == "AWS/SES" && text(&p["MetricName"]) == metric)
+            .collect();
+        assert_eq!(found.len(), 1, "{metric}");
+        assert!((number(&found[0]["Threshold"]) - threshold).abs() < 1e-9, "{metric}");
+        assert_eq!(text(&found[0]["ComparisonOperator"]), "GreaterThanOrEqualToThreshold");
+        assert!(found[0]["Dimensions"].is_null(), "{metric}: the account's rate");
+    }
+}
+
+/// `text` with every `${...}` replaced by `1` (a number is valid JSON both
+/// inside and outside a string), each name checked against `known`.
+fn substituted(text: &str, known: &dyn Fn(&str) -> bool) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('}').expect("a closed substitution") + at;
+        let name = &rest[at + 2..end];
+        assert!(known(name), "${{{name}}} names nothing in the template");
+        out.push('1');
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn the_dashboard_draws_every_function_metric_and_alarm_and_the_table_and_gsi1_apart() {
+    let t = template::load();
+    let dashboards = template::of_type(&t, "AWS::CloudWatch::Dashboard");
+    assert_eq!(dashboards.len(), 1);
+    let (id, dashboard) = &dashboards[0];
+    assert!(dashboard["Condition"].is_null(), "{id} exists in every stack");
+    assert_eq!(ref_to(&dashboard["Properties"]["DashboardName"]), "AWS::StackName");
+    let (tag, sub) = tagged(&dashboard["Properties"]["DashboardBody"]).unwrap();
+    assert_eq!(tag, "Sub");
+    let sub = sub.as_sequence().expect("!Sub [body, variables]");
+    let body = text(&sub[0]);
+    let (condition, enabled, disabled) = if_of(&sub[1]["AlarmStatus"]);
+    assert_eq!(condition, "AlarmsEnabled");
+    let known = |name: &str| {
+        let resource = name.split('.').next().unwrap_or_default();
+        name.starts_with("AWS::") || t["Resources"][resource].is_mapping() || t["Parameters"][name].is_mapping()
+    };
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    for (branch, listed) in [(enabled, alarms.len()), (disabled, 2)] {
+        let widget = text(branch);
+        let json = substituted(&body.replace("${AlarmStatus}", &widget), &known);
+        let parsed: serde_json::Value = serde_json::from_str(&json).expect("the body is JSON once substituted");
+        let widgets = parsed["widgets"].as_array().unwrap();
+        let alarm_widget = widgets.iter().find(|w| w["type"] == "alarm").expect("an alarm widget");
+        assert_eq!(alarm_widget["properties"]["alarms"].as_array().unwrap().len(), listed);
+        for w in widgets {
+            for key in ["x", "y", "width", "height"] {
+                assert!(w[key].is_u64(), "{w}: {key}");
+            }
+            // Every line of a graph is an array: a metric, or `[{"expression": …}]`.
+            for line in w["properties"]["metrics"].as_array().into_iter().flatten() {
+                let last = line
+                    .as_array()
+                    .and_then(|l| l.last())
+                    .unwrap_or_else(|| panic!("{line}"));
+                assert!(last.is_object(), "{line}: options last");
+            }
+        }
+    }
+    // With alarms on, every alarm; with alarms off, those that exist anyway.
+    for (alarm, resource) in &alarms {
+        let arn = format!("${{{alarm}.Arn}}");
+        assert!(text(enabled).contains(&arn), "{arn}");
+        assert_eq!(text(disabled).contains(&arn), resource["Condition"].is_null(), "{arn}");
+    }
+    for (function, resource) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&resource["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        for metric in ["Duration", "Errors", "Throttles", "ConcurrentExecutions"] {
+            assert!(
+                body.contains(&format!(r#"["AWS/Lambda","{metric}","FunctionName","${{{function}}}""#)),
+                "{function}: {metric}"
+            );
+        }
+        assert!(
+            body.contains(&format!(
+                r##"{{"color":"#d62728","label":"timeout","value":{}}}"##,
+                spec.timeout_seconds * 1000
+            )),
+            "{function}: its timeout"
+        );
+    }
+    for metric in Metric::ALL {
+        assert!(
+            body.contains(&format!(r#"MetricName=\"{}\"'"#, metric.name())),
+            "{}",
+            metric.name()
+        );
+    }
+    assert!(body.contains(r#"{\"UserService/${AWS::StackName}\",FunctionName}"#));
+    for consumed in [
+        "ConsumedReadCapacityUnits",
+        "ConsumedWriteCapacityUnits",
+        "ReadThrottleEvents",
+        "WriteThrottleEvents",
+    ] {
+        assert!(
+            body.contains(&format!(r#"["AWS/DynamoDB","{consumed}","TableName","${{Table}}",{{"#)),
+            "table {consumed}"
+        );
+        assert!(
+            body.contains(&format!(
+                r#"["AWS/DynamoDB","{consumed}","TableName","${{Table}}","GlobalSecondaryIndexName","{}""#,
+                keys::GSI1
+            )),
+            "GSI1 {consumed}"
+        );
+    }
+    assert!(body.contains(r#""IteratorAge","FunctionName","${SyncCognitoEmailFunction}""#));
+    assert!(
+        body.contains(r#""ApproximateNumberOfMessagesVisible","QueueName","${SyncCognitoEmailFailures.QueueName}""#)
     );
 }

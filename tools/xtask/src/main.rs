@@ -1,7 +1,11 @@
 //! `cargo xtask template` writes the parts of template.yaml and samconfig.toml
-//! that follow from the function catalog; `--check` fails when they are stale,
-//! and `make test` runs it. Everything outside the marked regions is hand-written.
+//! that follow from the function catalog and the business metrics (the functions,
+//! the alarms, the dashboard, the watch list); `--check` fails when they are
+//! stale, and `make test` runs it. Everything outside the marked regions is
+//! hand-written.
 
+mod alarms;
+mod dashboard;
 mod regions;
 mod template;
 
@@ -22,7 +26,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
-    /// Write template.yaml's per-function blocks and samconfig.toml's watch list.
+    /// Write template.yaml's per-function blocks, alarms and dashboard, and
+    /// samconfig.toml's watch list.
     Template {
         /// Change nothing; fail, with what differs, when a file is not current.
         #[arg(long)]
@@ -40,10 +45,25 @@ fn generated() -> Vec<(&'static str, Region, String)> {
     vec![
         (
             "template.yaml",
-            Region::yaml("functions"),
+            Region::yaml("functions", "shared/src/catalog.rs; edit the catalog"),
             template::functions(FUNCTIONS),
         ),
-        ("template.yaml", Region::yaml("alarms"), template::alarms(FUNCTIONS)),
+        (
+            "template.yaml",
+            Region::yaml(
+                "alarms",
+                "shared/src/catalog.rs and tools/xtask/src/alarms.rs; edit those",
+            ),
+            alarms::render(&alarms::all(FUNCTIONS)),
+        ),
+        (
+            "template.yaml",
+            Region::yaml(
+                "dashboard",
+                "shared/src/catalog.rs, shared/src/metrics.rs and tools/xtask/src/dashboard.rs; edit those",
+            ),
+            dashboard::render(FUNCTIONS),
+        ),
         (
             "samconfig.toml",
             Region::toml("watch-exclude"),

@@ -21,12 +21,13 @@ pub(crate) struct Region {
 }
 
 impl Region {
-    /// A region of template.yaml's `Resources`, at one level of indentation.
-    pub(crate) fn yaml(name: &'static str) -> Self {
+    /// A region of template.yaml's `Resources`, at one level of indentation,
+    /// written from `sources` (which end in what to edit instead).
+    pub(crate) fn yaml(name: &'static str, sources: &str) -> Self {
         Self {
             name,
             begin: format!(
-                "  # >>> generated: {name}. Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this block."
+                "  # >>> generated: {name}. Written by `cargo xtask template` from {sources}, not this block."
             ),
             end: format!("  # <<< generated: {name}"),
         }
@@ -87,7 +88,7 @@ mod tests {
 
     #[test]
     fn replaces_only_between_the_markers() {
-        let region = Region::yaml("x");
+        let region = Region::yaml("x", "here; edit that");
         let text = format!("a\n{}\nold\n{}\nb\n", region.begin, region.end);
         let out = region.replace("f", &text, "new\n").unwrap();
         assert_eq!(out, format!("a\n{}\nnew\n{}\nb\n", region.begin, region.end));
@@ -97,7 +98,7 @@ mod tests {
 
     #[test]
     fn a_missing_or_doubled_marker_is_an_error() {
-        let region = Region::yaml("x");
+        let region = Region::yaml("x", "here; edit that");
         assert!(matches!(
             region.replace("f", "a\n", "new\n"),
             Err(RegionError::Marker { found: 0, .. })

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use user_service::catalog::{Alarm, Function, Trigger};
+use user_service::catalog::{Function, Trigger};
 use user_service::{identity, keys, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
@@ -37,15 +37,15 @@ fn description(function: &Function) -> String {
 
 /// Lines of text at a given indentation, two spaces per level.
 #[derive(Default)]
-struct Yaml(String);
+pub(crate) struct Yaml(pub(crate) String);
 
 impl Yaml {
-    fn line(&mut self, level: usize, text: &str) {
+    pub(crate) fn line(&mut self, level: usize, text: &str) {
         // Writing to a String cannot fail.
         let _ = writeln!(self.0, "{:indent$}{text}", "", indent = level * 2);
     }
 
-    fn blank(&mut self) {
+    pub(crate) fn blank(&mut self) {
         self.0.push('\n');
     }
 
@@ -258,122 +258,6 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
     }
 }
 
-/// The alarms of every function, as the catalog lists them.
-pub(crate) fn alarms(catalog: &[Function]) -> String {
-    let mut y = Yaml::default();
-    let mut first = true;
-    for function in catalog {
-        let id = logical_name(function);
-        for alarm in function.alarms {
-            if !first {
-                y.blank();
-            }
-            first = false;
-            alarm_block(&mut y, &id, *alarm);
-        }
-    }
-    y.0
-}
-
-struct AlarmSpec<'a> {
-    suffix: &'a str,
-    description: String,
-    namespace: &'a str,
-    metric: &'a str,
-    dimension: (&'a str, String),
-    statistic: &'a str,
-    evaluation_periods: u32,
-    threshold: u32,
-    comparison: &'a str,
-    /// Created only with EnableAlarms=true; else it exists in every stack and
-    /// notifies only with EnableAlarms=true.
-    only_when_enabled: bool,
-}
-
-fn alarm_block(y: &mut Yaml, id: &str, alarm: Alarm) {
-    let function = ("FunctionName", format!("!Ref {id}Function"));
-    // Any one in five minutes: a function's errors and throttles.
-    let any = |suffix, metric, description| AlarmSpec {
-        suffix,
-        description,
-        namespace: "AWS/Lambda",
-        metric,
-        dimension: function.clone(),
-        statistic: "Sum",
-        evaluation_periods: 1,
-        threshold: 1,
-        comparison: "GreaterThanOrEqualToThreshold",
-        only_when_enabled: true,
-    };
-    let spec = match alarm {
-        Alarm::Errors => any(
-            "Errors",
-            "Errors",
-            format!("!Sub ${{{id}Function}} failed (unhandled error, panic or timeout)."),
-        ),
-        Alarm::Throttles => any(
-            "Throttles",
-            "Throttles",
-            format!("!Sub ${{{id}Function}} was throttled."),
-        ),
-        Alarm::IteratorAge => AlarmSpec {
-            suffix: "IteratorAge",
-            description: format!("!Sub ${{{id}Function}} is more than 5 minutes behind the table stream."),
-            namespace: "AWS/Lambda",
-            metric: "IteratorAge",
-            dimension: function.clone(),
-            statistic: "Maximum",
-            evaluation_periods: 3,
-            threshold: 300_000,
-            comparison: "GreaterThanThreshold",
-            only_when_enabled: false,
-        },
-        Alarm::FailedRecords => AlarmSpec {
-            suffix: "Failures",
-            description: format!(
-                "!Sub Records that ${{{id}Function}} gave up on after every retry are in ${{{id}Failures.QueueName}}."
-            ),
-            namespace: "AWS/SQS",
-            metric: "ApproximateNumberOfMessagesVisible",
-            dimension: ("QueueName", format!("!GetAtt {id}Failures.QueueName")),
-            statistic: "Maximum",
-            evaluation_periods: 1,
-            threshold: 1,
-            comparison: "GreaterThanOrEqualToThreshold",
-            only_when_enabled: false,
-        },
-    };
-    y.line(1, &format!("{id}{}Alarm:", spec.suffix));
-    y.line(2, "Type: AWS::CloudWatch::Alarm");
-    if spec.only_when_enabled {
-        y.line(2, "Condition: AlarmsEnabled");
-    }
-    y.line(2, "Properties:");
-    y.line(3, &format!("AlarmDescription: {}", spec.description));
-    y.line(3, &format!("Namespace: {}", spec.namespace));
-    y.line(3, &format!("MetricName: {}", spec.metric));
-    y.line(3, "Dimensions:");
-    y.line(4, &format!("- Name: {}", spec.dimension.0));
-    y.line(5, &format!("Value: {}", spec.dimension.1));
-    y.line(3, &format!("Statistic: {}", spec.statistic));
-    y.line(3, "Period: 300");
-    y.line(3, &format!("EvaluationPeriods: {}", spec.evaluation_periods));
-    y.line(3, &format!("Threshold: {}", spec.threshold));
-    y.line(3, &format!("ComparisonOperator: {}", spec.comparison));
-    y.line(3, "TreatMissingData: notBreaching");
-    for actions in ["AlarmActions", "OKActions"] {
-        if spec.only_when_enabled {
-            y.line(3, &format!("{actions}:"));
-            y.line(4, "- !Ref AlarmTopic");
-        } else {
-            y.line(3, &format!("{actions}: !If"));
-            y.line(4, "- AlarmsEnabled");
-            y.line(4, "- - !Ref AlarmTopic");
-            y.line(4, "- !Ref AWS::NoValue");
-        }
-    }
-}
-
 /// samconfig.toml's `sync` watch list: every function ignores the build and tool
 /// folders, or each build would look like a code change.
 pub(crate) fn watch_exclude(catalog: &[Function]) -> String {
@@ -402,9 +286,8 @@ mod tests {
     }
 
     #[test]
-    fn every_function_gets_a_function_a_log_group_and_its_alarms() {
+    fn every_function_gets_a_function_and_a_log_group() {
         let functions = functions(FUNCTIONS);
-        let alarms = alarms(FUNCTIONS);
         for f in FUNCTIONS {
             let id = logical_name(f);
             assert!(
@@ -414,18 +297,7 @@ mod tests {
             assert!(functions.contains(&format!("  {id}LogGroup:\n")));
             assert!(functions.contains(&format!("Binary: {}\n", f.name)));
             assert!(functions.contains(&format!("Timeout: {}\n", f.timeout_seconds)));
-            for alarm in f.alarms {
-                let suffix = match alarm {
-                    Alarm::Errors => "Errors",
-                    Alarm::Throttles => "Throttles",
-                    Alarm::IteratorAge => "IteratorAge",
-                    Alarm::FailedRecords => "Failures",
-                };
-                assert!(alarms.contains(&format!("  {id}{suffix}Alarm:\n")), "{id}{suffix}Alarm");
-            }
         }
-        let alarm_count = FUNCTIONS.iter().map(|f| f.alarms.len()).sum::<usize>();
-        assert_eq!(alarms.matches("Type: AWS::CloudWatch::Alarm").count(), alarm_count);
     }
 
     #[test]
