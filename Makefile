@@ -35,16 +35,20 @@ lint:
 # Every test process writes its logs, and its children's, to target/test-logs;
 # check-logs then fails on any address, phone, code, token or test name in them
 # (also after a failed run: a leak is worth knowing about either way).
+# check-logs and the bench smoke run the binaries of this build: `cargo run -p X`
+# would resolve X's features alone and compile the SDKs again for them (minutes).
 unit-and-integration: tools
 	cargo build --workspace --all-targets
 	rm -rf target/test-logs target/reliability
 	status=0; DDB_LOCAL_INSTANCES=3 scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast || status=$$?; \
-	cargo run --quiet -p integration-tests --bin check-logs || status=1; exit $$status
+	target/debug/check-logs || status=1; exit $$status
 
 # The bench's every section once, on the debug binaries just built, a few
 # iterations, no thresholds, no Python or valgrind: it keeps `make bench` working.
+# The build is the one above (nothing to do after it).
 bench-smoke: tools
-	scripts/ddb-local run -- cargo run --quiet -p bench -- --smoke --no-build --out target/bench-smoke
+	cargo build --workspace --all-targets
+	scripts/ddb-local run -- target/debug/bench --smoke --no-build --out target/bench-smoke
 
 sam-check: tools
 	scripts/sam-check

@@ -5,6 +5,7 @@ use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
 use crate::identity::UserPool;
 use crate::mail::Sender;
+use crate::metrics::Emf;
 use crate::store::{Store, sdk_config};
 use crate::verification::VerificationKey;
 
@@ -28,6 +29,10 @@ pub struct App {
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
     pub users: Option<UserPool>,
+    /// The business metrics' recorder, flushed after every invocation
+    /// ([`App::metered`]); `None` where none is installed (tests, tools), and
+    /// counting does nothing.
+    pub metrics: Option<Emf>,
 }
 
 pub const DEFAULT_ADMIN_GROUP: &str = "admin";
@@ -40,6 +45,7 @@ impl App {
             sender: Some(Sender::Log),
             clock: Clock::System,
             users: None,
+            metrics: None,
         }
     }
 
@@ -48,7 +54,22 @@ impl App {
     /// `const { Clients::of(&catalog::NAME) }`: see [`Clients`].
     pub async fn from_env(clients: Clients) -> Result<Self, ConfigError> {
         init_tracing();
-        Self::with_clients(clients, &|name: &str| std::env::var(name).ok()).await
+        let lookup = |name: &str| std::env::var(name).ok();
+        let metrics = Emf::from_lookup(lookup, clients.function.name);
+        let app = Self::with_clients(clients, &lookup).await?;
+        Ok(Self { metrics, ..app })
+    }
+
+    /// One invocation: `handler` on `event`, then the metrics it counted
+    /// written as one EMF document, before the answer goes back to Lambda,
+    /// whatever the outcome. `main` runs every handler through it:
+    /// `run(service_fn(|req| app.metered(add_email::handle, req)))`.
+    pub async fn metered<'a, E, F: Future>(&'a self, handler: impl FnOnce(&'a App, E) -> F, event: E) -> F::Output {
+        let outcome = handler(self, event).await;
+        if let Some(metrics) = &self.metrics {
+            metrics.flush();
+        }
+        outcome
     }
 
     /// Configuration and the SDK clients of `function`, from `lookup`. Each
@@ -86,6 +107,7 @@ impl App {
             sender,
             clock: Clock::System,
             users,
+            metrics: None,
         })
     }
 }

@@ -16,6 +16,7 @@ pub mod identity;
 pub mod keys;
 #[cfg(feature = "aws")]
 pub mod mail;
+pub mod metrics;
 #[cfg(feature = "aws")]
 pub mod secrets;
 #[cfg(feature = "aws")]

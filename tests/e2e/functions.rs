@@ -1,12 +1,15 @@
 //! The real function binaries under `cargo lambda watch` (bound to 127.0.0.1),
 //! every events/ file invoked with `cargo lambda invoke --data-file`, against
-//! DynamoDB Local.
+//! DynamoDB Local. And the metrics they print: valid CloudWatch Embedded Metric
+//! Format, without personal data, counting what the events did.
 
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use integration_tests::lambda::{Watch, function_env, group_alive, require_cargo_lambda};
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
+use user_service::metrics::{self, Metric};
 
 struct Run {
     watch: Watch,
@@ -126,8 +129,10 @@ fn every_event_file_against_the_real_binaries() {
             // how long a busy machine takes between two invocations.
             ("VERIFICATION_RESEND_INTERVAL_SECONDS", "86400"),
             ("VERIFICATION_TTL_SECONDS", "86400"),
+            (metrics::NAMESPACE_VAR, NAMESPACE),
         ],
     );
+    let started_ms = epoch_ms();
     let run = Run {
         watch: Watch::start(&env),
         scratch: tempfile::Builder::new().prefix("user-service-e2e-").tempdir().unwrap(),
@@ -326,9 +331,163 @@ fn every_event_file_against_the_real_binaries() {
         assert!(!line.to_string().contains("@example.com"), "{line}");
     }
 
+    // What the events did, as the functions counted it: one EMF document per
+    // invocation that moved a counter, printed before its answer (the pipe's
+    // reader may lag behind the answer: waited for).
+    let expected: Totals = [
+        ("post-confirmation", Metric::SignUps, 2),
+        ("update-profile", Metric::ConditionalCheckFailures, 1),
+        ("add-email", Metric::CodesIssued, 1),
+        // The add while suspended, refused by the profile's condition.
+        ("add-email", Metric::ConditionalCheckFailures, 1),
+        ("send-verification", Metric::CodesRefusedByLimit, 1),
+        ("send-verification", Metric::ConditionalCheckFailures, 1),
+        ("verify-email", Metric::VerificationsSucceeded, 1),
+        ("find-user-by-email", Metric::AdminLookups, 1),
+        ("set-primary-email", Metric::PrimarySwitches, 1),
+        ("remove-email", Metric::EmailsRemoved, 1),
+        ("set-user-status", Metric::AdminStatusChanges, 1),
+    ]
+    .into_iter()
+    .map(|(function, metric, n)| ((function.to_owned(), metric.name().to_owned()), n))
+    .collect();
+    let settled = integration_tests::wait::poll(integration_tests::wait::GENEROUS, || {
+        let lines = emf_lines(&run.watch.output());
+        (totals(&lines) == expected).then_some(lines)
+    });
+    let lines = settled.unwrap_or_else(|| emf_lines(&run.watch.output()));
+    assert_eq!(totals(&lines), expected, "the metrics the functions printed");
+    let now_ms = epoch_ms();
+    for line in &lines {
+        if let Err(problem) = check_emf(line, started_ms, now_ms) {
+            panic!("not valid EMF ({problem}): {line}");
+        }
+    }
+    let files = [(PathBuf::from("emf"), lines.join("\n"))];
+    let scan = integration_tests::log_check::check(&files);
+    assert_eq!(scan.lines, lines.len());
+    assert!(scan.findings.is_empty(), "personal data in EMF: {:?}", scan.findings);
+
     // Stopping leaves nothing behind.
     let mut watch = run.watch;
     let pgid = watch.pid();
     watch.stop();
     assert!(!group_alive(pgid), "processes of cargo lambda watch survived");
+}
+
+/// The namespace the functions are given; the template gives `UserService/<stack>`.
+const NAMESPACE: &str = "UserService/e2e";
+
+/// Each function's sum of each metric.
+type Totals = BTreeMap<(String, String), u64>;
+
+fn epoch_ms() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    u64::try_from(since.as_millis()).unwrap()
+}
+
+/// The lines of `output` that are EMF documents: JSON objects with `_aws`.
+fn emf_lines(output: &[String]) -> Vec<String> {
+    output
+        .iter()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("_aws").is_some()))
+        .cloned()
+        .collect()
+}
+
+/// Each function's sum of each metric over `lines`.
+fn totals(lines: &[String]) -> Totals {
+    let mut totals = Totals::new();
+    for line in lines {
+        let doc: Value = serde_json::from_str(line).unwrap();
+        let function = doc[metrics::DIMENSION].as_str().unwrap_or_default().to_owned();
+        for metric in Metric::ALL {
+            if let Some(n) = doc[metric.name()].as_u64() {
+                *totals.entry((function.clone(), metric.name().to_owned())).or_default() += n;
+            }
+        }
+    }
+    totals
+}
+
+/// Checks one document against the EMF specification
+/// (<https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html>)
+/// and this service's rules: the configured namespace, the one dimension
+/// `FunctionName`, counts named in `Metric::ALL`, and no other member (no properties).
+fn check_emf(line: &str, from_ms: u64, to_ms: u64) -> Result<(), String> {
+    let doc: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let root = doc.as_object().ok_or("not an object")?;
+    let aws = root
+        .get("_aws")
+        .and_then(Value::as_object)
+        .ok_or("_aws is not an object")?;
+    if let Some(extra) = aws
+        .keys()
+        .find(|k| !["Timestamp", "CloudWatchMetrics"].contains(&k.as_str()))
+    {
+        return Err(format!("_aws.{extra}"));
+    }
+    let timestamp = aws
+        .get("Timestamp")
+        .and_then(Value::as_u64)
+        .ok_or("Timestamp is not an integer")?;
+    // Milliseconds since the epoch, within the test's run (a minute of slack for clocks).
+    if timestamp + 60_000 < from_ms || timestamp > to_ms + 60_000 {
+        return Err(format!("Timestamp {timestamp} is not between {from_ms} and {to_ms}"));
+    }
+    let directives = aws
+        .get("CloudWatchMetrics")
+        .and_then(Value::as_array)
+        .filter(|d| !d.is_empty())
+        .ok_or("CloudWatchMetrics is not a non-empty array")?;
+    let mut members: HashSet<&str> = HashSet::from(["_aws"]);
+    for directive in directives {
+        let directive = directive.as_object().ok_or("a directive is not an object")?;
+        if directive.get("Namespace").and_then(Value::as_str) != Some(NAMESPACE) {
+            return Err(format!("Namespace {:?}", directive.get("Namespace")));
+        }
+        if directive.get("Dimensions") != Some(&json!([[metrics::DIMENSION]])) {
+            return Err(format!("Dimensions {:?}", directive.get("Dimensions")));
+        }
+        members.insert(metrics::DIMENSION);
+        let metrics = directive
+            .get("Metrics")
+            .and_then(Value::as_array)
+            .filter(|m| !m.is_empty() && m.len() <= 100)
+            .ok_or("Metrics is not an array of 1 to 100")?;
+        for metric in metrics {
+            let name = metric["Name"].as_str().ok_or("a metric without a Name")?;
+            if !Metric::ALL.iter().any(|m| m.name() == name) {
+                return Err(format!("{name} is not in Metric::ALL"));
+            }
+            if metric != &json!({"Name": name, "Unit": "Count"}) {
+                return Err(format!("metric definition {metric}"));
+            }
+            members.insert(name);
+        }
+    }
+    if let Some(extra) = root.keys().find(|k| !members.contains(k.as_str())) {
+        return Err(format!("{extra} is neither a dimension nor a metric"));
+    }
+    let function = root
+        .get(metrics::DIMENSION)
+        .and_then(Value::as_str)
+        .ok_or("the dimension's value is not a string")?;
+    if !user_service::catalog::FUNCTIONS.iter().any(|f| f.name == function) {
+        return Err(format!("FunctionName {function}"));
+    }
+    for name in members.iter().filter(|m| !["_aws", metrics::DIMENSION].contains(m)) {
+        let value = &root[*name];
+        let numbers = match value {
+            Value::Number(_) => true,
+            Value::Array(values) => values.len() <= 100 && values.iter().all(Value::is_number),
+            _ => false,
+        };
+        if !numbers {
+            return Err(format!("{name} is {value}"));
+        }
+    }
+    Ok(())
 }

@@ -17,6 +17,7 @@ mod handlers_profile;
 mod iam;
 mod invariant_checker;
 mod lost_response;
+mod metrics;
 mod races;
 mod secrets;
 mod store_emails;

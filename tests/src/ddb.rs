@@ -1,12 +1,17 @@
-//! DynamoDB Local for tests: one client per test, one fresh table per test.
+//! DynamoDB Local for tests: one client per test, one fresh table per test, or
+//! a [`TablePool`] for a test that runs many cases.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
+use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, Select, WriteRequest};
 use user_service::Store;
 use user_service::config::StoreConfig;
+use user_service::keys;
 use user_service::store::schema;
 use user_service::verification::VerificationKey;
 
@@ -114,4 +119,149 @@ pub const TEST_KEY: &str = "user-service test key: never used outside tests";
 
 pub fn test_key() -> VerificationKey {
     VerificationKey::from_secret(TEST_KEY.as_bytes()).unwrap()
+}
+
+/// A store on `table` (an existing one) with the default configuration and the
+/// tests' verification key.
+pub fn store_on(client: Client, table: &str) -> Store {
+    Store::new(client, StoreConfig::new(table.to_owned())).with_key(test_key())
+}
+
+/// Deletes every item of `table`, read with a consistent scan, and fails the test
+/// unless a second consistent scan finds none. Returns how many it deleted.
+pub async fn empty_table(client: &Client, table: &str) -> usize {
+    let items: Vec<HashMap<String, AttributeValue>> = client
+        .scan()
+        .table_name(table)
+        .consistent_read(true)
+        .projection_expression("#pk, #sk")
+        .expression_attribute_names("#pk", keys::PK)
+        .expression_attribute_names("#sk", keys::SK)
+        .into_paginator()
+        .items()
+        .send()
+        .collect::<Result<Vec<_>, _>>()
+        .await
+        .unwrap_or_else(|err| panic!("scanning {table}: {}", user_service::error_chain(&err)));
+    let deleted = items.len();
+    let mut requests: Vec<WriteRequest> = items
+        .into_iter()
+        .map(|key| {
+            let delete = DeleteRequest::builder().set_key(Some(key)).build().expect("a key");
+            WriteRequest::builder().delete_request(delete).build()
+        })
+        .collect();
+    while !requests.is_empty() {
+        // BatchWriteItem takes 25 requests; what DynamoDB leaves unprocessed goes again.
+        let batch: Vec<WriteRequest> = requests.drain(..requests.len().min(25)).collect();
+        let out = client
+            .batch_write_item()
+            .request_items(table, batch)
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("emptying {table}: {}", user_service::error_chain(&err)));
+        if let Some(left) = out.unprocessed_items.and_then(|mut m| m.remove(table)) {
+            requests.extend(left);
+        }
+    }
+    let left = client
+        .scan()
+        .table_name(table)
+        .consistent_read(true)
+        .select(Select::Count)
+        .send()
+        .await
+        .unwrap_or_else(|err| panic!("counting {table}: {}", user_service::error_chain(&err)))
+        .count;
+    assert_eq!(left, 0, "{table} still has {left} items after emptying it");
+    deleted
+}
+
+/// Tables that one test's many cases share instead of creating one each: a
+/// CreateTable costs DynamoDB Local more than emptying a table of a case's few
+/// items. [`TablePool::take`] hands out a table with no items, a fresh one when
+/// none has rested long enough; dropping the [`PooledTable`] gives it back.
+#[derive(Debug, Clone)]
+pub struct TablePool(Arc<PoolState>);
+
+#[derive(Debug)]
+struct PoolState {
+    client: Client,
+    /// Given back, oldest first, with when.
+    free: Mutex<VecDeque<(String, Instant)>>,
+    rest: Duration,
+    created: AtomicUsize,
+    reused: AtomicUsize,
+}
+
+impl TablePool {
+    /// A pool whose tables rest `rest` between two cases: a request a case gave up
+    /// on (its attempt timed out) can still reach DynamoDB Local after the case
+    /// ends, and must land before the table is emptied for the next one.
+    pub fn new(client: Client, rest: Duration) -> Self {
+        Self(Arc::new(PoolState {
+            client,
+            free: Mutex::new(VecDeque::new()),
+            rest,
+            created: AtomicUsize::new(0),
+            reused: AtomicUsize::new(0),
+        }))
+    }
+
+    /// A table without items: one given back at least `rest` ago, emptied now, or
+    /// a fresh one.
+    pub async fn take(&self) -> PooledTable {
+        let rested = {
+            let mut free = self.0.free.lock().expect("pool lock");
+            match free.front() {
+                Some((_, since)) if since.elapsed() >= self.0.rest => free.pop_front().map(|(name, _)| name),
+                _ => None,
+            }
+        };
+        let name = match rested {
+            Some(name) => {
+                empty_table(&self.0.client, &name).await;
+                self.0.reused.fetch_add(1, Ordering::Relaxed);
+                name
+            }
+            None => {
+                self.0.created.fetch_add(1, Ordering::Relaxed);
+                fresh_table(&self.0.client).await
+            }
+        };
+        PooledTable {
+            name,
+            pool: self.clone(),
+        }
+    }
+
+    /// Tables created, and takes served by an emptied table.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.0.created.load(Ordering::Relaxed),
+            self.0.reused.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// A table of a [`TablePool`], given back when dropped (also when a case panics:
+/// the next taker empties it first).
+#[derive(Debug)]
+pub struct PooledTable {
+    name: String,
+    pool: TablePool,
+}
+
+impl PooledTable {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for PooledTable {
+    fn drop(&mut self) {
+        if let Ok(mut free) = self.pool.0.free.lock() {
+            free.push_back((std::mem::take(&mut self.name), Instant::now()));
+        }
+    }
 }

@@ -401,6 +401,10 @@ mod tests {
             r#"{"timestamp":"2026-11-22T06:16:46.000001Z","level":"INFO","message":"refused","code":"EMAIL_TAKEN","status":409}"#,
             r#"{"timestamp":"2026-11-22T06:16:46Z","level":"INFO","message":"initialised","function":"add-email","table":"test-123456-0-0e0f0b1c2d3e4f5a6b7c8d9e0f1a2b3c"}"#,
             r#"{"level":"ERROR","message":"failed","cause":"dispatch failure: io error: connection refused (os error 111) at 127.0.0.1:45678"}"#,
+            // The metrics' EMF document: names and counts, the function's name.
+            r#"{"_aws":{"Timestamp":1795342499270,"CloudWatchMetrics":[{"Namespace":"UserService/user-service","Dimensions":[["FunctionName"]],"Metrics":[{"Name":"SignUps","Unit":"Count"}]}]},"FunctionName":"user-service-post-confirmation","SignUps":1}"#,
+            // An admin action's audit event: users by sub.
+            r#"{"timestamp":"2026-11-22T10:15:02.640146Z","level":"INFO","message":"admin action","audit":"admin_action","action":"lookup","admin":"9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c","outcome":"not_found","span":{"request_id":"a72c51ee-f1b7-4b4a-a548-079a7d3949f8","sub":"9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c","name":"request"}}"#,
             "INFO cargo_lambda_watch: starting the runtime at 2026-11-22 06:16:46.123456 +0000",
             "",
         ] {

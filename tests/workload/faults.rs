@@ -30,7 +30,7 @@ use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::ConfigBag;
 use futures::StreamExt;
-use integration_tests::ddb;
+use integration_tests::ddb::{self, PooledTable, TablePool};
 use integration_tests::http::{Event, Reply};
 use integration_tests::invariants;
 use integration_tests::test_app::TestApp;
@@ -86,6 +86,10 @@ enum Which {
 /// injected delay (longer) exceeds it on a busy machine.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(3_000);
 const SLOW: Duration = Duration::from_millis(4_000);
+
+/// How long a table rests between two cases: longer than any request a case
+/// abandoned (at its attempt timeout) needs to land in DynamoDB Local.
+const TABLE_REST: Duration = Duration::from_secs(0);
 
 #[derive(Debug, Default)]
 struct Counters {
@@ -412,17 +416,20 @@ const ADMIN: &str = "fault-admin";
 
 /// What every case starts from: Ada with a verified primary, a second verified
 /// address and an unverified one whose code was sent more than a minute ago;
-/// an admin.
+/// an admin. On a table of the pool, empty until now, given back when the case
+/// ends.
 struct Setup {
     app: TestApp,
     version: u64,
     unverified: String,
     verified: String,
     code: String,
+    _table: PooledTable,
 }
 
-async fn set_up() -> Setup {
-    let app = TestApp::spawn().await;
+async fn set_up(pool: &TablePool) -> Setup {
+    let table = pool.take().await;
+    let app = TestApp::on(ddb::store_on(ddb::client(), table.name()));
     let codes = CodeBook::default();
     async {
         app.sign_up(ADMIN, "root@example.com").await;
@@ -441,6 +448,7 @@ async fn set_up() -> Setup {
             unverified,
             verified,
             code,
+            _table: table,
         }
     }
     .with_subscriber(codes.dispatch())
@@ -551,8 +559,8 @@ struct CaseResult {
 }
 
 /// The table after a clean run of `route`, for the cases to compare with.
-async fn clean_after(route: Route) -> Vec<String> {
-    let s = set_up().await;
+async fn clean_after(pool: &TablePool, route: Route) -> Vec<String> {
+    let s = set_up(pool).await;
     let deadline = epoch_ms() + invocation_ms(Which::First);
     let reply = invoke(&s.app, route, &route.event(&s), deadline).await;
     assert_eq!(
@@ -564,8 +572,8 @@ async fn clean_after(route: Route) -> Vec<String> {
     snapshot(&s.app).await
 }
 
-async fn case(base: &Plain, route: Route, kind: Kind, which: Which, clean: &[String]) -> CaseResult {
-    let s = set_up().await;
+async fn case(pool: &TablePool, base: &Plain, route: Route, kind: Kind, which: Which, clean: &[String]) -> CaseResult {
+    let s = set_up(pool).await;
     let before = snapshot(&s.app).await;
     let (client, counters) = faulty_client(base, route.operation(), kind, which);
     let store = Store::new(client, s.app.store.config().clone()).with_key(ddb::test_key());
@@ -669,9 +677,11 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
     let base = Plain::default();
     let base = &base;
     let routes: Vec<Route> = Route::WRITES.iter().chain(&Route::READS).copied().collect();
+    let pool = TablePool::new(ddb::client(), TABLE_REST);
+    let pool = &pool;
 
     let mut cleans = BTreeMap::new();
-    let snapshots = futures::stream::iter(routes.iter().map(|&r| async move { (r, clean_after(r).await) }))
+    let snapshots = futures::stream::iter(routes.iter().map(|&r| async move { (r, clean_after(pool, r).await) }))
         .buffer_unordered(6)
         .collect::<Vec<_>>()
         .await;
@@ -697,7 +707,7 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
     let results: Vec<CaseResult> = futures::stream::iter(
         cases
             .iter()
-            .map(|&(route, kind, which)| case(base, route, kind, which, &cleans[&route])),
+            .map(|&(route, kind, which)| case(pool, base, route, kind, which, &cleans[&route])),
     )
     .buffer_unordered(12)
     .collect()
@@ -713,6 +723,7 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
         *injected.entry(format!("{:?}", r.kind)).or_default() += r.injected;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let (tables_created, tables_reused) = pool.counts();
     let late_attempts: usize = results.iter().map(|r| r.late_attempts).sum();
     let operations: usize = results.iter().map(|r| r.operations).sum();
     let max_attempts = results.iter().map(|r| r.attempts).max().unwrap_or(0);
@@ -736,13 +747,15 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
             "persistent_fault_invocation_ms": invocation_ms(Which::Every),
             "failures": failures.len(),
             "violations": results.iter().map(|r| r.violations.len()).sum::<usize>(),
+            "tables_created": tables_created,
+            "tables_reused": tables_reused,
             "seconds": (seconds * 100.0).round() / 100.0,
         }),
     );
     eprintln!(
         "faults: {} cases over {} routes in {seconds:.1} s; injected {injected:?}; outcomes {outcomes:?}; \
          at most {max_attempts} attempts of one operation; the slowest persistent fault answered in {slowest_every_ms} ms \
-         of a {} ms invocation; {} failures",
+         of a {} ms invocation; {tables_created} tables, reused {tables_reused} times; {} failures",
         results.len(),
         routes.len(),
         invocation_ms(Which::Every),

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::find_user_by_email, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::FIND_USER_BY_EMAIL) }).await?;
-    run(service_fn(|req| find_user_by_email::handle(&app, req))).await
+    run(service_fn(|req| app.metered(find_user_by_email::handle, req))).await
 }

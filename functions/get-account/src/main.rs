@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::get_account, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::GET_ACCOUNT) }).await?;
-    run(service_fn(|req| get_account::handle(&app, req))).await
+    run(service_fn(|req| app.metered(get_account::handle, req))).await
 }

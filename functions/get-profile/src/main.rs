@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::get_profile, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::GET_PROFILE) }).await?;
-    run(service_fn(|req| get_profile::handle(&app, req))).await
+    run(service_fn(|req| app.metered(get_profile::handle, req))).await
 }

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::list_emails, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::LIST_EMAILS) }).await?;
-    run(service_fn(|req| list_emails::handle(&app, req))).await
+    run(service_fn(|req| app.metered(list_emails::handle, req))).await
 }

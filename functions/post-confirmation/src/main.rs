@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::post_confirmation, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::POST_CONFIRMATION) }).await?;
-    run(service_fn(|event| post_confirmation::handle(&app, event))).await
+    run(service_fn(|event| app.metered(post_confirmation::handle, event))).await
 }

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::pre_sign_up, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::PRE_SIGN_UP) }).await?;
-    run(service_fn(|event| pre_sign_up::handle(&app, event))).await
+    run(service_fn(|event| app.metered(pre_sign_up::handle, event))).await
 }

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::reconcile_users, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::RECONCILE_USERS) }).await?;
-    run(service_fn(|event| reconcile_users::handle(&app, event))).await
+    run(service_fn(|event| app.metered(reconcile_users::handle, event))).await
 }

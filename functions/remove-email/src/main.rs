@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::remove_email, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::REMOVE_EMAIL) }).await?;
-    run(service_fn(|req| remove_email::handle(&app, req))).await
+    run(service_fn(|req| app.metered(remove_email::handle, req))).await
 }

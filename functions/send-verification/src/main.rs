@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::send_verification, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::SEND_VERIFICATION) }).await?;
-    run(service_fn(|req| send_verification::handle(&app, req))).await
+    run(service_fn(|req| app.metered(send_verification::handle, req))).await
 }

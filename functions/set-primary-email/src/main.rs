@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::set_primary_email, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::SET_PRIMARY_EMAIL) }).await?;
-    run(service_fn(|req| set_primary_email::handle(&app, req))).await
+    run(service_fn(|req| app.metered(set_primary_email::handle, req))).await
 }

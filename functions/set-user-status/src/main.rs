@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::set_user_status, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::SET_USER_STATUS) }).await?;
-    run(service_fn(|req| set_user_status::handle(&app, req))).await
+    run(service_fn(|req| app.metered(set_user_status::handle, req))).await
 }

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::sync_cognito_email, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::SYNC_COGNITO_EMAIL) }).await?;
-    run(service_fn(|event| sync_cognito_email::handle(&app, event))).await
+    run(service_fn(|event| app.metered(sync_cognito_email::handle, event))).await
 }

@@ -5,5 +5,5 @@ use user_service::{App, Clients, api::update_profile, catalog};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
     let app = App::from_env(const { Clients::of(&catalog::UPDATE_PROFILE) }).await?;
-    run(service_fn(|req| update_profile::handle(&app, req))).await
+    run(service_fn(|req| app.metered(update_profile::handle, req))).await
 }

@@ -73,7 +73,10 @@ pub fn confirmed_user(sub: &str, attributes: &HashMap<String, String>) -> Result
 /// The idempotent create of a confirmed user, logged by outcome (never by address).
 pub async fn create(app: &crate::app::App, user: &NewUser, created: &'static str) -> Result<(), Diagnostic> {
     match app.store.create_user(user, app.clock.now()).await {
-        Ok(crate::store::Created::New) => tracing::info!("{created}"),
+        Ok(crate::store::Created::New) => {
+            crate::metrics::count(crate::metrics::Metric::SignUps);
+            tracing::info!("{created}");
+        }
         Ok(crate::store::Created::Existing) => tracing::info!("user exists already; repeated delivery"),
         Err(err) => return Err(store_failure(err)),
     }

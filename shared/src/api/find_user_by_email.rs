@@ -3,11 +3,13 @@ use std::convert::Infallible;
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
+use super::AdminAction;
 use crate::app::App;
 use crate::catalog::FIND_USER_BY_EMAIL;
-use crate::domain::EmailAddress;
+use crate::domain::{Account, EmailAddress};
 use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response, serve};
+use crate::metrics::Metric;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, FIND_USER_BY_EMAIL.access(), |caller, req| {
@@ -16,7 +18,25 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
     .await
 }
 
-async fn run(app: &App, _admin: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let email = query_param(&req, "email", EmailAddress::parse)?;
-    response::json(StatusCode::OK, &app.store.find_by_email(&email).await?)
+async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, Failure> {
+    let found = find(app, &req).await;
+    let (target, outcome, metric) = match &found {
+        Ok(account) => (Some(&account.profile.user_id), "found", Metric::AdminLookups),
+        Err(failure) if failure.problem.code == "NOT_FOUND" => (None, "not_found", Metric::AdminLookups),
+        Err(failure) => (None, failure.problem.code, Metric::AdminActionsRefused),
+    };
+    AdminAction {
+        action: "lookup",
+        admin: &admin.user_id,
+        target,
+        outcome,
+        metric,
+    }
+    .record();
+    response::json(StatusCode::OK, &found?)
+}
+
+async fn find(app: &App, req: &Request) -> Result<Account, Failure> {
+    let email = query_param(req, "email", EmailAddress::parse)?;
+    Ok(app.store.find_by_email(&email).await?)
 }

@@ -2,21 +2,53 @@ use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
 
+use super::AdminAction;
 use crate::app::App;
 use crate::catalog::SET_USER_STATUS;
+use crate::domain::{Profile, UserId, UserStatus};
 use crate::http::routes;
 use crate::http::{Caller, Failure, Problem, response, serve};
+use crate::metrics::Metric;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SET_USER_STATUS.access(), |caller, req| run(app, caller, req)).await
 }
 
 async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let (user, status) = routes::set_user_status(&req)?;
-    if user == admin.user_id {
+    let (user, status) = routes::set_user_status(&req).inspect_err(|problem| {
+        AdminAction {
+            action: "set_status",
+            admin: &admin.user_id,
+            target: None,
+            outcome: problem.code,
+            metric: Metric::AdminActionsRefused,
+        }
+        .record();
+    })?;
+    let set = set(app, &admin, &user, status).await;
+    let (action, done) = match status {
+        UserStatus::Suspended => ("suspend", "suspended"),
+        UserStatus::Active => ("reactivate", "reactivated"),
+        UserStatus::Deleted => ("delete", "deleted"),
+    };
+    let (outcome, metric) = match &set {
+        Ok(_) => (done, Metric::AdminStatusChanges),
+        Err(failure) => (failure.problem.code, Metric::AdminActionsRefused),
+    };
+    AdminAction {
+        action,
+        admin: &admin.user_id,
+        target: Some(&user),
+        outcome,
+        metric,
+    }
+    .record();
+    response::profile(&set?)
+}
+
+async fn set(app: &App, admin: &Caller, user: &UserId, status: UserStatus) -> Result<Profile, Failure> {
+    if *user == admin.user_id {
         return Err(Problem::own_status().into());
     }
-    let profile = app.store.set_status(&user, status, app.clock.now()).await?;
-    tracing::info!(admin = %admin.user_id, target_user = %user, status = status.as_str(), "status set");
-    response::profile(&profile)
+    Ok(app.store.set_status(user, status, app.clock.now()).await?)
 }

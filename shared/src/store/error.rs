@@ -9,6 +9,8 @@ use aws_sdk_dynamodb::operation::scan::ScanError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 
+use crate::metrics::{self, Metric};
+
 /// A failed DynamoDB call, typed by operation.
 #[derive(Debug, thiserror::Error)]
 pub enum DynamoError {
@@ -24,6 +26,16 @@ pub enum DynamoError {
     TransactWriteItems(#[from] SdkError<TransactWriteItemsError, HttpResponse>),
 }
 
+/// Error codes of DynamoDB refusing a call for throughput (also the reasons of a
+/// transaction's cancelled items).
+const THROTTLING_CODES: &[&str] = &[
+    "ThrottlingException",
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+];
+
 /// Error codes of failures that succeed when tried again later, for errors the
 /// SDK models only as `Unhandled`.
 const RETRYABLE_CODES: &[&str] = &[
@@ -36,12 +48,18 @@ const RETRYABLE_CODES: &[&str] = &[
     "TransactionInProgressException",
 ];
 
-/// Whether a modeled service error is transient.
+/// What a modeled service error is: transient, throttling, a server error.
 trait Transient: ProvideErrorMetadata {
     fn is_transient_variant(&self) -> bool;
+    fn is_throttling_variant(&self) -> bool;
+    fn is_server_error_variant(&self) -> bool;
 
     fn is_transient(&self) -> bool {
         self.is_transient_variant() || self.code().is_some_and(|code| RETRYABLE_CODES.contains(&code))
+    }
+
+    fn is_throttling(&self) -> bool {
+        self.is_throttling_variant() || self.code().is_some_and(|code| THROTTLING_CODES.contains(&code))
     }
 }
 
@@ -50,6 +68,15 @@ macro_rules! transient_variants {
         impl Transient for $op {
             fn is_transient_variant(&self) -> bool {
                 matches!(self, $(Self::$variant(_))|+)
+            }
+            fn is_throttling_variant(&self) -> bool {
+                matches!(
+                    self,
+                    Self::ProvisionedThroughputExceededException(_) | Self::RequestLimitExceeded(_) | Self::ThrottlingException(_)
+                )
+            }
+            fn is_server_error_variant(&self) -> bool {
+                matches!(self, Self::InternalServerError(_))
             }
         }
     )+};
@@ -76,6 +103,32 @@ transient_variants!(
     ],
 );
 
+/// The kind of a failed call, for the metrics: the one classification of
+/// DynamoDB's failures. A transaction's cancellation reads as its items' reasons.
+fn sdk_error_metric<E: Transient>(err: &SdkError<E, HttpResponse>, reasons: &[&str]) -> Metric {
+    let service = match err {
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => {
+            return Metric::DynamoDbTimeouts;
+        }
+        SdkError::ServiceError(service) => service,
+        _ => return Metric::DynamoDbOtherErrors,
+    };
+    let error = service.err();
+    if error.is_throttling() || reasons.iter().any(|r| THROTTLING_CODES.contains(r)) {
+        Metric::DynamoDbThrottled
+    } else if error
+        .code()
+        .is_some_and(|c| matches!(c, "TransactionConflictException" | "TransactionInProgressException"))
+        || reasons.contains(&"TransactionConflict")
+    {
+        Metric::DynamoDbTransactionConflicts
+    } else if service.raw().status().is_server_error() || error.is_server_error_variant() {
+        Metric::DynamoDbServerErrors
+    } else {
+        Metric::DynamoDbOtherErrors
+    }
+}
+
 fn sdk_error_is_retryable<E: Transient>(err: &SdkError<E, HttpResponse>) -> bool {
     match err {
         SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => true,
@@ -93,6 +146,27 @@ impl DynamoError {
             Self::Scan(e) => sdk_error_is_retryable(e),
             Self::UpdateItem(e) => sdk_error_is_retryable(e),
             Self::TransactWriteItems(e) => sdk_error_is_retryable(e),
+        }
+    }
+
+    /// The metric this failure counts in.
+    pub fn metric(&self) -> Metric {
+        match self {
+            Self::GetItem(e) => sdk_error_metric(e, &[]),
+            Self::Query(e) => sdk_error_metric(e, &[]),
+            Self::Scan(e) => sdk_error_metric(e, &[]),
+            Self::UpdateItem(e) => sdk_error_metric(e, &[]),
+            Self::TransactWriteItems(e) => {
+                let reasons = match e.as_service_error() {
+                    Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => canceled
+                        .cancellation_reasons()
+                        .iter()
+                        .filter_map(|r| r.code())
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                sdk_error_metric(e, &reasons)
+            }
         }
     }
 
@@ -169,14 +243,51 @@ impl StoreError {
     pub fn is_retryable(&self) -> bool {
         matches!(self, Self::Unavailable(_) | Self::Contended)
     }
+
+    /// The DynamoDB metric of a failure DynamoDB caused (by kind), if it is one.
+    pub fn dynamodb_metric(&self) -> Option<Metric> {
+        match self {
+            Self::Unavailable(err) | Self::Dynamo(err) => Some(err.metric()),
+            Self::Contended => Some(Metric::DynamoDbTransactionConflicts),
+            Self::UnexpectedCancellation(_) => Some(Metric::DynamoDbOtherErrors),
+            _ => None,
+        }
+    }
+
+    /// The metric of a refusal by a verification limit, or of a wrong code.
+    pub fn refusal_metric(&self) -> Option<Metric> {
+        match self {
+            Self::TooManyRequests { .. } => Some(Metric::CodesRefusedByLimit),
+            Self::VerificationFailed { .. } => Some(Metric::VerificationsFailed),
+            Self::TooManyAttempts { .. } | Self::VerificationExpired => Some(Metric::VerificationsRefusedByLimit),
+            _ => None,
+        }
+    }
+
+    /// Counts a refusal [`StoreError::refusal_metric`] names; for the store's
+    /// verification writes, where they end.
+    pub(crate) fn count_refusal(&self) {
+        if let Some(metric) = self.refusal_metric() {
+            metrics::count(metric);
+        }
+    }
+
+    /// A failure DynamoDB caused, counted by kind. Every such failure ends the
+    /// store call that met it, and is made through here: once per failed call.
+    pub(crate) fn failed(self) -> Self {
+        if let Some(metric) = self.dynamodb_metric() {
+            metrics::count(metric);
+        }
+        self
+    }
 }
 
 impl From<DynamoError> for StoreError {
     fn from(err: DynamoError) -> Self {
         if err.is_retryable() {
-            Self::Unavailable(Box::new(err))
+            Self::Unavailable(Box::new(err)).failed()
         } else {
-            Self::Dynamo(Box::new(err))
+            Self::Dynamo(Box::new(err)).failed()
         }
     }
 }
@@ -197,3 +308,82 @@ store_error_from_sdk!(
     UpdateItemError,
     TransactWriteItemsError
 );
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::CancellationReason;
+    use aws_sdk_dynamodb::types::error::{
+        InternalServerError, ProvisionedThroughputExceededException, ResourceNotFoundException,
+        TransactionCanceledException,
+    };
+    use aws_smithy_runtime_api::http::StatusCode;
+    use aws_smithy_types::body::SdkBody;
+
+    use super::*;
+
+    fn answered<E>(err: E, status: u16) -> SdkError<E, HttpResponse> {
+        let raw = HttpResponse::new(StatusCode::try_from(status).unwrap(), SdkBody::empty());
+        SdkError::service_error(err, raw)
+    }
+
+    fn cancelled(reasons: &[&str]) -> DynamoError {
+        let mut canceled = TransactionCanceledException::builder();
+        for reason in reasons {
+            canceled = canceled.cancellation_reasons(CancellationReason::builder().code(*reason).build());
+        }
+        DynamoError::TransactWriteItems(answered(
+            TransactWriteItemsError::TransactionCanceledException(canceled.build()),
+            400,
+        ))
+    }
+
+    #[test]
+    fn dynamodb_failures_are_counted_by_kind() {
+        let throttled = GetItemError::ProvisionedThroughputExceededException(
+            ProvisionedThroughputExceededException::builder().build(),
+        );
+        let cases = [
+            (
+                DynamoError::GetItem(answered(throttled, 400)),
+                Metric::DynamoDbThrottled,
+            ),
+            (cancelled(&["None", "ThrottlingError"]), Metric::DynamoDbThrottled),
+            (
+                cancelled(&["TransactionConflict", "None"]),
+                Metric::DynamoDbTransactionConflicts,
+            ),
+            (
+                DynamoError::Query(SdkError::timeout_error("timed out")),
+                Metric::DynamoDbTimeouts,
+            ),
+            (
+                DynamoError::UpdateItem(answered(
+                    UpdateItemError::InternalServerError(InternalServerError::builder().build()),
+                    500,
+                )),
+                Metric::DynamoDbServerErrors,
+            ),
+            (
+                DynamoError::Scan(answered(
+                    ScanError::ResourceNotFoundException(ResourceNotFoundException::builder().build()),
+                    400,
+                )),
+                Metric::DynamoDbOtherErrors,
+            ),
+        ];
+        for (err, metric) in cases {
+            assert_eq!(err.metric(), metric, "{err:?}");
+            assert_eq!(StoreError::from(err).dynamodb_metric(), Some(metric));
+        }
+        assert_eq!(
+            StoreError::Contended.dynamodb_metric(),
+            Some(Metric::DynamoDbTransactionConflicts)
+        );
+        assert_eq!(StoreError::NotFound.dynamodb_metric(), None);
+        assert_eq!(
+            StoreError::TooManyRequests { retry_after_secs: 1 }.refusal_metric(),
+            Some(Metric::CodesRefusedByLimit)
+        );
+        assert_eq!(StoreError::EmailTaken.refusal_metric(), None);
+    }
+}

@@ -60,6 +60,15 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// The item of `counter` as last seen.
+    pub fn get(&self, counter: Counter) -> Option<&LimitItem> {
+        match counter {
+            Counter::CodesIssued => self.codes_issued.as_ref(),
+            Counter::WrongCodes => self.wrong_codes.as_ref(),
+            Counter::UserAddress => self.user_address.as_ref(),
+        }
+    }
+
     /// The item as a failed condition showed it.
     pub fn learn(&mut self, counter: Counter, item: Option<LimitItem>) {
         match counter {
@@ -209,12 +218,14 @@ impl super::Store {
 }
 
 /// After a write with rate-limit counters: a counter that moved is remembered as
-/// it is now, and the operation decides again from it.
+/// it is now, and the operation decides again from it. A counter believed
+/// absent that was there is first seen, not raced for (adds do not read them).
 pub(crate) fn learn(result: Result<(), Rejection>, seen: &mut Seen) -> Result<(), Rejection> {
     match result {
         Err(Rejection::LimitMoved(counter, item)) => {
+            let first_seen = seen.get(counter).is_none();
             seen.learn(counter, item);
-            Err(Rejection::Retry)
+            Err(if first_seen { Rejection::Again } else { Rejection::Retry })
         }
         other => other,
     }

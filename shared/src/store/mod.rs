@@ -179,13 +179,14 @@ impl Store {
     }
 
     /// An UpdateItem of a profile, `write` giving the update and its condition:
-    /// the profile as it is after, or, when the condition failed, as it was
-    /// (ALL_OLD, so no second read is needed).
+    /// the profile as it is after, or, when the condition failed, what `read`
+    /// makes of the profile as it was (ALL_OLD, so no second read is needed).
     async fn update_profile_item(
         &self,
         user: &UserId,
         write: impl FnOnce(&mut Expr) -> (Update, String),
-    ) -> Result<Result<Profile, Option<Item>>, StoreError> {
+        read: impl FnOnce(Option<&Item>) -> Result<Profile, StoreError>,
+    ) -> Result<Profile, StoreError> {
         let mut x = Expr::default();
         let (update, condition) = write(&mut x);
         let request = self
@@ -199,7 +200,7 @@ impl Store {
             .set_expression_attribute_values(x.values_or_none())
             .return_values(ReturnValue::AllNew)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        retrying!({
+        let outcome: Result<Result<Profile, Option<Item>>, StoreError> = retrying!({
             match send_by_deadline!(&self.client, request.clone()) {
                 Ok(out) => Ok(Ok(updated_profile(out.attributes)?)),
                 Err(err) => match err.as_service_error() {
@@ -210,7 +211,8 @@ impl Store {
                     _ => Err(Rejection::Failed(err.into())),
                 },
             }
-        })
+        });
+        outcome?.or_else(|old| read(old.as_ref()).map_err(plan::refused))
     }
 }
 

@@ -17,6 +17,7 @@ use aws_sdk_dynamodb::types::{
 use serde::de::DeserializeOwned;
 
 use crate::keys::Item;
+use crate::metrics::{self, Metric};
 
 use super::error::StoreError;
 use super::expr::{self, Expr};
@@ -33,6 +34,9 @@ pub(crate) enum Rejection {
     Otherwise(StoreError),
     /// Something read before the write changed in between: read again and retry.
     Retry,
+    /// The cancellation showed what the next attempt needs (a claim to take
+    /// over, a counter as it is): try again, having lost no race.
+    Again,
     /// The profile of a user being created exists already.
     UserExists,
     /// Another user's unverified claim holds the address and may be taken over.
@@ -121,15 +125,18 @@ impl TxPlan {
         };
         let reasons = canceled.cancellation_reasons();
         if let Some(rejection) = self.read_conditions(reasons) {
-            return rejection;
+            return match rejection {
+                Rejection::Failed(err) => Rejection::Failed(refused(err)),
+                other => other,
+            };
         }
         let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
         if codes.contains(&"TransactionConflict") {
             Rejection::Retry
         } else if codes.iter().any(|c| THROTTLED.contains(c)) {
-            Rejection::Failed(StoreError::Unavailable(Box::new(err.into())))
+            Rejection::Failed(StoreError::Unavailable(Box::new(err.into())).failed())
         } else {
-            Rejection::Failed(StoreError::UnexpectedCancellation(codes.join(",")))
+            Rejection::Failed(StoreError::UnexpectedCancellation(codes.join(",")).failed())
         }
     }
 
@@ -151,6 +158,17 @@ impl TxPlan {
             other => Some(other),
         }
     }
+}
+
+/// A write refused by its conditions, answered as `err`: counted here, for
+/// transactions and single-item updates alike. A failure a reading gives that
+/// is DynamoDB's, not the data's, counts as its kind instead.
+pub(crate) fn refused(err: StoreError) -> StoreError {
+    if err.dynamodb_metric().is_some() {
+        return err.failed();
+    }
+    metrics::count(Metric::ConditionalCheckFailures);
+    err
 }
 
 /// The item a failed condition returned, as `T`.

@@ -135,8 +135,12 @@ macro_rules! retrying {
         let mut attempt = 0u32;
         loop {
             let result: Result<_, $crate::store::plan::Rejection> = async $body.await;
-            if let Some(value) = $crate::store::retry::settle(result, &mut attempt, deadline).await? {
-                break Ok(value);
+            // The outcome is the macro's value, not a return from the caller:
+            // the caller may still act on it (count a refusal, read a failure).
+            match $crate::store::retry::settle(result, &mut attempt, deadline).await {
+                Ok(Some(value)) => break Ok(value),
+                Ok(None) => {}
+                Err(err) => break Err(err),
             }
         }
     }};
@@ -153,16 +157,19 @@ pub(crate) async fn settle<T>(
     match result {
         Ok(value) => Ok(Some(value)),
         Err(Rejection::Failed(err)) => Err(err),
-        Err(Rejection::Retry | Rejection::TokenInUse) => {
+        Err(rejection @ (Rejection::Retry | Rejection::TokenInUse | Rejection::Again)) => {
             *attempt += 1;
             let pause = backoff(*attempt);
             if !may_retry(*attempt, pause, deadline) {
-                return Err(StoreError::Contended);
+                return Err(StoreError::Contended.failed());
+            }
+            if !matches!(rejection, Rejection::Again) {
+                crate::metrics::count(crate::metrics::Metric::ContentionRetries);
             }
             tokio::time::sleep(pause).await;
             Ok(None)
         }
-        Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}"))),
+        Err(other) => Err(StoreError::UnexpectedCancellation(format!("{other:?}")).failed()),
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod capacity;
 mod charts;
+mod emf;
 mod proxy;
 mod report;
 mod requests;
@@ -64,7 +65,7 @@ struct Args {
     /// to see what an emulator that leaves it on adds to every invocation.
     #[arg(long)]
     nagle: bool,
-    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale).
+    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -199,7 +200,7 @@ fn build(plan: &Plan) {
     if !plan.smoke {
         cargo.arg("--release");
     }
-    for name in &names {
+    for name in names.iter().chain([&emf::PROBE]) {
         cargo.args(["-p", name]);
     }
     println!(
@@ -310,6 +311,23 @@ async fn main() {
     if plan.runs("requests") {
         let rows = requests::count(&plan, &plain).await;
         report.requests(rows);
+    }
+    report.write().unwrap();
+
+    if plan.runs("metrics") {
+        let rows = emf::measure(&plan);
+        for row in &rows {
+            println!(
+                "bench: metrics, {}: {} bytes, {:.0} ns{}",
+                row.invocation,
+                row.bytes,
+                row.ns,
+                row.instructions
+                    .map(|i| format!(", {i} instructions"))
+                    .unwrap_or_default()
+            );
+        }
+        report.metrics(rows, emf::pairs());
     }
     report.write().unwrap();
 
@@ -468,13 +486,16 @@ async fn callgrind(plan: &Plan, launch: &Launch, event: &Value) -> u64 {
             check_answer(&launch.label, &answer).unwrap();
         }
         env.terminate().await;
-        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let total: u64 = text
-            .lines()
-            .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or_else(|| panic!("{}: no totals", file.display()));
-        totals.push(total);
+        totals.push(callgrind_total(&file));
     }
     totals[1].saturating_sub(totals[0]) / (many - few)
+}
+
+/// The instructions a callgrind output file counts in all.
+pub(crate) fn callgrind_total(file: &Path) -> u64 {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines()
+        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{}: no totals", file.display()))
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::charts::{Bars, Series, write_svg};
+use crate::emf::{METRIC_USD_PER_MONTH, MetricsRow};
 use crate::requests::RequestRow;
 use crate::scale::ScaleRow;
 use crate::sizes::SizeRow;
@@ -44,6 +45,9 @@ pub(crate) struct Report {
     requests: Vec<RequestRow>,
     scale: Vec<ScaleRow>,
     sizes: Vec<SizeRow>,
+    metrics: Vec<MetricsRow>,
+    /// (metric × function pairs that can occur, all pairs).
+    metric_pairs: (usize, usize),
 }
 
 fn mb(bytes: u64) -> String {
@@ -147,6 +151,8 @@ impl Report {
             requests: Vec::new(),
             scale: Vec::new(),
             sizes: Vec::new(),
+            metrics: Vec::new(),
+            metric_pairs: (0, 0),
         }
     }
 
@@ -193,6 +199,11 @@ impl Report {
 
     pub(crate) fn scale(&mut self, rows: Vec<ScaleRow>) {
         self.scale = rows;
+    }
+
+    pub(crate) fn metrics(&mut self, rows: Vec<MetricsRow>, pairs: (usize, usize)) {
+        self.metrics = rows;
+        self.metric_pairs = pairs;
     }
 
     pub(crate) fn sizes(&mut self, rows: Vec<SizeRow>) {
@@ -489,6 +500,38 @@ impl Report {
                 );
             }
             md.push('\n');
+        }
+
+        if !self.metrics.is_empty() {
+            let _ = writeln!(
+                md,
+                "## Business metrics (EMF)\n\nWhat they add to one invocation: counting its metrics and writing their \
+                 document to stdout (`metrics-probe`, built as the functions are; stdout on /dev/null), for a stack named \
+                 `user-service` and the longest function name. Logs ingestion at ${:.2} per GB (us-east-1).\n\n\
+                 | invocation | metrics | EMF line, bytes | time, ns | instructions | Logs ingestion per million invocations |\n\
+                 |---|---|---|---|---|---|",
+                crate::emf::INGESTION_USD_PER_GB
+            );
+            for r in &self.metrics {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {:.0} | {} | ${:.4} |",
+                    r.invocation,
+                    r.counted.len(),
+                    r.bytes,
+                    r.ns,
+                    r.instructions.map_or_else(|| "–".to_owned(), |i| i.to_string()),
+                    r.usd_per_million()
+                );
+            }
+            let (possible, all) = self.metric_pairs;
+            let _ = writeln!(
+                md,
+                "\nCustom metrics (metric × function, dimension `FunctionName`): {possible} pairs can occur, ${:.2} a month \
+                 at ${METRIC_USD_PER_MONTH:.2} each if every one received data every hour; all {all} pairs would be ${:.2}.\n",
+                possible as f64 * METRIC_USD_PER_MONTH,
+                all as f64 * METRIC_USD_PER_MONTH
+            );
         }
 
         if !self.scale.is_empty() {

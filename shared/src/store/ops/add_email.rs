@@ -67,6 +67,7 @@ impl Store {
             let result = self.transact(&plan).await;
             after_claim_write(limits::learn(result, &mut seen), &mut held).map(|()| record.clone().into_domain())
         })
+        .inspect_err(StoreError::count_refusal)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::domain::{Timestamp, UserId};
 use crate::keys::{self, Item};
+use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, ClaimItem, EmailItem, attr};
@@ -93,16 +94,21 @@ pub(super) fn push_own_claim_delete(plan: &mut TxPlan, table: &str, record: &Ema
 }
 
 /// After a write of a claim: a claim that may be taken over is remembered for
-/// the next attempt; any other lost race forgets it, so the next attempt reads afresh.
+/// the next attempt; any other retry forgets it, so the next attempt reads
+/// afresh. A write that committed with a held claim took it over.
 pub(super) fn after_claim_write(result: Result<(), Rejection>, held: &mut Option<ClaimItem>) -> Result<(), Rejection> {
     match result {
         Err(Rejection::TakeOver(claim)) => {
             *held = Some(claim);
-            Err(Rejection::Retry)
+            Err(Rejection::Again)
         }
-        Err(Rejection::Retry) => {
+        Err(retry @ (Rejection::Retry | Rejection::Again)) => {
             *held = None;
-            Err(Rejection::Retry)
+            Err(retry)
+        }
+        Ok(()) if held.is_some() => {
+            metrics::count(Metric::TakeOvers);
+            Ok(())
         }
         other => other,
     }

@@ -4,6 +4,7 @@
 
 use crate::domain::{Profile, Timestamp, UserId, UserStatus};
 use crate::keys;
+use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, ProfileItem, attr};
 use crate::store::plan::{self, TxPlan};
@@ -41,6 +42,7 @@ impl Store {
             let by_admin = expected_version.is_none();
             let plan = plan(self.table(), &profile, &items.emails, now, by_admin)?;
             self.transact(&plan).await?;
+            metrics::count(Metric::UsersDeleted);
             Ok(Profile {
                 email: None,
                 first_name: None,

@@ -57,6 +57,7 @@ impl Store {
             limits::learn(self.transact(&plan).await, &mut seen)?;
             Ok(record.email)
         })
+        .inspect_err(StoreError::count_refusal)
     }
 }
 

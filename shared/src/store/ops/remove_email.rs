@@ -3,6 +3,7 @@
 
 use crate::domain::{EmailId, UserId};
 use crate::keys::{self, Item};
+use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, attr};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -21,7 +22,9 @@ impl Store {
                 return Err(StoreError::PrimaryEmail.into());
             }
             let plan = plan(self.table(), &record)?;
-            self.transact(&plan).await
+            self.transact(&plan).await?;
+            metrics::count(Metric::EmailsRemoved);
+            Ok(())
         })
     }
 }

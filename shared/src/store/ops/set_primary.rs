@@ -3,6 +3,7 @@
 
 use crate::domain::{EmailId, Profile, Timestamp, UserId, UserStatus};
 use crate::keys::{self, Item};
+use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, ProfileItem, attr};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -35,6 +36,7 @@ impl Store {
                 .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
             let plan = plan(self.table(), &profile, current.email_id, target, now)?;
             self.transact(&plan).await?;
+            metrics::count(Metric::PrimarySwitches);
             let mut updated = profile.into_domain();
             updated.email = Some(target.email.clone());
             updated.version += 1;

@@ -17,10 +17,8 @@ impl Store {
         if status == UserStatus::Deleted {
             return self.delete_user(user, None, now).await;
         }
-        match self.update_profile_item(user, |x| write(x, status, now)).await? {
-            Ok(profile) => Ok(profile),
-            Err(old) => read_failure(old.as_ref()),
-        }
+        self.update_profile_item(user, |x| write(x, status, now), read_failure)
+            .await
     }
 }
 

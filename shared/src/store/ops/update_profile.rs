@@ -22,12 +22,15 @@ impl Store {
         // Marks the profile with this call alone: an SDK retry resends it, another
         // request (even the same edit at the same instant) cannot have it.
         let write_id = uuid::Uuid::new_v4().to_string();
-        self.update_profile_item(user, |x| {
-            let (update, condition) = write(x, expected_version, patch, now);
-            (update.set(x.eq(LAST_WRITE_ID, write_id.as_str())), condition)
-        })
-        .await?
-        .or_else(|old| own_write(old.as_ref(), expected_version, &write_id).ok_or_else(|| read_failure(old.as_ref())))
+        self.update_profile_item(
+            user,
+            |x| {
+                let (update, condition) = write(x, expected_version, patch, now);
+                (update.set(x.eq(LAST_WRITE_ID, write_id.as_str())), condition)
+            },
+            |old| own_write(old, expected_version, &write_id).ok_or_else(|| read_failure(old)),
+        )
+        .await
     }
 }
 

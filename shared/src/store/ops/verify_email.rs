@@ -4,6 +4,7 @@
 
 use crate::domain::{Email, EmailAddress, EmailId, Timestamp, UserId};
 use crate::keys::{self, Item};
+use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, attr};
 use crate::store::limits::{self, Counter, CounterWrite, LimitItem};
@@ -142,6 +143,7 @@ impl Store {
             let plan = right_code_plan(self.table(), &checked, &record.email, guess_limits, now)?;
             match limits::learn(self.transact(&plan).await, &mut seen) {
                 Ok(()) => {
+                    metrics::count(Metric::VerificationsSucceeded);
                     let mut verified = record.into_domain();
                     verified.is_verified = true;
                     verified.verified_at = Some(now);
@@ -152,6 +154,7 @@ impl Store {
                 Err(other) => Err(other),
             }
         })
+        .inspect_err(StoreError::count_refusal)
     }
 }
 
