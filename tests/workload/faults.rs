@@ -89,7 +89,7 @@ const SLOW: Duration = Duration::from_millis(4_000);
 
 /// How long a table rests between two cases: longer than any request a case
 /// abandoned (at its attempt timeout) needs to land in DynamoDB Local.
-const TABLE_REST: Duration = Duration::from_secs(0);
+const TABLE_REST: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Default)]
 struct Counters {
