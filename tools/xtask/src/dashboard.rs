@@ -40,17 +40,33 @@ pub(crate) struct Widget {
 }
 
 impl Widget {
-    /// Its JSON on one line, type and place first (serde_json would sort the
-    /// keys), numeric parameters unquoted.
+    /// Its JSON on one line, type and place first, the properties' keys sorted,
+    /// numeric parameters unquoted.
     pub(crate) fn line(&self) -> String {
+        let mut properties = self.properties.clone();
+        sort_keys(&mut properties);
         let mut text = format!(
             "{{\"type\":\"{}\",\"x\":{},\"y\":{},\"width\":{},\"height\":{},\"properties\":{}}}",
-            self.kind, self.x, self.y, self.width, self.height, self.properties
+            self.kind, self.x, self.y, self.width, self.height, properties
         );
         for parameter in NUMBER_PARAMETERS {
             text = text.replace(&format!("\"${{{parameter}}}\""), &format!("${{{parameter}}}"));
         }
         text
+    }
+}
+
+/// Sorts every object's keys, so the body is the same whether or not another
+/// crate in the build turns on serde_json's `preserve_order` (the test build
+/// does; `cargo xtask` alone does not).
+fn sort_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
     }
 }
 
