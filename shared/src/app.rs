@@ -86,10 +86,8 @@ impl App {
         let function = clients.function;
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
-        let admin_group = lookup("ADMIN_GROUP")
-            .map(|g| g.trim().to_owned())
-            .filter(|g| !g.is_empty())
-            .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
+        let admin_group =
+            crate::config::optional(lookup, "ADMIN_GROUP").unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let sdk = sdk_config(timeouts).await;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config);
         if open_at_init(lookup) {

@@ -19,10 +19,14 @@ pub fn required(
     name: &'static str,
     what: &'static str,
 ) -> Result<String, ConfigError> {
+    optional(lookup, name).ok_or(ConfigError::Missing { name, what })
+}
+
+/// A variable's value, trimmed; `None` when it is unset or blank.
+pub fn optional(lookup: impl Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     lookup(name)
         .map(|value| value.trim().to_owned())
         .filter(|value| !value.is_empty())
-        .ok_or(ConfigError::Missing { name, what })
 }
 
 /// What the store needs to know.

@@ -193,6 +193,7 @@ mod emf {
     use metrics_cloudwatch_embedded::{Builder, Collector};
 
     use super::{DEFAULT_NAMESPACE, DIMENSION, Metric, NAMESPACE_VAR};
+    use crate::config::optional;
 
     /// Why metrics were not installed or not written. Never an invocation's failure.
     #[derive(Debug, thiserror::Error)]
@@ -229,8 +230,8 @@ mod emf {
         pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, binary: &str) -> Option<Self> {
             static INSTALLED: OnceLock<Option<Emf>> = OnceLock::new();
             *INSTALLED.get_or_init(|| {
-                let namespace = non_empty(lookup(NAMESPACE_VAR)).unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
-                let function = non_empty(lookup("AWS_LAMBDA_FUNCTION_NAME")).unwrap_or_else(|| binary.to_owned());
+                let namespace = optional(&lookup, NAMESPACE_VAR).unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
+                let function = optional(&lookup, "AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|| binary.to_owned());
                 Self::install(namespace, function)
                     .inspect_err(|err| tracing::warn!(cause = %crate::error_chain(err), "running without metrics"))
                     .ok()
@@ -281,10 +282,6 @@ mod emf {
                 tracing::warn!(cause = %crate::error_chain(&err), "metrics not written");
             }
         }
-    }
-
-    fn non_empty(value: Option<String>) -> Option<String> {
-        value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
     }
 }
 

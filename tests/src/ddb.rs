@@ -1,14 +1,14 @@
 //! DynamoDB Local for tests: one client per test, one fresh table per test, or
 //! a [`TablePool`] for a test that runs many cases.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
-use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, Select, WriteRequest};
+use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};
 use user_service::Store;
 use user_service::config::StoreConfig;
 use user_service::keys;
@@ -130,24 +130,16 @@ pub fn store_on(client: Client, table: &str) -> Store {
 /// Deletes every item of `table`, read with a consistent scan, and fails the test
 /// unless a second consistent scan finds none. Returns how many it deleted.
 pub async fn empty_table(client: &Client, table: &str) -> usize {
-    let items: Vec<HashMap<String, AttributeValue>> = client
-        .scan()
-        .table_name(table)
-        .consistent_read(true)
-        .projection_expression("#pk, #sk")
-        .expression_attribute_names("#pk", keys::PK)
-        .expression_attribute_names("#sk", keys::SK)
-        .into_paginator()
-        .items()
-        .send()
-        .collect::<Result<Vec<_>, _>>()
-        .await
-        .unwrap_or_else(|err| panic!("scanning {table}: {}", user_service::error_chain(&err)));
+    let items = crate::invariants::scan(client, table).await;
     let deleted = items.len();
     let mut requests: Vec<WriteRequest> = items
         .into_iter()
-        .map(|key| {
-            let delete = DeleteRequest::builder().set_key(Some(key)).build().expect("a key");
+        .map(|mut item| {
+            let key = [keys::PK, keys::SK].map(|name| (name.to_owned(), item.remove(name).expect("a key")));
+            let delete = DeleteRequest::builder()
+                .set_key(Some(key.into()))
+                .build()
+                .expect("a key");
             WriteRequest::builder().delete_request(delete).build()
         })
         .collect();
@@ -164,15 +156,7 @@ pub async fn empty_table(client: &Client, table: &str) -> usize {
             requests.extend(left);
         }
     }
-    let left = client
-        .scan()
-        .table_name(table)
-        .consistent_read(true)
-        .select(Select::Count)
-        .send()
-        .await
-        .unwrap_or_else(|err| panic!("counting {table}: {}", user_service::error_chain(&err)))
-        .count;
+    let left = crate::invariants::scan(client, table).await.len();
     assert_eq!(left, 0, "{table} still has {left} items after emptying it");
     deleted
 }

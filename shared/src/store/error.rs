@@ -26,9 +26,9 @@ pub enum DynamoError {
     TransactWriteItems(#[from] SdkError<TransactWriteItemsError, HttpResponse>),
 }
 
-/// Error codes of DynamoDB refusing a call for throughput (also the reasons of a
-/// transaction's cancelled items).
-const THROTTLING_CODES: &[&str] = &[
+/// Error codes of DynamoDB refusing a call for throughput, and the reasons of a
+/// transaction's items cancelled for it.
+pub(crate) const THROTTLING_CODES: &[&str] = &[
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
     "RequestLimitExceeded",

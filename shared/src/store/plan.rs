@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use crate::keys::Item;
 use crate::metrics::{self, Metric};
 
-use super::error::StoreError;
+use super::error::{StoreError, THROTTLING_CODES};
 use super::expr::{self, Expr};
 use super::items::{self, ClaimItem};
 use super::limits::{Counter, LimitItem};
@@ -74,13 +74,6 @@ impl fmt::Debug for TxPlan {
     }
 }
 
-/// Reason codes of cancelled items that a later attempt may not meet.
-const THROTTLED: &[&str] = &[
-    "ThrottlingError",
-    "ProvisionedThroughputExceeded",
-    "RequestLimitExceeded",
-];
-
 impl TxPlan {
     pub(crate) fn new() -> Self {
         Self {
@@ -133,7 +126,7 @@ impl TxPlan {
         let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code()).collect();
         if codes.contains(&"TransactionConflict") {
             Rejection::Retry
-        } else if codes.iter().any(|c| THROTTLED.contains(c)) {
+        } else if codes.iter().any(|c| THROTTLING_CODES.contains(c)) {
             Rejection::Failed(StoreError::Unavailable(Box::new(err.into())).failed())
         } else {
             Rejection::Failed(StoreError::UnexpectedCancellation(codes.join(",")).failed())
