@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use user_service::domain::{EmailAddress, EmailId, PersonName, Phone, UserStatus};
 use user_service::http::Problem;
-use user_service::http::request::{MAX_BODY_BYTES, caller, email_id_param, if_match_version, query_param};
+use user_service::http::request::{MAX_BODY_BYTES, caller, email_id_param, if_match, query_param};
 use user_service::http::routes;
 
 #[derive(Arbitrary, Deserialize, Debug, Clone, Copy)]
@@ -179,8 +179,10 @@ fn parse(route: Route, req: &lambda_http::Request) -> Result<(), Problem> {
     match route {
         Route::GetProfile | Route::GetAccount | Route::ListEmails => {}
         Route::UpdateProfile => {
-            let (version, patch) = routes::update_profile(req)?;
-            assert!(version > 0);
+            let (precondition, patch) = routes::update_profile(req)?;
+            if let user_service::domain::IfMatch::Versions(versions) = precondition {
+                assert!(versions.iter().all(|v| *v > 0));
+            }
             assert!(!patch.is_empty(), "an empty patch was admitted");
             let body = json_of(req);
             check_name(&body, "firstName", patch.first_name.as_ref());
@@ -213,7 +215,11 @@ fn parse(route: Route, req: &lambda_http::Request) -> Result<(), Problem> {
             email_id_param(req)?;
         }
         Route::DeleteAccount => {
-            assert!(if_match_version(req)? > 0);
+            // Whatever parses names real versions only, at most the cap of them.
+            if let user_service::domain::IfMatch::Versions(versions) = if_match(req)? {
+                assert!(versions.iter().all(|v| *v > 0));
+                assert!(versions.len() <= user_service::http::request::MAX_IF_MATCH_TAGS);
+            }
         }
         Route::CheckEmail | Route::FindUserByEmail => {
             query_param(req, "email", EmailAddress::parse)?;

@@ -205,15 +205,25 @@ impl LogSettings {
             "ERROR" | "FATAL" => "error",
             _ => "info",
         };
-        // The SDK's own lines are noise below WARN unless the level asks for less.
+        // DEBUG and TRACE are for the service's own code: what the
+        // dependencies log at those levels (the SDK's requests and responses,
+        // the runtime's events) holds request bodies, which hold personal
+        // data. They stay at INFO, and the SDK's own lines, noise below WARN,
+        // at WARN. A RUST_LOG set by hand overrides all of it.
+        let own = env!("CARGO_CRATE_NAME");
         let sdk = if matches!(level, "warn" | "error") {
             level
         } else {
             "warn"
         };
+        let base = if matches!(level, "debug" | "trace") {
+            format!("info,{own}={level}")
+        } else {
+            level.to_owned()
+        };
         let filter = lookup("RUST_LOG")
             .filter(|f| !f.trim().is_empty())
-            .unwrap_or_else(|| format!("{level},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk}"));
+            .unwrap_or_else(|| format!("{base},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk}"));
         // JSON unless the platform says Text: CloudWatch's filters read fields.
         let json = !lookup("AWS_LAMBDA_LOG_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("text"));
         Self { filter, json }
@@ -278,8 +288,11 @@ mod tests {
     #[test]
     fn the_platform_sets_level_and_format() {
         let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "DEBUG"), ("AWS_LAMBDA_LOG_FORMAT", "JSON")]);
-        assert!(s.filter.starts_with("debug,"), "{}", s.filter);
+        // DEBUG reaches the service's own code; dependencies stay at INFO.
+        assert!(s.filter.starts_with("info,user_service=debug,"), "{}", s.filter);
         assert!(s.filter.contains("aws_smithy_runtime=warn"));
+        let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "TRACE")]);
+        assert!(s.filter.starts_with("info,user_service=trace,"), "{}", s.filter);
         assert!(s.json);
         let s = settings(&[("AWS_LAMBDA_LOG_LEVEL", "ERROR"), ("AWS_LAMBDA_LOG_FORMAT", "Text")]);
         assert!(

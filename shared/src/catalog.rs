@@ -262,7 +262,7 @@ pub const SET_USER_STATUS: Function = http(
     "/admin/users/{userId}/status",
     Access::Admin,
     "Admins only: sets a user's status.",
-    &["GetItem", "Query", "UpdateItem", "DeleteItem"],
+    &["GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
 );
 pub const PRE_SIGN_UP: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,

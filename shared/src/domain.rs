@@ -33,6 +33,19 @@ impl UserId {
         Ok(Self(raw.to_owned()))
     }
 
+    /// A caller's `sub` as Cognito issues it: a UUID in its lower-case
+    /// hyphenated form. Anything else never came from the user pool, so it is
+    /// refused before any table request (a `sub` of `admin` or `PROFILE` would
+    /// otherwise be looked up).
+    pub fn parse_sub(raw: &str) -> Result<Self, Invalid> {
+        let canonical = Uuid::try_parse(raw)
+            .ok()
+            .map(|uuid| uuid.hyphenated().to_string())
+            .filter(|canonical| canonical == raw)
+            .ok_or(Invalid("must be a user pool sub (a lower-case UUID)"))?;
+        Ok(Self(canonical))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -163,9 +176,15 @@ fn ascii_domain(domain: &str) -> Option<String> {
 
 /// Unicode general category Cf: zero-width joiners and spaces, bidi overrides and
 /// isolates, the BOM, soft hyphens. Invisible, so never part of a name or address.
+/// Also the line and paragraph separators (Zl, Zp: U+2028, U+2029): not control
+/// characters to Rust, but they break a line in logs, CSV exports and
+/// JavaScript string literals, as a newline would.
 fn is_format_character(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-    c.general_category() == GeneralCategory::Format
+    matches!(
+        c.general_category(),
+        GeneralCategory::Format | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+    )
 }
 
 fn is_valid_domain(domain: &str) -> bool {
@@ -475,9 +494,66 @@ impl ProfilePatch {
     }
 }
 
+/// Which versions of a profile a conditional write may change: `If-Match`, as
+/// RFC 9110 (section 13.1.1) reads it. The write carries it as its condition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IfMatch {
+    /// `*`: any current profile; none (a deleted or unknown user) fails it.
+    Any,
+    /// The versions the strong entity tags named. Empty when no listed tag
+    /// names a version (`"0"`, `"abc"`, only weak tags): it matches nothing.
+    Versions(Vec<u64>),
+}
+
+impl IfMatch {
+    /// Whether a profile at `version` satisfies the precondition.
+    pub fn matches(&self, version: u64) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Versions(versions) => versions.contains(&version),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn if_match_matches_any_listed_version_or_any_with_a_star() {
+        assert!(IfMatch::Any.matches(1));
+        assert!(IfMatch::Versions(vec![3, 4]).matches(4));
+        assert!(!IfMatch::Versions(vec![3, 4]).matches(5));
+        assert!(!IfMatch::Versions(vec![]).matches(1));
+    }
+
+    #[test]
+    fn a_sub_is_a_lower_case_uuid() {
+        let sub = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+        assert_eq!(UserId::parse_sub(sub).unwrap().as_str(), sub);
+        for bad in [
+            "admin",
+            "PROFILE",
+            "",
+            "3F1C2A7E-2B7D-4B0E-9A57-0E0F0B1C2D3E",
+            "3f1c2a7e2b7d4b0e9a570e0f0b1c2d3e",
+            "{3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e}",
+            "urn:uuid:3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e",
+            " 3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e",
+        ] {
+            assert!(UserId::parse_sub(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn names_refuse_line_and_paragraph_separators() {
+        for bad in ["Ada\u{2028}Lovelace", "Ada\u{2029}Byron", "\u{2028}"] {
+            assert!(PersonName::parse(bad).is_err(), "{bad:?}");
+        }
+        // At either end they are whitespace: trimmed, never stored.
+        assert_eq!(PersonName::parse("\u{2029}Ada\u{2028}").unwrap().as_str(), "Ada");
+        assert!(PersonName::parse("Mary Ann").is_ok());
+    }
 
     #[test]
     fn email_is_trimmed_and_lowercased_only() {

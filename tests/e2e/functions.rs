@@ -130,6 +130,8 @@ fn every_event_file_against_the_real_binaries() {
             ("VERIFICATION_RESEND_INTERVAL_SECONDS", "86400"),
             ("VERIFICATION_TTL_SECONDS", "86400"),
             (metrics::NAMESPACE_VAR, NAMESPACE),
+            // The most an operator may ask for: check-logs scans what it prints.
+            ("AWS_LAMBDA_LOG_LEVEL", "DEBUG"),
         ],
     );
     let started_ms = epoch_ms();
@@ -367,6 +369,18 @@ fn every_event_file_against_the_real_binaries() {
     let scan = integration_tests::log_check::check(&files);
     assert_eq!(scan.lines, lines.len());
     assert!(scan.findings.is_empty(), "personal data in EMF: {:?}", scan.findings);
+
+    // At LogLevel DEBUG the functions print their DEBUG lines, and no line
+    // they print carries personal data.
+    let output = run.watch.output();
+    assert!(
+        output.iter().any(|line| line.contains("\"level\":\"DEBUG\"")),
+        "no DEBUG line at LogLevel DEBUG"
+    );
+    let files = [(PathBuf::from("functions at DEBUG"), output.join("\n"))];
+    let scan = integration_tests::log_check::check(&files);
+    assert!(scan.lines >= output.len() / 2, "the scan read {} of {} lines", scan.lines, output.len());
+    assert!(scan.findings.is_empty(), "personal data at DEBUG: {:?}", scan.findings);
 
     // Stopping leaves nothing behind.
     let mut watch = run.watch;

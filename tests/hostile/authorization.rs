@@ -69,20 +69,11 @@ fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'st
         // "ACCOUNT_INACTIVE: a suspended user writing"; reads are allowed.
         Caller::Suspended | Caller::SuspendedAdmin if reads => ok,
         Caller::Suspended | Caller::SuspendedAdmin => INACTIVE,
-        // "NOT_FOUND: a deleted user's /me". Two reads never look at the
-        // caller's profile, so they answer as for anyone: check-email (it
-        // asks about an address) and list-emails (one Query of the caller's
-        // partition, which holds no address after a delete).
-        Caller::Deleted if reads && !reads_the_profile(route) => ok,
+        // A deleted user's token stays valid until it expires: every route
+        // answers what GET /me does, 404 (the issue "Known defects closed").
         Caller::Deleted => NOT_FOUND,
         Caller::Anonymous => UNAUTHENTICATED,
     }
-}
-
-/// The user-route reads that never read the caller's profile (README: list-emails
-/// is one Query of the caller's addresses, check-email one GetItem of a claim).
-fn reads_the_profile(route: &Function) -> bool {
-    !matches!(route.name, "list-emails" | "check-email")
 }
 
 struct Cells {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use futures::future::join_all;
 use integration_tests::ddb;
 use user_service::StoreError;
-use user_service::domain::{PersonName, ProfilePatch};
+use user_service::domain::{IfMatch, PersonName, ProfilePatch};
 use user_service::store::Created;
 
 use crate::common::*;
@@ -114,7 +114,7 @@ async fn twenty_updates_with_the_same_version_give_one_success() {
                 first_name: Some(PersonName::parse(&format!("Name{i}")).unwrap()),
                 ..Default::default()
             };
-            store.update_profile(&user, 1, &patch, now()).await
+            store.update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now()).await
         })
     }))
     .await;

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::CancellationReason;
 use aws_sdk_dynamodb::types::error::{ProvisionedThroughputExceededException, TransactionCanceledException};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
 use user_service::config::StoreConfig;
-use user_service::domain::{PersonName, ProfilePatch};
+use user_service::domain::{IfMatch, PersonName, ProfilePatch};
 use user_service::{Store, StoreError};
 
 use crate::common::*;
@@ -50,7 +50,7 @@ async fn server_errors_are_unavailable() {
         ..Default::default()
     };
     let err = store(client)
-        .update_profile(&uid("ada"), 1, &patch, now())
+        .update_profile(&uid("ada"), &IfMatch::Versions(vec![1]), &patch, now())
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
@@ -159,7 +159,7 @@ async fn permanent_errors_are_not_retryable() {
         ..Default::default()
     };
     let err = store(client)
-        .update_profile(&uid("ada"), 1, &patch, now())
+        .update_profile(&uid("ada"), &IfMatch::Versions(vec![1]), &patch, now())
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Dynamo(_)), "{err:?}");

@@ -80,7 +80,8 @@ async fn add_email_errors() {
         ),
         (base().raw_body(&" ".repeat(16 * 1024 + 1)), 413, "PAYLOAD_TOO_LARGE"),
         (base().anonymous(), 401, "UNAUTHENTICATED"),
-        (base().caller("nobody"), 404, "NOT_FOUND"),
+        (base().caller(NOBODY), 404, "NOT_FOUND"),
+        (base().caller("nobody"), 401, "UNAUTHENTICATED"),
     ];
     for (event, status, code) in cases {
         app.send(&ADD_EMAIL, event).await.assert_problem(status, code);

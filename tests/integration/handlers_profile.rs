@@ -76,7 +76,7 @@ async fn get_account_returns_profile_and_emails() {
     assert_eq!(emails[0]["isPrimary"], true);
     assert_eq!(emails[1]["email"], "ada.work@example.com");
     assert_eq!(emails[1]["verifiedAt"], json!(null));
-    let reply = app.get_account("nobody").await;
+    let reply = app.get_account(NOBODY).await;
     reply.assert_problem(404, "NOT_FOUND");
     let reply = app.send(&GET_ACCOUNT, Event::of(&GET_ACCOUNT).anonymous()).await;
     reply.assert_problem(401, "UNAUTHENTICATED");
@@ -128,10 +128,16 @@ async fn update_profile_with_if_match() {
             reply.assert_problem(400, "VALIDATION_FAILED");
         }
     }
-    for malformed in ["2", "\"\"", "\"2", "*", "\"-1\"", "\"0\""] {
+    // No entity tag at all: 400. Well-formed tags that name no version: 412
+    // (tests/integration/preconditions.rs holds the rest of RFC 9110).
+    for malformed in ["2", "\"2", "garbage"] {
         let reply = app.update_profile(ADA, malformed, ada()).await;
         reply.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(reply.body["field"], "If-Match", "{malformed}");
+    }
+    for matches_nothing in ["\"\"", "\"-1\"", "\"0\""] {
+        let reply = app.update_profile(ADA, matches_nothing, ada()).await;
+        reply.assert_problem(412, "VERSION_MISMATCH");
     }
     let reply = app.update_profile(ADA, "\"2\"", ada()).await;
     reply.assert_status(200);
@@ -148,11 +154,12 @@ async fn update_profile_refuses_bad_input_and_writes_nothing() {
     let cases: Vec<(Event, u16, &str, Option<&str>)> = vec![
         (base().without_header("if-match"), 428, "PRECONDITION_REQUIRED", None),
         (
-            base().header("if-match", "*"),
+            base().header("if-match", "garbage"),
             400,
             "VALIDATION_FAILED",
             Some("If-Match"),
         ),
+        (base().caller("nobody"), 401, "UNAUTHENTICATED", None),
         (
             base().body(json!({"phone": "0800 123"})),
             400,
@@ -210,6 +217,60 @@ async fn update_profile_refuses_bad_input_and_writes_nothing() {
     }
     let after = app.get_profile(ADA).await.body;
     assert_eq!(before, after, "nothing was written");
-    let reply = app.update_profile("nobody", "\"1\"", ada()).await;
+    let reply = app.update_profile(NOBODY, "\"1\"", ada()).await;
     reply.assert_problem(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn a_deleted_or_unknown_caller_is_not_found_on_every_read() {
+    // An access token outlives the account (60 minutes by default): after
+    // DELETE /me it must not read an empty list or ask about addresses.
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.delete_account(ADA, "\"1\"").await.assert_status(204);
+    let nobody = uuid::Uuid::new_v4().to_string();
+    for sub in [ADA, nobody.as_str()] {
+        app.get_profile(sub).await.assert_problem(404, "NOT_FOUND");
+        app.list_emails(sub).await.assert_problem(404, "NOT_FOUND");
+        app.get_account(sub).await.assert_problem(404, "NOT_FOUND");
+        app.check_email(sub, "free@example.com")
+            .await
+            .assert_problem(404, "NOT_FOUND");
+        app.add_email(sub, "free@example.com")
+            .await
+            .assert_problem(404, "NOT_FOUND");
+    }
+    // A suspended caller reads as GET /me lets them: their list, and availability.
+    app.sign_up(ADMIN, "grace@example.com").await;
+    app.store
+        .set_status(&UserId::parse(ADMIN).unwrap(), UserStatus::Suspended, app.clock.now())
+        .await
+        .unwrap();
+    app.get_profile(ADMIN).await.assert_status(200);
+    app.list_emails(ADMIN).await.assert_status(200);
+    let reply = app.check_email(ADMIN, "free@example.com").await;
+    reply.assert_status(200);
+    assert_eq!(reply.body["available"], true);
+    app.add_email(ADMIN, "free@example.com")
+        .await
+        .assert_problem(403, "ACCOUNT_INACTIVE");
+}
+
+#[tokio::test]
+async fn names_with_line_or_paragraph_separators_are_refused_and_not_stored() {
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    for name in ["Ada\u{2028}Lovelace", "Ada\u{2029}Byron", "A\u{2028}\u{2029}B"] {
+        for field in ["firstName", "lastName"] {
+            let reply = app.update_profile(ADA, "\"1\"", json!({ field: name })).await;
+            reply.assert_problem(400, "VALIDATION_FAILED");
+            assert_eq!(reply.body["field"], field);
+        }
+    }
+    let profile = app.store.get_profile(&UserId::parse(ADA).unwrap()).await.unwrap();
+    assert_eq!((profile.version, profile.first_name.unwrap().as_str()), (1, "Ada"));
+    // At either end they are whitespace, trimmed like any other: never stored.
+    let reply = app.update_profile(ADA, "\"1\"", json!({"firstName": "\u{2029}Augusta\u{2028}"})).await;
+    reply.assert_status(200);
+    assert_eq!(reply.body["firstName"], "Augusta");
 }

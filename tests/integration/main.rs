@@ -18,6 +18,7 @@ mod iam;
 mod invariant_checker;
 mod lost_response;
 mod metrics;
+mod preconditions;
 mod races;
 mod secrets;
 mod store_emails;

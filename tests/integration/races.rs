@@ -169,3 +169,53 @@ async fn a_switch_racing_another_switch_lands_from_the_new_state() {
     assert_eq!(profile.email.unwrap().as_str(), "b@example.com");
     assert_invariants(&setup).await;
 }
+
+/// An admin suspended after the route admitted them (it read their profile)
+/// and before their action's write: the write carries the check that the
+/// admin is active, so the action is refused and the target is untouched.
+#[tokio::test]
+async fn an_admin_suspended_between_admission_and_write_cannot_act() {
+    use integration_tests::test_app::TestApp;
+    const TARGET: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+    const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";
+    for (action, meddling_status) in [
+        ("suspended", UserStatus::Suspended),
+        ("active", UserStatus::Suspended),
+        ("deleted", UserStatus::Suspended),
+        ("suspended", UserStatus::Deleted),
+        ("deleted", UserStatus::Deleted),
+    ] {
+        let setup = TestApp::spawn().await;
+        setup.sign_up(TARGET, "target@example.com").await;
+        setup.sign_up(ADMIN, "grace@example.com").await;
+        let target = user_service::domain::UserId::parse(TARGET).unwrap();
+        if action == "active" {
+            setup
+                .store
+                .set_status(&target, UserStatus::Suspended, now())
+                .await
+                .unwrap();
+        }
+        let before = setup.store.get_profile(&target).await.unwrap();
+        let admin = user_service::domain::UserId::parse(ADMIN).unwrap();
+        let store = racing(
+            &setup.store,
+            Arc::new(move |other| {
+                let admin = admin.clone();
+                Box::pin(async move {
+                    other.set_status(&admin, meddling_status, now()).await.unwrap();
+                })
+            }),
+        );
+        let app = TestApp::on(store);
+        let reply = app.set_user_status(ADMIN, TARGET, action).await;
+        reply.assert_problem(403, "FORBIDDEN");
+        let after = setup.store.get_profile(&target).await.unwrap();
+        assert_eq!(
+            (after.status, after.version, after.email_count),
+            (before.status, before.version, before.email_count),
+            "{action} by an admin made {meddling_status:?} in between"
+        );
+        setup.assert_invariants().await;
+    }
+}

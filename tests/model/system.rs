@@ -11,12 +11,13 @@ use integration_tests::{ddb, invariants};
 use proptest_state_machine::StateMachineTest;
 use tokio::runtime::Runtime;
 use user_service::domain::{
-    Account, Email, EmailAddress, EmailId, NewUser, PersonName, Phone, Profile, ProfilePatch, Timestamp, UserId,
+    Account, Email, EmailAddress, EmailId, IfMatch, NewUser, PersonName, Phone, Profile, ProfilePatch, Timestamp, UserId,
     UserStatus,
 };
 use user_service::keys::{self, Item, ItemKind};
 use user_service::store::items::{self, ClaimItem, EmailItem, ProfileItem};
 use user_service::store::limits::LimitItem;
+use user_service::store::Deleter;
 use user_service::{Store, StoreError};
 
 use crate::figures;
@@ -201,7 +202,12 @@ impl System {
                     last_name: None,
                     phone: phone.map(|p| p.map(|i| Phone::parse(PHONES[i]).unwrap())),
                 };
-                let p = block_on(store.update_profile(&self.users[user], expected_version, &patch, now));
+                let p = block_on(store.update_profile(
+                    &self.users[user],
+                    &IfMatch::Versions(vec![expected_version]),
+                    &patch,
+                    now,
+                ));
                 Ok(Value::Profile(self.profile(p.map_err(fail)?)))
             }
             Transition::AddEmail { user, addr, spelling } => {
@@ -240,7 +246,11 @@ impl System {
                 Ok(Value::Done)
             }
             Transition::DeleteAccount { user, expected_version } => {
-                let p = block_on(store.delete_user(&self.users[user], Some(expected_version), now)).map_err(fail)?;
+                let p = block_on(store.delete_user(
+                    &self.users[user],
+                    Deleter::Owner(&IfMatch::Versions(vec![expected_version])),
+                    now,
+                )).map_err(fail)?;
                 Ok(Value::Profile(self.profile(p)))
             }
             Transition::SetStatus { user, status } => {

@@ -1,6 +1,6 @@
 //! GET /me/account: the caller's profile and addresses, from one Query.
-use lambda_http::{Error, run, service_fn};
-use user_service::{App, Clients, api::get_account, catalog};
+use lambda_http::{Error, service_fn};
+use user_service::{App, Clients, http::run, api::get_account, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! DELETE /me/emails/{emailId}: remove a non-primary address.
-use lambda_http::{Error, run, service_fn};
-use user_service::{App, Clients, api::remove_email, catalog};
+use lambda_http::{Error, service_fn};
+use user_service::{App, Clients, http::run, api::remove_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! POST /me/emails/{emailId}/verification: send a new code.
-use lambda_http::{Error, run, service_fn};
-use user_service::{App, Clients, api::send_verification, catalog};
+use lambda_http::{Error, service_fn};
+use user_service::{App, Clients, http::run, api::send_verification, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

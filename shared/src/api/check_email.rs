@@ -14,8 +14,11 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
     serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
-async fn run(app: &App, _caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
+async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email = query_param(&req, "email", EmailAddress::parse)?;
-    let available = app.store.is_available(&email, app.clock.now()).await?;
+    let available = app
+        .store
+        .is_available_to(&caller.user_id, &email, app.clock.now())
+        .await?;
     response::json(StatusCode::OK, &json!({ "email": email, "available": available }))
 }

@@ -5,8 +5,9 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::DELETE_ACCOUNT;
-use crate::http::request::if_match_version;
+use crate::http::request::if_match;
 use crate::http::{Caller, Failure, response, serve};
+use crate::store::Deleter;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, DELETE_ACCOUNT.access(), |caller, req| run(app, caller, req)).await
@@ -16,9 +17,9 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 /// profile erased in one transaction. Cognito learns of it from the table (the
 /// profile's change to `deleted`), as it does of an admin's delete.
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let version = if_match_version(&req)?;
+    let precondition = if_match(&req)?;
     app.store
-        .delete_user(&caller.user_id, Some(version), app.clock.now())
+        .delete_user(&caller.user_id, Deleter::Owner(&precondition), app.clock.now())
         .await?;
     Ok(response::empty(StatusCode::NO_CONTENT))
 }

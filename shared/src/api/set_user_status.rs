@@ -50,5 +50,10 @@ async fn set(app: &App, admin: &Caller, user: &UserId, status: UserStatus) -> Re
     if *user == admin.user_id {
         return Err(Problem::own_status().into());
     }
-    Ok(app.store.set_status(user, status, app.clock.now()).await?)
+    // The admin's own profile is checked again inside the write: admitting the
+    // admin read it before, and a suspension may land in between.
+    Ok(app
+        .store
+        .set_status_as_admin(&admin.user_id, user, status, app.clock.now())
+        .await?)
 }

@@ -11,10 +11,10 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallibl
 }
 
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-    let (version, patch) = routes::update_profile(&req)?;
+    let (precondition, patch) = routes::update_profile(&req)?;
     let profile = app
         .store
-        .update_profile(&caller.user_id, version, &patch, app.clock.now())
+        .update_profile(&caller.user_id, &precondition, &patch, app.clock.now())
         .await?;
     response::profile(&profile)
 }

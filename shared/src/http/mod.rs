@@ -30,6 +30,61 @@ pub use problem::{Failure, Problem};
 pub use request::Caller;
 
 #[cfg(feature = "aws")]
+/// Runs an HTTP function: `lambda_http::run`, except that a body marked
+/// base64 that does not decode is answered 400 instead of panicking.
+///
+/// lambda_http turns the event into a `Request` before any handler runs, and
+/// aws_lambda_events decodes a base64 body there with `.expect(…)`
+/// (`Body::from_maybe_encoded`): an undecodable body panics, the invocation
+/// fails and API Gateway answers 500. So the body is checked first with the
+/// same decoder (`base64`'s STANDARD engine); one that does not decode is
+/// dropped, and the request carries [`request::UnreadableBody`], which
+/// [`serve`] answers with VALIDATION_FAILED after authenticating the caller.
+pub async fn run<'a, S>(handler: S) -> Result<(), lambda_runtime::Error>
+where
+    S: lambda_http::Service<Request, Response = Response<Body>, Error = Infallible> + Clone,
+    S::Future: Send + 'a,
+{
+    use lambda_http::request::LambdaRequest;
+    use lambda_http::{Adapter, LambdaEvent, Service as _, service_fn};
+
+    lambda_runtime::run(service_fn(move |mut event: LambdaEvent<LambdaRequest>| {
+        let unreadable = drop_undecodable_body(&mut event.payload);
+        let mut inner = handler.clone();
+        let marked = service_fn(move |mut req: Request| {
+            if unreadable {
+                req.extensions_mut().insert(request::UnreadableBody);
+            }
+            inner.call(req)
+        });
+        Adapter::from(marked).call(event)
+    }))
+    .await
+}
+
+#[cfg(feature = "aws")]
+/// Drops a body marked base64 that does not decode; `true` when it did.
+fn drop_undecodable_body(event: &mut lambda_http::request::LambdaRequest) -> bool {
+    match event {
+        lambda_http::request::LambdaRequest::ApiGatewayV2(request) => request::drop_undecodable_body(request),
+        _ => false,
+    }
+}
+
+#[cfg(feature = "aws")]
+/// The `Request` [`run`] hands a handler for `event`, without the Lambda
+/// context: for tests that deliver events in-process, so they meet exactly
+/// what a deployed function does.
+pub fn request_from_event(mut event: lambda_http::request::LambdaRequest) -> Request {
+    let unreadable = drop_undecodable_body(&mut event);
+    let mut req: Request = event.into();
+    if unreadable {
+        req.extensions_mut().insert(request::UnreadableBody);
+    }
+    req
+}
+
+#[cfg(feature = "aws")]
 /// Runs `handler` for the verified caller and turns every outcome into a
 /// response: expected failures are problem responses, never `Err` (API Gateway
 /// would answer 502) and never a panic. Logs carry the request id and `sub`.
@@ -49,6 +104,9 @@ where
         tracing::Span::current().record("sub", caller.user_id.as_str());
         if access == Access::Admin {
             admit_admin(app, &caller).await?;
+        }
+        if req.extensions().get::<request::UnreadableBody>().is_some() {
+            return Err(Problem::validation("body", "is marked base64 but does not decode").into());
         }
         handler(caller, req).await
     }))

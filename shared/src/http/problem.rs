@@ -264,6 +264,13 @@ impl From<&StoreError> for Problem {
                 "Account inactive",
                 "The account is suspended; it can be read but not changed.",
             ),
+            E::AdminInactive => Self::forbidden_inactive_admin(),
+            E::NothingToMatch => Self::new(
+                S::PRECONDITION_FAILED,
+                "VERSION_MISMATCH",
+                "Version mismatch",
+                "There is no profile for If-Match: * to match.",
+            ),
             E::EmailTaken => Self::new(
                 S::CONFLICT,
                 "EMAIL_TAKEN",
@@ -380,6 +387,8 @@ mod tests {
         let all = vec![
             StoreError::NotFound,
             StoreError::AccountInactive,
+            StoreError::AdminInactive,
+            StoreError::NothingToMatch,
             StoreError::EmailTaken,
             StoreError::AlreadyAdded,
             StoreError::LimitReached,
@@ -404,6 +413,8 @@ mod tests {
             match err {
                 StoreError::NotFound
                 | StoreError::AccountInactive
+                | StoreError::AdminInactive
+                | StoreError::NothingToMatch
                 | StoreError::EmailTaken
                 | StoreError::AlreadyAdded
                 | StoreError::LimitReached

@@ -7,7 +7,7 @@ use lambda_http::{Body, Request, RequestExt};
 use serde::de::DeserializeOwned;
 
 use super::problem::Problem;
-use crate::domain::{EmailId, Invalid, UserId};
+use crate::domain::{EmailId, IfMatch, Invalid, UserId};
 
 /// Bodies larger than this are refused before parsing.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -42,7 +42,7 @@ pub fn caller(req: &Request) -> Result<Caller, Problem> {
         return Err(Problem::unauthenticated());
     }
     let sub = claims.get("sub").ok_or_else(Problem::unauthenticated)?;
-    let user_id = UserId::parse(sub).map_err(|_| Problem::unauthenticated())?;
+    let user_id = UserId::parse_sub(sub).map_err(|_| Problem::unauthenticated())?;
     let groups = claims
         .get("cognito:groups")
         .map(|g| parse_groups(g))
@@ -60,6 +60,28 @@ pub fn parse_groups(raw: &str) -> Vec<String> {
     }
     let inner = raw.strip_prefix('[').and_then(|r| r.strip_suffix(']')).unwrap_or(raw);
     inner.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Marks a request whose body was marked base64 but did not decode: the body
+/// was dropped before lambda_http could panic on it (see `http::run`).
+#[derive(Debug, Clone, Copy)]
+pub struct UnreadableBody;
+
+#[cfg(feature = "aws")]
+/// Drops a body marked base64 that does not decode, with the decoder
+/// aws_lambda_events itself uses; `true` when it did.
+pub fn drop_undecodable_body(request: &mut lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequest) -> bool {
+    use base64::Engine as _;
+    let undecodable = request.is_base64_encoded
+        && request
+            .body
+            .as_deref()
+            .is_some_and(|body| base64::engine::general_purpose::STANDARD.decode(body).is_err());
+    if undecodable {
+        request.body = None;
+        request.is_base64_encoded = false;
+    }
+    undecodable
 }
 
 /// The request id to log: Lambda's when running under Lambda, else API Gateway's.
@@ -161,27 +183,122 @@ pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Res
     param(req.query_string_parameters_ref(), name, parse)
 }
 
-/// The version an `If-Match: "<version>"` header names. RFC 9110 compares
-/// If-Match strongly: a weak tag (`W/"3"`) never matches, so it fails the
-/// precondition (412) rather than passing as its strong twin.
-pub fn if_match_version(req: &Request) -> Result<u64, Problem> {
-    let malformed = || Problem::validation("If-Match", "must be the ETag of the profile, such as \"3\"");
-    let raw = req
-        .headers()
-        .get(header::IF_MATCH)
-        .ok_or_else(Problem::precondition_required)?
-        .to_str()
-        .map_err(|_| malformed())?
-        .trim();
-    if raw.starts_with("W/") {
-        return Err(Problem::weak_etag());
+/// At most this many entity tags in one If-Match: a client names the one
+/// version it read, or a few; each becomes a value in the write's condition.
+pub const MAX_IF_MATCH_TAGS: usize = 10;
+
+/// `If-Match` as RFC 9110 (sections 8.8.3 and 13.1.1) defines it: `*`, or a
+/// list of entity tags, every field of the header read as one list. A
+/// well-formed tag that names no version (`"0"`, `"abc"`) matches nothing
+/// (412 from the write, nothing written); a weak tag never matches, as If-Match
+/// compares strongly. Only a header that is no entity tag at all is 400.
+pub fn if_match(req: &Request) -> Result<IfMatch, Problem> {
+    let malformed = || {
+        Problem::validation(
+            "If-Match",
+            "must be * or a list of entity tags, such as \"3\" (the ETag of the profile)",
+        )
+    };
+    let mut fields = req.headers().get_all(header::IF_MATCH).iter().peekable();
+    if fields.peek().is_none() {
+        return Err(Problem::precondition_required());
     }
-    raw.strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
-        .filter(|tag| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|tag| tag.parse::<u64>().ok())
-        .filter(|v| *v > 0)
-        .ok_or_else(malformed)
+    let mut elements = Vec::new();
+    for field in fields {
+        let text = field.to_str().map_err(|_| malformed())?;
+        elements.extend(parse_if_match_list(text).ok_or_else(malformed)?);
+    }
+    match elements.as_slice() {
+        [] => Err(malformed()),
+        [IfMatchElement::Any] => Ok(IfMatch::Any),
+        _ if elements.contains(&IfMatchElement::Any) => Err(malformed()),
+        _ if elements.len() > MAX_IF_MATCH_TAGS => Err(Problem::validation(
+            "If-Match",
+            format!("must list at most {MAX_IF_MATCH_TAGS} entity tags"),
+        )),
+        _ => {
+            let strong: Vec<&str> = elements
+                .iter()
+                .filter_map(|e| match e {
+                    IfMatchElement::Strong(tag) => Some(tag.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if strong.is_empty() {
+                return Err(Problem::weak_etag());
+            }
+            let mut versions: Vec<u64> = strong.into_iter().filter_map(version_of_tag).collect();
+            versions.sort_unstable();
+            versions.dedup();
+            Ok(IfMatch::Versions(versions))
+        }
+    }
+}
+
+/// One element of an If-Match list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IfMatchElement {
+    Any,
+    Strong(String),
+    Weak,
+}
+
+/// The elements of one field value: `*` or `#entity-tag`, where
+/// `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE` and `etagc` is any visible
+/// ASCII but `"` (or obs-text, which a header that is a `str` cannot hold).
+/// Empty list elements are allowed, as section 5.6.1 asks of recipients.
+/// `None` when it is not that grammar.
+fn parse_if_match_list(text: &str) -> Option<Vec<IfMatchElement>> {
+    let is_ows = |b: u8| b == b' ' || b == b'\t';
+    let bytes = text.as_bytes();
+    let mut elements = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && (is_ows(bytes[i]) || bytes[i] == b',') {
+            i += 1;
+        }
+        if i == bytes.len() {
+            return Some(elements);
+        }
+        if bytes[i] == b'*' {
+            elements.push(IfMatchElement::Any);
+            i += 1;
+        } else {
+            let weak = bytes[i..].starts_with(b"W/");
+            if weak {
+                i += 2;
+            }
+            if bytes.get(i) != Some(&b'"') {
+                return None;
+            }
+            let start = i + 1;
+            let len = bytes[start..].iter().position(|&b| b == b'"')?;
+            let tag = &text[start..start + len];
+            if !tag.bytes().all(|b| b == 0x21 || (0x23..=0x7e).contains(&b)) {
+                return None;
+            }
+            elements.push(if weak {
+                IfMatchElement::Weak
+            } else {
+                IfMatchElement::Strong(tag.to_owned())
+            });
+            i = start + len + 1;
+        }
+        // An element ends at OWS and a comma, or the end.
+        while i < bytes.len() && is_ows(bytes[i]) {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] != b',' {
+            return None;
+        }
+    }
+}
+
+/// The profile version an opaque tag names: the ETag is the version in
+/// decimal, so `"3"` names 3; `"03"`, `"0"` and `"abc"` name none.
+fn version_of_tag(tag: &str) -> Option<u64> {
+    let version: u64 = tag.parse().ok().filter(|v| *v > 0)?;
+    (version.to_string() == tag).then_some(version)
 }
 
 #[cfg(test)]
@@ -217,6 +334,50 @@ mod tests {
                 ("VALIDATION_FAILED", Some("body"))
             );
         }
+    }
+
+    fn if_match_of(values: &[&str]) -> Result<IfMatch, Problem> {
+        let mut builder = lambda_http::http::Request::builder();
+        for value in values {
+            builder = builder.header(header::IF_MATCH, *value);
+        }
+        if_match(&builder.body(Body::Empty).unwrap())
+    }
+
+    #[test]
+    fn if_match_as_rfc_9110_defines_it() {
+        let versions = |v: &[u64]| Ok(IfMatch::Versions(v.to_vec()));
+        assert_eq!(if_match_of(&["\"3\""]), versions(&[3]));
+        assert_eq!(if_match_of(&[" \"3\" "]), versions(&[3]));
+        assert_eq!(if_match_of(&["*"]), Ok(IfMatch::Any));
+        // Well-formed tags that name no version match nothing: 412, not 400.
+        assert_eq!(if_match_of(&["\"0\""]), versions(&[]));
+        assert_eq!(if_match_of(&["\"03\""]), versions(&[]));
+        assert_eq!(if_match_of(&["\"abc\""]), versions(&[]));
+        assert_eq!(if_match_of(&["\"\""]), versions(&[]));
+        assert_eq!(if_match_of(&["\"99999999999999999999999\""]), versions(&[]));
+        // A list matches if any member does; weak members never do.
+        assert_eq!(if_match_of(&["\"3\", \"4\""]), versions(&[3, 4]));
+        assert_eq!(if_match_of(&["\"4\",\"3\",\"4\""]), versions(&[3, 4]));
+        assert_eq!(if_match_of(&["W/\"3\", \"4\""]), versions(&[4]));
+        assert_eq!(if_match_of(&["\"3\"", "\"4\""]), versions(&[3, 4]));
+        assert_eq!(if_match_of(&[", \"3\" ,, "]), versions(&[3]));
+        // A comma inside a tag is part of it.
+        assert_eq!(if_match_of(&["\"3,4\""]), versions(&[]));
+        // Only weak tags: 412 with the hint to drop W/.
+        assert_eq!(if_match_of(&["W/\"3\""]).unwrap_err().status, 412);
+        // Missing: 428.
+        assert_eq!(if_match_of(&[]).unwrap_err().status, 428);
+        // Not entity tags at all: 400.
+        for bad in [
+            "garbage", "3", "\"3", "3\"", "\"3\"x", "\"3\" \"4\"", "w/\"3\"", "W/3", "*, \"3\"", "**", "", " , ",
+            "\"a b\"",
+        ] {
+            let problem = if_match_of(&[bad]).unwrap_err();
+            assert_eq!((problem.status.as_u16(), problem.code), (400, "VALIDATION_FAILED"), "{bad:?}");
+        }
+        let many = vec!["\"1\""; MAX_IF_MATCH_TAGS + 1].join(", ");
+        assert_eq!(if_match_of(&[&many]).unwrap_err().status, 400);
     }
 
     #[test]

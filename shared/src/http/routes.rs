@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 
 use super::problem::Problem;
-use super::request::{email_id_param, if_match_version, json_body, path_param};
-use crate::domain::{EmailAddress, EmailId, PersonName, Phone, ProfilePatch, UserId, UserStatus};
+use super::request::{email_id_param, if_match, json_body, path_param};
+use crate::domain::{EmailAddress, EmailId, IfMatch, PersonName, Phone, ProfilePatch, UserId, UserStatus};
 use crate::verification::VerificationCode;
 
 #[derive(Deserialize)]
@@ -49,9 +49,9 @@ fn name(field_name: &str, value: Option<Option<PersonName>>) -> Result<Option<Pe
     }
 }
 
-/// `PATCH /me`: the `If-Match` version and a patch that changes something.
-pub fn update_profile(req: &Request) -> Result<(u64, ProfilePatch), Problem> {
-    let version = if_match_version(req)?;
+/// `PATCH /me`: the `If-Match` precondition and a patch that changes something.
+pub fn update_profile(req: &Request) -> Result<(IfMatch, ProfilePatch), Problem> {
+    let version = if_match(req)?;
     let body: UpdateProfile = json_body(req)?;
     let patch = ProfilePatch {
         first_name: name("firstName", body.first_name)?,

@@ -189,6 +189,12 @@ pub enum StoreError {
     NotFound,
     #[error("the account is not active")]
     AccountInactive,
+    /// The admin acting is no longer an active user (checked inside the write).
+    #[error("the acting admin's own account is not active")]
+    AdminInactive,
+    /// `If-Match: *` found no current profile to match.
+    #[error("there is no profile for the precondition to match")]
+    NothingToMatch,
     #[error("another user holds the address")]
     EmailTaken,
     #[error("the user has this address already")]

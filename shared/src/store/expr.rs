@@ -145,6 +145,13 @@ impl Expr {
         self.compare(attribute, ">", value)
     }
 
+    /// `#a IN (:a, :a2, …)`: the attribute equals one of `values`.
+    pub(super) fn is_in<V: Value>(&mut self, attribute: &'static str, values: impl IntoIterator<Item = V>) -> String {
+        let name = self.name(attribute);
+        let placeholders: Vec<String> = values.into_iter().map(|v| self.value(attribute, v)).collect();
+        format!("{name} IN ({})", placeholders.join(", "))
+    }
+
     pub(super) fn exists(&mut self, attribute: &'static str) -> String {
         format!("attribute_exists({})", self.name(attribute))
     }

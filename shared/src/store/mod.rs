@@ -44,6 +44,7 @@ use crate::verification::VerificationKey;
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
+pub use ops::Deleter;
 pub use ops::create_user::Created;
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
@@ -173,9 +174,12 @@ impl Store {
             .transact_write_items()
             .set_transact_items(Some(plan.items().to_vec()))
             .set_client_request_token(plan.client_request_token.clone());
-        send_by_deadline!(&self.client, request)
+        let outcome = send_by_deadline!(&self.client, request)
             .map(|_| ())
-            .map_err(|err| plan.read_failure(err))
+            .map_err(|err| plan.read_failure(err));
+        // Item counts and the outcome's kind only: items and rejections hold addresses.
+        tracing::debug!(items = plan.items().len(), committed = outcome.is_ok(), "transaction sent");
+        outcome
     }
 
     /// An UpdateItem of a profile, `write` giving the update and its condition:

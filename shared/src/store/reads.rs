@@ -23,7 +23,9 @@ impl Store {
         Ok(item.map(items::from_item::<ProfileItem>).transpose()?.map(|p| p.status))
     }
 
-    /// A user's addresses, oldest first.
+    /// A user's addresses, oldest first. A user who is not deleted always has
+    /// a primary address, so none at all means no account: not found, as for
+    /// the profile (a deleted user's token stays valid until it expires).
     pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
         let query = self
             .query(|x| {
@@ -38,6 +40,9 @@ impl Store {
             .into_iter()
             .map(items::from_item)
             .collect::<Result<_, _>>()?;
+        if records.is_empty() {
+            return Err(StoreError::NotFound);
+        }
         items::sort_oldest_first(&mut records);
         Ok(records.into_iter().map(EmailItem::into_domain).collect())
     }
@@ -75,6 +80,22 @@ impl Store {
     /// expired. A strongly consistent read.
     pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
         Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
+    }
+
+    /// Whether `user` can add an address, for a caller who must have an
+    /// account: a deleted or unknown user is not found, as on every route. The
+    /// profile and the claim are read side by side: the same read units as
+    /// the claim alone plus one, and no extra wait.
+    pub async fn is_available_to(
+        &self,
+        user: &UserId,
+        email: &EmailAddress,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let (profile, available) = tokio::try_join!(self.get(keys::profile_key(user)), self.is_available(email, now))?;
+        let profile: Option<ProfileItem> = profile.map(items::from_item).transpose()?;
+        visible(profile.ok_or(StoreError::NotFound)?)?;
+        Ok(available)
     }
 
     /// Whether a sign-up with the address must be refused: only when its owner

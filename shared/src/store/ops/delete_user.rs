@@ -2,7 +2,7 @@
 //! released, in one transaction. The profile's version and count pin the set of
 //! records read just before.
 
-use crate::domain::{Profile, Timestamp, UserId, UserStatus};
+use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
 use crate::keys;
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
@@ -12,25 +12,38 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::claim::push_own_claim_delete;
-use super::profile::{read_changed, read_deletable, read_profile, visible, writable};
+use super::profile::{push_acting_admin_check, read_changed, read_deletable, read_profile, visible, writable};
+
+/// Who deletes a user, which decides the write's conditions.
+#[derive(Debug, Clone, Copy)]
+pub enum Deleter<'a> {
+    /// The user closing their own account: the profile must be active and
+    /// match the precondition (If-Match).
+    Owner(&'a IfMatch),
+    /// An admin: the admin's own profile must be active, in the same write.
+    Admin(&'a UserId),
+    /// The service itself (the sweep erasing a user Cognito no longer has).
+    System,
+}
 
 impl Store {
     /// Deletes a user: every address released and the profile erased (no address,
-    /// names or phone) in one transaction. With `expected_version` (the user
-    /// closing their own account) the profile must be active and at that version.
-    pub async fn delete_user(
-        &self,
-        user: &UserId,
-        expected_version: Option<u64>,
-        now: Timestamp,
-    ) -> Result<Profile, StoreError> {
+    /// names or phone) in one transaction, under the conditions `by` calls for.
+    pub async fn delete_user(&self, user: &UserId, by: Deleter<'_>, now: Timestamp) -> Result<Profile, StoreError> {
         retrying!({
             let items = self.user_items(user).await?;
-            let profile = match expected_version {
-                None => visible(items.profile.ok_or(StoreError::NotFound)?)?,
-                Some(expected) => {
-                    let profile = writable(items.profile)?;
-                    if profile.version != expected {
+            let profile = match by {
+                Deleter::Admin(_) | Deleter::System => visible(items.profile.ok_or(StoreError::NotFound)?)?,
+                Deleter::Owner(precondition) => {
+                    let profile = match writable(items.profile) {
+                        // `If-Match: *` with no current profile fails (RFC 9110 13.1.1).
+                        Err(StoreError::NotFound) if *precondition == IfMatch::Any => {
+                            return Err(StoreError::NothingToMatch.into());
+                        }
+                        other => other?,
+                    };
+                    // The write pins the version read, so it matches when it lands.
+                    if !precondition.matches(profile.version) {
                         return Err(StoreError::VersionMismatch {
                             current: profile.version,
                         }
@@ -39,8 +52,7 @@ impl Store {
                     profile
                 }
             };
-            let by_admin = expected_version.is_none();
-            let plan = plan(self.table(), &profile, &items.emails, now, by_admin)?;
+            let plan = plan(self.table(), &profile, &items.emails, now, by)?;
             self.transact(&plan).await?;
             metrics::count(Metric::UsersDeleted);
             Ok(Profile {
@@ -58,14 +70,15 @@ impl Store {
     }
 }
 
-/// `by_admin`: an admin may delete a suspended user, so a profile that moved
-/// under the delete is read again; the user's own delete needs it active.
+/// An admin (or the system) may delete a suspended user, so a profile that
+/// moved under the delete is read again; the user's own delete needs it active.
+/// An admin's delete also checks the admin's own profile is active.
 fn plan(
     table: &str,
     profile: &ProfileItem,
     records: &[EmailItem],
     now: Timestamp,
-    by_admin: bool,
+    by: Deleter<'_>,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let erase = plan::update(table, keys::profile_key(&profile.user_id), |x| {
@@ -85,7 +98,13 @@ fn plan(
         ]);
         (update, condition)
     })?;
-    plan.push(erase, if by_admin { read_deletable } else { read_profile });
+    match by {
+        Deleter::Owner(_) => plan.push(erase, read_profile),
+        Deleter::Admin(_) | Deleter::System => plan.push(erase, read_deletable),
+    }
+    if let Deleter::Admin(admin) = by {
+        push_acting_admin_check(&mut plan, table, admin)?;
+    }
     for record in records {
         let delete = plan::delete(table, keys::email_key(&record.user_id, record.email_id), |x| {
             x.exists(keys::PK)
@@ -110,9 +129,21 @@ mod tests {
         let a = EmailItem::verified_primary(&user(), &address(), now());
         let b_address = EmailAddress::parse("b@example.com").unwrap();
         let b = EmailItem::unverified(&user(), EmailId::new(), &b_address, "h".into(), now(), now());
-        let plan = plan("t", &profile, &[a, b], now(), true).unwrap();
+        let plan = plan("t", &profile, &[a.clone(), b.clone()], now(), Deleter::System).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
+        // An admin's delete carries one more item: the admin's own profile, active.
+        let admin = UserId::parse("admin-a").unwrap();
+        let by_admin = super::plan("t", &profile, &[a, b], now(), Deleter::Admin(&admin)).unwrap();
+        assert_well_formed(&by_admin);
+        assert_eq!(by_admin.items().len(), 6);
+        let at = by_admin.items().iter().position(|i| i.condition_check().is_some()).unwrap();
+        let check = by_admin.items()[at].condition_check().unwrap();
+        assert_eq!(check.key(), &keys::profile_key(&admin));
+        assert!(matches!(
+            by_admin.read(at, Some(&crate::store::ops::fixtures::profile(UserStatus::Suspended, 1, 2))),
+            Rejection::Failed(StoreError::AdminInactive)
+        ));
         let claims: Vec<_> = plan
             .items()
             .iter()

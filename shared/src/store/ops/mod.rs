@@ -17,6 +17,7 @@ mod update_profile;
 mod verify_email;
 
 pub(super) use profile::visible;
+pub use delete_user::Deleter;
 
 #[cfg(test)]
 mod fixtures {

@@ -58,6 +58,23 @@ pub(super) fn push_active_check(plan: &mut TxPlan, table: &str, user: &UserId) -
     Ok(())
 }
 
+/// A failed check of the acting admin's own profile: it is no longer active
+/// (suspended, deleted or gone since the route admitted them), so the admin
+/// cannot act. An active profile cannot fail the check: read again.
+fn read_acting_admin(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<ProfileItem>(old)?.map(|p| p.status) {
+        Some(UserStatus::Active) => Rejection::Retry,
+        _ => Rejection::Failed(StoreError::AdminInactive),
+    })
+}
+
+/// Adds the check that the acting admin's own profile is active, in the same
+/// transaction as the admin's action.
+pub(super) fn push_acting_admin_check(plan: &mut TxPlan, table: &str, admin: &UserId) -> Result<(), StoreError> {
+    plan.push(active_check(table, admin)?, read_acting_admin);
+    Ok(())
+}
+
 /// A profile as readers see it: deleted users are not found.
 pub(in crate::store) fn visible(profile: ProfileItem) -> Result<ProfileItem, StoreError> {
     match profile.status {

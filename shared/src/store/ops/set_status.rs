@@ -1,25 +1,89 @@
 //! Setting a user's status: one conditioned UpdateItem of the profile, and what
-//! its failure means. Deleting is `delete_user`: it releases every address too.
+//! its failure means; or, for an admin, one transaction that also checks the
+//! admin's own profile is active. Deleting is `delete_user`: it releases every
+//! address too.
 
 use crate::domain::{Profile, Timestamp, UserId, UserStatus};
 use crate::keys::{self, Item};
 use crate::store::expr::{Expr, Update, and};
 use crate::store::items::{ProfileItem, attr};
-use crate::store::plan;
-use crate::store::{Store, StoreError};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::retry::retrying;
+use crate::store::{Deleter, Store, StoreError};
 
-use super::profile::visible;
+use super::profile::{push_acting_admin_check, visible};
 
 impl Store {
-    /// Sets a user's status. Deleting releases every address in the same
-    /// transaction; a deleted user stays deleted.
+    /// Sets a user's status, as the system (no acting admin). Deleting releases
+    /// every address in the same transaction; a deleted user stays deleted.
     pub async fn set_status(&self, user: &UserId, status: UserStatus, now: Timestamp) -> Result<Profile, StoreError> {
         if status == UserStatus::Deleted {
-            return self.delete_user(user, None, now).await;
+            return self.delete_user(user, Deleter::System, now).await;
         }
         self.update_profile_item(user, |x| write(x, status, now), read_failure)
             .await
     }
+
+    /// Sets a user's status as `admin`: the same change, in one transaction
+    /// with the condition that the admin's own profile is active, so an admin
+    /// suspended or deleted after the route admitted them cannot act.
+    pub async fn set_status_as_admin(
+        &self,
+        admin: &UserId,
+        user: &UserId,
+        status: UserStatus,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
+        if status == UserStatus::Deleted {
+            return self.delete_user(user, Deleter::Admin(admin), now).await;
+        }
+        retrying!({
+            let profile = self.get(keys::profile_key(user)).await?;
+            let profile = visible(plan::old::<ProfileItem>(profile.as_ref())?.ok_or(StoreError::NotFound)?)?;
+            if profile.status == status {
+                // Nothing to change, nothing written: the profile as it is.
+                return Ok(profile.into_domain());
+            }
+            self.transact(&admin_plan(self.table(), admin, &profile, status, now)?)
+                .await?;
+            Ok(Profile {
+                status,
+                version: profile.version + 1,
+                updated_at: now,
+                ..profile.into_domain()
+            })
+        })
+    }
+}
+
+/// The admin's change: the profile at the version read, and the admin active.
+fn admin_plan(
+    table: &str,
+    admin: &UserId,
+    profile: &ProfileItem,
+    status: UserStatus,
+    now: Timestamp,
+) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    let update = plan::update(table, keys::profile_key(&profile.user_id), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::STATUS, status))
+            .set(x.add(attr::VERSION, 1))
+            .set(x.eq(attr::UPDATED_AT, now));
+        (update, x.eq(attr::VERSION, profile.version))
+    })?;
+    plan.push(update, read_moved);
+    push_acting_admin_check(&mut plan, table, admin)?;
+    Ok(plan)
+}
+
+/// The target profile moved since it was read: gone or deleted is not found;
+/// otherwise read it again and decide again.
+fn read_moved(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<ProfileItem>(old)?.map(|p| p.status) {
+        None | Some(UserStatus::Deleted) => Rejection::Failed(StoreError::NotFound),
+        Some(_) => Rejection::Retry,
+    })
 }
 
 fn write(x: &mut Expr, status: UserStatus, now: Timestamp) -> (Update, String) {
@@ -60,6 +124,33 @@ mod tests {
             "attribute_exists(#PK) AND #status <> :status2 AND #status <> :status"
         );
         assert_eq!(x.values_or_none().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn an_admin_change_pins_the_version_and_checks_the_admin() {
+        use crate::store::ops::fixtures::user;
+        let target = plan::old::<ProfileItem>(Some(&profile(UserStatus::Active, 1, 4)))
+            .unwrap()
+            .unwrap();
+        let admin = UserId::parse("admin-a").unwrap();
+        let plan = admin_plan("t", &admin, &target, UserStatus::Suspended, now()).unwrap();
+        plan::tests::assert_well_formed(&plan);
+        let items = plan.items();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].update().unwrap().condition_expression(), Some("#version = :version"));
+        let check = items[1].condition_check().unwrap();
+        assert_eq!(check.key(), &keys::profile_key(&admin));
+        assert_ne!(check.key(), &keys::profile_key(&user()));
+        assert_eq!(check.condition_expression(), "attribute_exists(#PK) AND #status = :status");
+        // The admin's profile failing its check: refused, never retried.
+        assert!(matches!(
+            plan.read(1, Some(&profile(UserStatus::Suspended, 1, 2))),
+            Rejection::Failed(StoreError::AdminInactive)
+        ));
+        assert!(matches!(plan.read(1, None), Rejection::Failed(StoreError::AdminInactive)));
+        // The target moved: read again; gone: not found.
+        assert!(matches!(plan.read(0, Some(&profile(UserStatus::Active, 1, 5))), Rejection::Retry));
+        assert!(matches!(plan.read(0, None), Rejection::Failed(StoreError::NotFound)));
     }
 
     #[test]

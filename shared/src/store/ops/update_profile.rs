@@ -1,9 +1,9 @@
 //! Editing a profile at the version the client read: one conditioned UpdateItem,
 //! and what its failure means.
 
-use crate::domain::{Profile, ProfilePatch, Timestamp, UserId, UserStatus};
+use crate::domain::{IfMatch, Profile, ProfilePatch, Timestamp, UserId, UserStatus};
 use crate::keys::{self, Item};
-use crate::store::expr::{Expr, Update, and};
+use crate::store::expr::{Expr, Update};
 use crate::store::items::{ProfileItem, attr};
 use crate::store::plan;
 use crate::store::{Store, StoreError};
@@ -11,11 +11,11 @@ use crate::store::{Store, StoreError};
 use super::profile::refusal;
 
 impl Store {
-    /// Edits the profile if it is still at `expected_version`.
+    /// Edits the profile if it is active and its version satisfies `precondition`.
     pub async fn update_profile(
         &self,
         user: &UserId,
-        expected_version: u64,
+        precondition: &IfMatch,
         patch: &ProfilePatch,
         now: Timestamp,
     ) -> Result<Profile, StoreError> {
@@ -25,10 +25,10 @@ impl Store {
         self.update_profile_item(
             user,
             |x| {
-                let (update, condition) = write(x, expected_version, patch, now);
+                let (update, condition) = write(x, precondition, patch, now);
                 (update.set(x.eq(LAST_WRITE_ID, write_id.as_str())), condition)
             },
-            |old| own_write(old, expected_version, &write_id).ok_or_else(|| read_failure(old)),
+            |old| own_write(old, precondition, &write_id).ok_or_else(|| read_failure(old, precondition)),
         )
         .await
     }
@@ -43,16 +43,31 @@ const LAST_WRITE_ID: &str = "lastWriteId";
 /// is this request's success, not a conflict. Told by the write's own id, not
 /// by what it wrote: another request with the same edit, version and instant
 /// is a conflict (412), as optimistic locking promises.
-fn own_write(old: Option<&Item>, expected_version: u64, write_id: &str) -> Option<Profile> {
+fn own_write(old: Option<&Item>, precondition: &IfMatch, write_id: &str) -> Option<Profile> {
     let mine = old?
         .get(LAST_WRITE_ID)
         .and_then(|v| v.as_s().ok())
         .is_some_and(|id| id == write_id);
     let p = plan::old::<ProfileItem>(old).ok().flatten()?;
-    (mine && p.version == expected_version + 1).then(|| p.into_domain())
+    let from_a_match = p.version.checked_sub(1).is_some_and(|v| precondition.matches(v));
+    (mine && from_a_match).then(|| p.into_domain())
 }
 
-fn write(x: &mut Expr, expected_version: u64, patch: &ProfilePatch, now: Timestamp) -> (Update, String) {
+/// The condition on the version that `precondition` asks for, inside the write:
+/// `*` none; one version `=`; several `IN`; none that can match, a version no
+/// profile has (versions start at 1), so the write fails and nothing is written.
+fn version_condition(x: &mut Expr, precondition: &IfMatch) -> Option<String> {
+    match precondition {
+        IfMatch::Any => None,
+        IfMatch::Versions(versions) => match versions.as_slice() {
+            [] => Some(x.eq(attr::VERSION, 0u64)),
+            [version] => Some(x.eq(attr::VERSION, *version)),
+            several => Some(x.is_in(attr::VERSION, several.iter().copied())),
+        },
+    }
+}
+
+fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timestamp) -> (Update, String) {
     let mut update = Update::default()
         .set(x.add(attr::VERSION, 1))
         .set(x.eq(attr::UPDATED_AT, now));
@@ -67,22 +82,25 @@ fn write(x: &mut Expr, expected_version: u64, patch: &ProfilePatch, now: Timesta
         Some(None) => update = update.remove(x.name(attr::PHONE)),
         None => {}
     }
-    let condition = and([
-        x.exists(keys::PK),
-        x.eq(attr::VERSION, expected_version),
-        x.eq(attr::STATUS, UserStatus::Active),
-    ]);
-    (update, condition)
+    let condition = [
+        Some(x.exists(keys::PK)),
+        version_condition(x, precondition),
+        Some(x.eq(attr::STATUS, UserStatus::Active)),
+    ];
+    (update, condition.into_iter().flatten().collect::<Vec<_>>().join(" AND "))
 }
 
-/// A failed `version = :expected AND status = active` update of a profile.
-fn read_failure(old: Option<&Item>) -> StoreError {
+/// A failed `version matches AND status = active` update of a profile.
+fn read_failure(old: Option<&Item>, precondition: &IfMatch) -> StoreError {
     let profile = match plan::old::<ProfileItem>(old) {
         Ok(profile) => profile,
         Err(err) => return err,
     };
-    if let Some(err) = refusal(profile.as_ref()) {
-        return err;
+    match refusal(profile.as_ref()) {
+        // `If-Match: *` with no current profile fails (RFC 9110 13.1.1).
+        Some(StoreError::NotFound) if *precondition == IfMatch::Any => return StoreError::NothingToMatch,
+        Some(err) => return err,
+        None => {}
     }
     // Active: the version differs, or changed in between. The client re-reads either way.
     match profile {
@@ -100,14 +118,57 @@ mod tests {
 
     #[test]
     fn version_mismatch_reports_the_current_version() {
+        let three = IfMatch::Versions(vec![3]);
         let old = profile(UserStatus::Active, 1, 7);
         assert!(matches!(
-            read_failure(Some(&old)),
+            read_failure(Some(&old), &three),
             StoreError::VersionMismatch { current: 7 }
         ));
         let suspended = profile(UserStatus::Suspended, 1, 7);
-        assert!(matches!(read_failure(Some(&suspended)), StoreError::AccountInactive));
-        assert!(matches!(read_failure(None), StoreError::NotFound));
+        assert!(matches!(read_failure(Some(&suspended), &three), StoreError::AccountInactive));
+        assert!(matches!(
+            read_failure(Some(&suspended), &IfMatch::Any),
+            StoreError::AccountInactive
+        ));
+        assert!(matches!(read_failure(None, &three), StoreError::NotFound));
+        // `*` and no profile: the precondition fails (412), not 404.
+        assert!(matches!(read_failure(None, &IfMatch::Any), StoreError::NothingToMatch));
+        let deleted = profile(UserStatus::Deleted, 0, 7);
+        assert!(matches!(read_failure(Some(&deleted), &IfMatch::Any), StoreError::NothingToMatch));
+    }
+
+    #[test]
+    fn the_version_condition_follows_if_match() {
+        let condition = |precondition: &IfMatch| {
+            let mut x = Expr::default();
+            let (_, condition) = write(&mut x, precondition, &ProfilePatch::default(), now());
+            (condition, x.values_or_none().unwrap())
+        };
+        let (any, _) = condition(&IfMatch::Any);
+        assert_eq!(any, "attribute_exists(#PK) AND #status = :status");
+        let (one, _) = condition(&IfMatch::Versions(vec![3]));
+        assert_eq!(one, "attribute_exists(#PK) AND #version = :version AND #status = :status");
+        let (several, values) = condition(&IfMatch::Versions(vec![3, 4]));
+        assert_eq!(
+            several,
+            "attribute_exists(#PK) AND #version IN (:version, :version2) AND #status = :status"
+        );
+        assert_eq!(values[":version2"], aws_sdk_dynamodb::types::AttributeValue::N("4".into()));
+        // Nothing can match: a version no profile has.
+        let (none, values) = condition(&IfMatch::Versions(vec![]));
+        assert!(none.contains("#version = :version"));
+        assert_eq!(values[":version"], aws_sdk_dynamodb::types::AttributeValue::N("0".into()));
+    }
+
+    #[test]
+    fn a_lost_response_is_this_write_only_from_a_matching_version() {
+        let mut old = profile(UserStatus::Active, 1, 4);
+        old.insert(LAST_WRITE_ID.into(), aws_sdk_dynamodb::types::AttributeValue::S("w".into()));
+        assert!(own_write(Some(&old), &IfMatch::Versions(vec![3]), "w").is_some());
+        assert!(own_write(Some(&old), &IfMatch::Versions(vec![2, 3]), "w").is_some());
+        assert!(own_write(Some(&old), &IfMatch::Any, "w").is_some());
+        assert!(own_write(Some(&old), &IfMatch::Versions(vec![4]), "w").is_none());
+        assert!(own_write(Some(&old), &IfMatch::Any, "other").is_none());
     }
 
     #[test]
@@ -126,7 +187,7 @@ mod tests {
         ];
         for patch in &patches {
             let mut x = Expr::default();
-            let (update, condition) = write(&mut x, 3, patch, now());
+            let (update, condition) = write(&mut x, &IfMatch::Versions(vec![3, 5]), patch, now());
             let (mut names, mut values) = expr::tokens(&update.text());
             let (n, v) = expr::tokens(&condition);
             names.extend(n);
