@@ -183,13 +183,23 @@ fn handler(name: &str) -> Handler {
             true,
             true,
             false,
-            vec![E::NotFound, E::AccountInactive, E::VersionMismatch { current: 2 }],
+            vec![
+                E::NotFound,
+                E::AccountInactive,
+                E::VersionMismatch { current: 2 },
+                E::NothingToMatch,
+            ],
         ),
         "delete-account" => h(
             false,
             true,
             false,
-            vec![E::NotFound, E::AccountInactive, E::VersionMismatch { current: 2 }],
+            vec![
+                E::NotFound,
+                E::AccountInactive,
+                E::VersionMismatch { current: 2 },
+                E::NothingToMatch,
+            ],
         ),
         "add-email" => h(
             true,
@@ -241,9 +251,9 @@ fn handler(name: &str) -> Handler {
             true,
             vec![E::NotFound, E::AccountInactive, E::PrimaryEmail],
         ),
-        "check-email" => h(false, false, true, vec![]),
+        "check-email" => h(false, false, true, vec![E::NotFound]),
         "find-user-by-email" => h(false, false, true, vec![E::NotFound]),
-        "set-user-status" => h(true, false, true, vec![E::NotFound]),
+        "set-user-status" => h(true, false, true, vec![E::NotFound, E::AdminInactive]),
         other => panic!("{other}: a new HTTP function; say what its handler can answer here"),
     }
 }
@@ -253,6 +263,8 @@ fn possible_problems(name: &str, access: Access) -> Vec<Problem> {
     let handler = handler(name);
     let mut problems = vec![
         Problem::unauthenticated(),
+        // Any route: a body marked base64 that does not decode.
+        Problem::validation("body", "is marked base64 but does not decode"),
         Problem::from(&StoreError::Contended),
         Problem::from(&StoreError::Inconsistent("a bug")),
     ];
