@@ -242,7 +242,9 @@ fn json_subscriber_with<W>(filter: String, writer: W) -> impl tracing::Subscribe
 where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
+    // fmt's own ceiling is INFO unless raised: the filter below decides.
     tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
         .json()
         .with_current_span(true)
         .with_span_list(false)
@@ -269,6 +271,7 @@ where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
     tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
         .with_target(false)
         .with_ansi(false)
         .with_writer(writer)
@@ -279,6 +282,45 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a subscriber at `level` prints of a DEBUG line of the service's
+    /// own code and one of a dependency's.
+    fn printed_at(level: &str) -> String {
+        let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+        let sink = std::sync::Arc::clone(&buffer);
+        let writer = move || SharedBuffer(std::sync::Arc::clone(&sink));
+        let filter = settings(&[("AWS_LAMBDA_LOG_LEVEL", level)]).filter;
+        tracing::subscriber::with_default(json_subscriber_with(filter, writer), || {
+            tracing::debug!(target: "user_service::store", "own line");
+            tracing::debug!(target: "aws_smithy_runtime::client", "sdk line");
+            tracing::debug!(target: "hyper_util::client", "http line");
+            tracing::info!(target: "lambda_runtime", "runtime line");
+        });
+        let bytes = buffer.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SharedBuffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn debug_reaches_the_services_own_lines_and_no_dependencys() {
+        // Before, fmt's own ceiling (INFO) dropped every DEBUG line whatever LogLevel said.
+        let debug = printed_at("DEBUG");
+        assert!(debug.contains("own line") && debug.contains("runtime line"), "{debug}");
+        assert!(!debug.contains("sdk line") && !debug.contains("http line"), "{debug}");
+        let info = printed_at("INFO");
+        assert!(!info.contains("own line") && info.contains("runtime line"), "{info}");
+    }
 
     fn settings(vars: &[(&str, &str)]) -> LogSettings {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();

@@ -379,7 +379,12 @@ fn every_event_file_against_the_real_binaries() {
     );
     let files = [(PathBuf::from("functions at DEBUG"), output.join("\n"))];
     let scan = integration_tests::log_check::check(&files);
-    assert!(scan.lines >= output.len() / 2, "the scan read {} of {} lines", scan.lines, output.len());
+    assert!(
+        scan.lines >= output.len() / 2,
+        "the scan read {} of {} lines",
+        scan.lines,
+        output.len()
+    );
     assert!(scan.findings.is_empty(), "personal data at DEBUG: {:?}", scan.findings);
 
     // Stopping leaves nothing behind.

@@ -603,6 +603,7 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
     // ---- If-Match.
     if base.0["headers"]["if-match"].is_string() {
         let malformed = Expect::Exactly(400, "VALIDATION_FAILED");
+        let mismatch = Expect::Exactly(412, "VERSION_MISMATCH");
         add(
             "if-match",
             "missing".into(),
@@ -620,16 +621,31 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
                 format!("\"{}\"", version + 1),
                 Expect::Exactly(412, "VERSION_MISMATCH"),
             ),
-            ("a wildcard", "*".to_owned(), malformed),
+            // RFC 9110: well-formed tags that name no version match nothing
+            // (412, nothing written); only what is no entity tag is 400. `*`
+            // and a list holding the current tag apply: tests/integration/preconditions.rs.
             ("unquoted", version.to_string(), malformed),
-            ("zero", "\"0\"".to_owned(), malformed),
-            ("negative", "\"-1\"".to_owned(), malformed),
-            ("two tags", format!("\"{version}\", \"{version}\""), malformed),
-            ("past u64", "\"18446744073709551616\"".to_owned(), malformed),
-            ("empty tag", "\"\"".to_owned(), malformed),
+            ("garbage", "garbage".to_owned(), malformed),
+            ("a weak wildcard", "W/*".to_owned(), malformed),
+            ("a wildcard and a tag", format!("*, \"{version}\""), malformed),
+            (
+                "two tags without a comma",
+                format!("\"{version}\" \"{version}\""),
+                malformed,
+            ),
             ("a space in the tag", format!("\"{version} \""), malformed),
-            ("an exponent", "\"1e3\"".to_owned(), malformed),
-            ("hexadecimal", "\"0x1\"".to_owned(), malformed),
+            ("zero", "\"0\"".to_owned(), mismatch),
+            ("negative", "\"-1\"".to_owned(), mismatch),
+            (
+                "two stale tags",
+                format!("\"{}\", \"{}\"", version + 1, version + 2),
+                mismatch,
+            ),
+            ("past u64", "\"18446744073709551616\"".to_owned(), mismatch),
+            ("empty tag", "\"\"".to_owned(), mismatch),
+            ("an exponent", "\"1e3\"".to_owned(), mismatch),
+            ("hexadecimal", "\"0x1\"".to_owned(), mismatch),
+            ("a leading zero", format!("\"0{version}\""), mismatch),
             (
                 "fullwidth digit",
                 format!("\"{}\"", fullwidth(&version.to_string())),

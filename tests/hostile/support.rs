@@ -165,7 +165,10 @@ pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
 pub(crate) async fn set_status(app: &TestApp, account: &Account, status: UserStatus) {
     let user = UserId::parse(&account.sub).unwrap();
     if status == UserStatus::Deleted {
-        app.store.delete_user(&user, user_service::store::Deleter::System, app.clock.now()).await.unwrap();
+        app.store
+            .delete_user(&user, user_service::store::Deleter::System, app.clock.now())
+            .await
+            .unwrap();
     } else {
         app.store.set_status(&user, status, app.clock.now()).await.unwrap();
     }

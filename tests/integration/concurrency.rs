@@ -114,7 +114,9 @@ async fn twenty_updates_with_the_same_version_give_one_success() {
                 first_name: Some(PersonName::parse(&format!("Name{i}")).unwrap()),
                 ..Default::default()
             };
-            store.update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now()).await
+            store
+                .update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now())
+                .await
         })
     }))
     .await;

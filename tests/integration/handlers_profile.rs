@@ -270,7 +270,9 @@ async fn names_with_line_or_paragraph_separators_are_refused_and_not_stored() {
     let profile = app.store.get_profile(&UserId::parse(ADA).unwrap()).await.unwrap();
     assert_eq!((profile.version, profile.first_name.unwrap().as_str()), (1, "Ada"));
     // At either end they are whitespace, trimmed like any other: never stored.
-    let reply = app.update_profile(ADA, "\"1\"", json!({"firstName": "\u{2029}Augusta\u{2028}"})).await;
+    let reply = app
+        .update_profile(ADA, "\"1\"", json!({"firstName": "\u{2029}Augusta\u{2028}"}))
+        .await;
     reply.assert_status(200);
     assert_eq!(reply.body["firstName"], "Augusta");
 }

@@ -22,7 +22,15 @@ async fn a_tag_that_names_no_version_fails_the_precondition_and_writes_nothing()
     let app = TestApp::spawn().await;
     app.sign_up(ADA, "ada@example.com").await;
     let before = app.item_count().await;
-    for tag in ["\"0\"", "\"03\"", "\"\"", "\"abc\"", "\"99999999999999999999\"", "\"2\"", "W/\"1\""] {
+    for tag in [
+        "\"0\"",
+        "\"03\"",
+        "\"\"",
+        "\"abc\"",
+        "\"99999999999999999999\"",
+        "\"2\"",
+        "W/\"1\"",
+    ] {
         app.update_profile(ADA, tag, edit())
             .await
             .assert_problem(412, "VERSION_MISMATCH");
@@ -82,7 +90,9 @@ async fn a_star_matches_any_current_profile_and_none_when_there_is_none() {
     app.update_profile(ADA, "*", edit())
         .await
         .assert_problem(403, "ACCOUNT_INACTIVE");
-    app.delete_account(ADA, "*").await.assert_problem(403, "ACCOUNT_INACTIVE");
+    app.delete_account(ADA, "*")
+        .await
+        .assert_problem(403, "ACCOUNT_INACTIVE");
     app.store
         .set_status(&ada(), user_service::domain::UserStatus::Active, app.clock.now())
         .await
@@ -94,7 +104,9 @@ async fn a_star_matches_any_current_profile_and_none_when_there_is_none() {
     app.update_profile(ADA, "*", edit())
         .await
         .assert_problem(412, "VERSION_MISMATCH");
-    app.delete_account(ADA, "*").await.assert_problem(412, "VERSION_MISMATCH");
+    app.delete_account(ADA, "*")
+        .await
+        .assert_problem(412, "VERSION_MISMATCH");
     app.update_profile(ADA, "\"5\"", edit())
         .await
         .assert_problem(404, "NOT_FOUND");
@@ -105,14 +117,26 @@ async fn a_star_matches_any_current_profile_and_none_when_there_is_none() {
     app.update_profile(&nobody, "*", edit())
         .await
         .assert_problem(412, "VERSION_MISMATCH");
-    app.delete_account(&nobody, "*").await.assert_problem(412, "VERSION_MISMATCH");
+    app.delete_account(&nobody, "*")
+        .await
+        .assert_problem(412, "VERSION_MISMATCH");
 }
 
 #[tokio::test]
 async fn only_a_header_that_is_no_entity_tag_is_a_bad_request() {
     let app = TestApp::spawn().await;
     app.sign_up(ADA, "ada@example.com").await;
-    for garbage in ["garbage", "1", "\"1", "1\"", "\"1\"x", "\"1\" \"2\"", "*, \"1\"", "W/1", "\"a b\""] {
+    for garbage in [
+        "garbage",
+        "1",
+        "\"1",
+        "1\"",
+        "\"1\"x",
+        "\"1\" \"2\"",
+        "*, \"1\"",
+        "W/1",
+        "\"a b\"",
+    ] {
         let reply = app.update_profile(ADA, garbage, edit()).await;
         reply.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(reply.body["field"], "If-Match", "{garbage}");
@@ -134,8 +158,12 @@ async fn a_star_edit_repeated_is_two_edits_and_a_stale_list_is_refused_after_it(
     // the tag read before them is stale after.
     let app = TestApp::spawn().await;
     app.sign_up(ADA, "ada@example.com").await;
-    app.update_profile(ADA, "*", json!({"firstName": "B"})).await.assert_status(200);
-    app.update_profile(ADA, "*", json!({"firstName": "Ada"})).await.assert_status(200);
+    app.update_profile(ADA, "*", json!({"firstName": "B"}))
+        .await
+        .assert_status(200);
+    app.update_profile(ADA, "*", json!({"firstName": "Ada"}))
+        .await
+        .assert_status(200);
     let reply = app.update_profile(ADA, "\"1\"", json!({"firstName": "C"})).await;
     reply.assert_problem(412, "VERSION_MISMATCH");
     assert_eq!(app.store.get_profile(&ada()).await.unwrap().version, 3);

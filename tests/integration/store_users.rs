@@ -106,20 +106,29 @@ async fn update_profile_with_optimistic_locking() {
         last_name: None,
         phone: Some(Some(Phone::parse("+442071234567").unwrap())),
     };
-    let updated = store.update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now()).await.unwrap();
+    let updated = store
+        .update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now())
+        .await
+        .unwrap();
     assert_eq!(updated.version, 2);
     assert_eq!(updated.first_name.as_ref().unwrap().as_str(), "Augusta");
     assert_eq!(updated.last_name.as_ref().unwrap().as_str(), "Lovelace");
     assert_eq!(updated.phone.as_ref().unwrap().as_str(), "+442071234567");
 
-    let stale = store.update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now()).await.unwrap_err();
+    let stale = store
+        .update_profile(&user, &IfMatch::Versions(vec![1]), &patch, now())
+        .await
+        .unwrap_err();
     assert!(matches!(stale, StoreError::VersionMismatch { current: 2 }), "{stale:?}");
 
     let remove_phone = ProfilePatch {
         phone: Some(None),
         ..Default::default()
     };
-    let updated = store.update_profile(&user, &IfMatch::Versions(vec![2]), &remove_phone, now()).await.unwrap();
+    let updated = store
+        .update_profile(&user, &IfMatch::Versions(vec![2]), &remove_phone, now())
+        .await
+        .unwrap();
     assert_eq!(updated.version, 3);
     assert!(updated.phone.is_none());
     assert_eq!(store.get_profile(&user).await.unwrap(), updated);
@@ -134,18 +143,26 @@ async fn update_profile_tells_missing_suspended_and_deleted_apart() {
     };
     let nobody = uid("nobody");
     assert!(matches!(
-        store.update_profile(&nobody, &IfMatch::Versions(vec![1]), &patch, now()).await,
+        store
+            .update_profile(&nobody, &IfMatch::Versions(vec![1]), &patch, now())
+            .await,
         Err(StoreError::NotFound)
     ));
 
     let user = signed_up(&store, "ada", "ada@example.com").await;
     let suspended = store.set_status(&user, UserStatus::Suspended, now()).await.unwrap();
     assert_eq!(suspended.version, 2);
-    let err = store.update_profile(&user, &IfMatch::Versions(vec![2]), &patch, now()).await.unwrap_err();
+    let err = store
+        .update_profile(&user, &IfMatch::Versions(vec![2]), &patch, now())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::AccountInactive), "{err:?}");
 
     store.set_status(&user, UserStatus::Deleted, now()).await.unwrap();
-    let err = store.update_profile(&user, &IfMatch::Versions(vec![3]), &patch, now()).await.unwrap_err();
+    let err = store
+        .update_profile(&user, &IfMatch::Versions(vec![3]), &patch, now())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
 }
 

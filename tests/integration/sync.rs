@@ -226,7 +226,11 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
     assert_eq!(s.user().await.map(|u| u.enabled), Some(true));
 
     // A deletion removes the Cognito user, so the address is free to sign up again.
-    s.app.store.delete_user(&s.user_id(), user_service::store::Deleter::System, now).await.unwrap();
+    s.app
+        .store
+        .delete_user(&s.user_id(), user_service::store::Deleter::System, now)
+        .await
+        .unwrap();
     let (_, passed) = s.changes().await;
     assert_eq!(passed.len(), 1);
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
@@ -490,7 +494,11 @@ async fn a_suspended_user_who_is_deleted_is_gone_from_cognito() {
         .set_status(&s.user_id(), UserStatus::Suspended, now)
         .await
         .unwrap();
-    s.app.store.delete_user(&s.user_id(), user_service::store::Deleter::System, now).await.unwrap();
+    s.app
+        .store
+        .delete_user(&s.user_id(), user_service::store::Deleter::System, now)
+        .await
+        .unwrap();
     let (_, passed) = s.changes().await;
     assert_eq!(passed.len(), 2);
     assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());

@@ -816,7 +816,11 @@ impl Model {
                 self.profile_value(user)
             }
             Transition::GetAccount { user } => self.account(user),
-            Transition::ListEmails { user } => Ok(Value::Emails(self.emails_of(user))),
+            // An account always has its primary: no address means no account.
+            Transition::ListEmails { user } => match self.emails_of(user) {
+                emails if emails.is_empty() => Err(Fail::NotFound),
+                emails => Ok(Value::Emails(emails)),
+            },
             Transition::GetEmail { user, addr } => {
                 self.own_record(user, addr)?;
                 Ok(Value::Email(self.email_view(addr).expect("held")))

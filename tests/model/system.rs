@@ -11,13 +11,13 @@ use integration_tests::{ddb, invariants};
 use proptest_state_machine::StateMachineTest;
 use tokio::runtime::Runtime;
 use user_service::domain::{
-    Account, Email, EmailAddress, EmailId, IfMatch, NewUser, PersonName, Phone, Profile, ProfilePatch, Timestamp, UserId,
-    UserStatus,
+    Account, Email, EmailAddress, EmailId, IfMatch, NewUser, PersonName, Phone, Profile, ProfilePatch, Timestamp,
+    UserId, UserStatus,
 };
 use user_service::keys::{self, Item, ItemKind};
+use user_service::store::Deleter;
 use user_service::store::items::{self, ClaimItem, EmailItem, ProfileItem};
 use user_service::store::limits::LimitItem;
-use user_service::store::Deleter;
 use user_service::{Store, StoreError};
 
 use crate::figures;
@@ -250,7 +250,8 @@ impl System {
                     &self.users[user],
                     Deleter::Owner(&IfMatch::Versions(vec![expected_version])),
                     now,
-                )).map_err(fail)?;
+                ))
+                .map_err(fail)?;
                 Ok(Value::Profile(self.profile(p)))
             }
             Transition::SetStatus { user, status } => {

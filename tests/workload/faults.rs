@@ -352,7 +352,7 @@ impl Route {
 
     fn operation(self) -> &'static str {
         match self {
-            Self::UpdateProfile | Self::Suspend => "UpdateItem",
+            Self::UpdateProfile => "UpdateItem",
             Self::GetProfile | Self::CheckEmail => "GetItem",
             Self::GetAccount | Self::FindUserByEmail => "Query",
             _ => "TransactWriteItems",
@@ -411,8 +411,8 @@ impl Route {
     }
 }
 
-const ADA: &str = "fault-ada";
-const ADMIN: &str = "fault-admin";
+const ADA: &str = "fa000000-0000-4000-8000-00000000ada0";
+const ADMIN: &str = "fa000000-0000-4000-8000-0000000ad000";
 
 /// What every case starts from: Ada with a verified primary, a second verified
 /// address and an unverified one whose code was sent more than a minute ago;

@@ -22,7 +22,8 @@ use user_service::store::items::ClaimItem;
 
 use crate::codes::CodeBook;
 
-const ADMIN: &str = "workload-admin";
+/// Subs are lower-case UUIDs, as Cognito issues them.
+const ADMIN: &str = "00000000-0000-4000-8000-0000000ad000";
 
 #[derive(Debug, Clone, Copy)]
 struct Settings {
@@ -134,7 +135,8 @@ impl Op {
     fn allowed(self) -> (u16, &'static [(u16, &'static str)]) {
         match self {
             Self::GetProfile | Self::GetAccount | Self::ListEmails | Self::GetEmail => (200, &[NOT_FOUND]),
-            Self::CheckEmail => (200, &[]),
+            // A deleted caller is not found here either.
+            Self::CheckEmail => (200, &[NOT_FOUND]),
             Self::FindUserByEmail => (200, &[NOT_FOUND]),
             Self::UpdateProfile => (200, &[NOT_FOUND, INACTIVE, (412, "VERSION_MISMATCH"), UNAVAILABLE]),
             Self::AddEmail => (
@@ -491,7 +493,9 @@ async fn concurrent_users_on_shared_addresses_keep_every_rule() {
     app.sign_up(ADMIN, "admin@example.com")
         .with_subscriber(dispatch.clone())
         .await;
-    let users: Vec<String> = (0..settings.users).map(|i| format!("workload-user-{i}")).collect();
+    let users: Vec<String> = (0..settings.users)
+        .map(|i| format!("00000000-0000-4000-9000-{i:012}"))
+        .collect();
     let addresses: Vec<String> = (0..settings.users).map(|i| format!("user{i}@example.com")).collect();
     let sign_ups = users
         .iter()

@@ -1,6 +1,6 @@
 //! DELETE /me: the caller closes their account.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, http::run, api::delete_account, catalog};
+use user_service::{App, Clients, api::delete_account, catalog, http::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

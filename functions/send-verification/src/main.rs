@@ -1,6 +1,6 @@
 //! POST /me/emails/{emailId}/verification: send a new code.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, http::run, api::send_verification, catalog};
+use user_service::{App, Clients, api::send_verification, catalog, http::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

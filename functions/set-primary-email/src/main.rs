@@ -1,6 +1,6 @@
 //! PUT /me/primary-email: switch the primary address atomically.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, http::run, api::set_primary_email, catalog};
+use user_service::{App, Clients, api::set_primary_email, catalog, http::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! PATCH /me: edit the profile under If-Match (optimistic locking).
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, http::run, api::update_profile, catalog};
+use user_service::{App, Clients, api::update_profile, catalog, http::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

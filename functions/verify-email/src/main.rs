@@ -1,6 +1,6 @@
 //! POST /me/emails/{emailId}/verify: verify an address with its code.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, http::run, api::verify_email, catalog};
+use user_service::{App, Clients, api::verify_email, catalog, http::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

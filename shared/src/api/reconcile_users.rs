@@ -35,7 +35,11 @@ async fn sweep(app: &App) -> Result<Value, Diagnostic> {
             checked += 1;
             match users.has_user(&user).await {
                 Ok(true) => {}
-                Ok(false) => match app.store.delete_user(&user, crate::store::Deleter::System, app.clock.now()).await {
+                Ok(false) => match app
+                    .store
+                    .delete_user(&user, crate::store::Deleter::System, app.clock.now())
+                    .await
+                {
                     Ok(_) | Err(crate::StoreError::NotFound) => {
                         erased += 1;
                         tracing::info!(sub = %user, "deleted in Cognito: profile erased, addresses released");

@@ -370,11 +370,26 @@ mod tests {
         assert_eq!(if_match_of(&[]).unwrap_err().status, 428);
         // Not entity tags at all: 400.
         for bad in [
-            "garbage", "3", "\"3", "3\"", "\"3\"x", "\"3\" \"4\"", "w/\"3\"", "W/3", "*, \"3\"", "**", "", " , ",
+            "garbage",
+            "3",
+            "\"3",
+            "3\"",
+            "\"3\"x",
+            "\"3\" \"4\"",
+            "w/\"3\"",
+            "W/3",
+            "*, \"3\"",
+            "**",
+            "",
+            " , ",
             "\"a b\"",
         ] {
             let problem = if_match_of(&[bad]).unwrap_err();
-            assert_eq!((problem.status.as_u16(), problem.code), (400, "VALIDATION_FAILED"), "{bad:?}");
+            assert_eq!(
+                (problem.status.as_u16(), problem.code),
+                (400, "VALIDATION_FAILED"),
+                "{bad:?}"
+            );
         }
         let many = vec!["\"1\""; MAX_IF_MATCH_TAGS + 1].join(", ");
         assert_eq!(if_match_of(&[&many]).unwrap_err().status, 400);

@@ -178,7 +178,11 @@ impl Store {
             .map(|_| ())
             .map_err(|err| plan.read_failure(err));
         // Item counts and the outcome's kind only: items and rejections hold addresses.
-        tracing::debug!(items = plan.items().len(), committed = outcome.is_ok(), "transaction sent");
+        tracing::debug!(
+            items = plan.items().len(),
+            committed = outcome.is_ok(),
+            "transaction sent"
+        );
         outcome
     }
 

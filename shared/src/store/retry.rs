@@ -166,7 +166,11 @@ pub(crate) async fn settle<T>(
             if !matches!(rejection, Rejection::Again) {
                 crate::metrics::count(crate::metrics::Metric::ContentionRetries);
             }
-            tracing::debug!(attempt = *attempt, pause_ms = pause.as_millis(), "trying the write again");
+            tracing::debug!(
+                attempt = *attempt,
+                pause_ms = pause.as_millis(),
+                "trying the write again"
+            );
             tokio::time::sleep(pause).await;
             Ok(None)
         }

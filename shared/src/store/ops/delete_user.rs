@@ -137,11 +137,18 @@ mod tests {
         let by_admin = super::plan("t", &profile, &[a, b], now(), Deleter::Admin(&admin)).unwrap();
         assert_well_formed(&by_admin);
         assert_eq!(by_admin.items().len(), 6);
-        let at = by_admin.items().iter().position(|i| i.condition_check().is_some()).unwrap();
+        let at = by_admin
+            .items()
+            .iter()
+            .position(|i| i.condition_check().is_some())
+            .unwrap();
         let check = by_admin.items()[at].condition_check().unwrap();
         assert_eq!(check.key(), &keys::profile_key(&admin));
         assert!(matches!(
-            by_admin.read(at, Some(&crate::store::ops::fixtures::profile(UserStatus::Suspended, 1, 2))),
+            by_admin.read(
+                at,
+                Some(&crate::store::ops::fixtures::profile(UserStatus::Suspended, 1, 2))
+            ),
             Rejection::Failed(StoreError::AdminInactive)
         ));
         let claims: Vec<_> = plan

@@ -16,8 +16,8 @@ mod set_status;
 mod update_profile;
 mod verify_email;
 
-pub(super) use profile::visible;
 pub use delete_user::Deleter;
+pub(super) use profile::visible;
 
 #[cfg(test)]
 mod fixtures {

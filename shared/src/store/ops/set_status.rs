@@ -137,19 +137,31 @@ mod tests {
         plan::tests::assert_well_formed(&plan);
         let items = plan.items();
         assert_eq!(items.len(), 2);
-        assert_eq!(items[0].update().unwrap().condition_expression(), Some("#version = :version"));
+        assert_eq!(
+            items[0].update().unwrap().condition_expression(),
+            Some("#version = :version")
+        );
         let check = items[1].condition_check().unwrap();
         assert_eq!(check.key(), &keys::profile_key(&admin));
         assert_ne!(check.key(), &keys::profile_key(&user()));
-        assert_eq!(check.condition_expression(), "attribute_exists(#PK) AND #status = :status");
+        assert_eq!(
+            check.condition_expression(),
+            "attribute_exists(#PK) AND #status = :status"
+        );
         // The admin's profile failing its check: refused, never retried.
         assert!(matches!(
             plan.read(1, Some(&profile(UserStatus::Suspended, 1, 2))),
             Rejection::Failed(StoreError::AdminInactive)
         ));
-        assert!(matches!(plan.read(1, None), Rejection::Failed(StoreError::AdminInactive)));
+        assert!(matches!(
+            plan.read(1, None),
+            Rejection::Failed(StoreError::AdminInactive)
+        ));
         // The target moved: read again; gone: not found.
-        assert!(matches!(plan.read(0, Some(&profile(UserStatus::Active, 1, 5))), Rejection::Retry));
+        assert!(matches!(
+            plan.read(0, Some(&profile(UserStatus::Active, 1, 5))),
+            Rejection::Retry
+        ));
         assert!(matches!(plan.read(0, None), Rejection::Failed(StoreError::NotFound)));
     }
 

@@ -87,7 +87,10 @@ fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timest
         version_condition(x, precondition),
         Some(x.eq(attr::STATUS, UserStatus::Active)),
     ];
-    (update, condition.into_iter().flatten().collect::<Vec<_>>().join(" AND "))
+    (
+        update,
+        condition.into_iter().flatten().collect::<Vec<_>>().join(" AND "),
+    )
 }
 
 /// A failed `version matches AND status = active` update of a profile.
@@ -125,7 +128,10 @@ mod tests {
             StoreError::VersionMismatch { current: 7 }
         ));
         let suspended = profile(UserStatus::Suspended, 1, 7);
-        assert!(matches!(read_failure(Some(&suspended), &three), StoreError::AccountInactive));
+        assert!(matches!(
+            read_failure(Some(&suspended), &three),
+            StoreError::AccountInactive
+        ));
         assert!(matches!(
             read_failure(Some(&suspended), &IfMatch::Any),
             StoreError::AccountInactive
@@ -134,7 +140,10 @@ mod tests {
         // `*` and no profile: the precondition fails (412), not 404.
         assert!(matches!(read_failure(None, &IfMatch::Any), StoreError::NothingToMatch));
         let deleted = profile(UserStatus::Deleted, 0, 7);
-        assert!(matches!(read_failure(Some(&deleted), &IfMatch::Any), StoreError::NothingToMatch));
+        assert!(matches!(
+            read_failure(Some(&deleted), &IfMatch::Any),
+            StoreError::NothingToMatch
+        ));
     }
 
     #[test]
@@ -147,23 +156,35 @@ mod tests {
         let (any, _) = condition(&IfMatch::Any);
         assert_eq!(any, "attribute_exists(#PK) AND #status = :status");
         let (one, _) = condition(&IfMatch::Versions(vec![3]));
-        assert_eq!(one, "attribute_exists(#PK) AND #version = :version AND #status = :status");
+        assert_eq!(
+            one,
+            "attribute_exists(#PK) AND #version = :version AND #status = :status"
+        );
         let (several, values) = condition(&IfMatch::Versions(vec![3, 4]));
         assert_eq!(
             several,
             "attribute_exists(#PK) AND #version IN (:version, :version2) AND #status = :status"
         );
-        assert_eq!(values[":version2"], aws_sdk_dynamodb::types::AttributeValue::N("4".into()));
+        assert_eq!(
+            values[":version2"],
+            aws_sdk_dynamodb::types::AttributeValue::N("4".into())
+        );
         // Nothing can match: a version no profile has.
         let (none, values) = condition(&IfMatch::Versions(vec![]));
         assert!(none.contains("#version = :version"));
-        assert_eq!(values[":version"], aws_sdk_dynamodb::types::AttributeValue::N("0".into()));
+        assert_eq!(
+            values[":version"],
+            aws_sdk_dynamodb::types::AttributeValue::N("0".into())
+        );
     }
 
     #[test]
     fn a_lost_response_is_this_write_only_from_a_matching_version() {
         let mut old = profile(UserStatus::Active, 1, 4);
-        old.insert(LAST_WRITE_ID.into(), aws_sdk_dynamodb::types::AttributeValue::S("w".into()));
+        old.insert(
+            LAST_WRITE_ID.into(),
+            aws_sdk_dynamodb::types::AttributeValue::S("w".into()),
+        );
         assert!(own_write(Some(&old), &IfMatch::Versions(vec![3]), "w").is_some());
         assert!(own_write(Some(&old), &IfMatch::Versions(vec![2, 3]), "w").is_some());
         assert!(own_write(Some(&old), &IfMatch::Any, "w").is_some());
