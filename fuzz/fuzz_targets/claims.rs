@@ -1,5 +1,5 @@
 //! The caller from the JWT authorizer's claims: admitted exactly when an access
-//! token names a well-formed `sub`; the caller is that sub and the token's
+//! token names a Cognito `sub` (a lower-case UUID); the caller is that sub and the token's
 //! groups; any other claims are refused with 401 UNAUTHENTICATED.
 #![no_main]
 
@@ -71,7 +71,7 @@ fn check(authorizer_ran: bool, claims: &BTreeMap<String, String>) {
 
     let admissible = authorizer_ran
         && claims.get("token_use").map(String::as_str) == Some("access")
-        && claims.get("sub").is_some_and(|s| UserId::parse(s).is_ok());
+        && claims.get("sub").is_some_and(|s| UserId::parse_sub(s).is_ok());
     match caller(&req) {
         Ok(who) => {
             assert!(admissible, "admitted a caller the claims do not name");

@@ -144,7 +144,7 @@ async fn only_a_header_that_is_no_entity_tag_is_a_bad_request() {
             .await
             .assert_problem(400, "VALIDATION_FAILED");
     }
-    let many = vec!["\"1\""; user_service::http::request::MAX_IF_MATCH_TAGS + 1].join(", ");
+    let many = ["\"1\""; user_service::http::request::MAX_IF_MATCH_TAGS + 1].join(", ");
     app.update_profile(ADA, &many, edit())
         .await
         .assert_problem(400, "VALIDATION_FAILED");

@@ -391,7 +391,7 @@ mod tests {
                 "{bad:?}"
             );
         }
-        let many = vec!["\"1\""; MAX_IF_MATCH_TAGS + 1].join(", ");
+        let many = ["\"1\""; MAX_IF_MATCH_TAGS + 1].join(", ");
         assert_eq!(if_match_of(&[&many]).unwrap_err().status, 400);
     }
 
