@@ -5,6 +5,8 @@
 pub mod api;
 #[cfg(feature = "aws")]
 pub mod app;
+#[cfg(feature = "aws")]
+pub mod audit;
 pub mod catalog;
 pub mod clock;
 pub mod config;

@@ -389,3 +389,56 @@ fn contention_and_dynamodb_errors_count_once_per_failed_store_call() {
         counts.step("a 500", &[(Metric::DynamoDbServerErrors, 1)]);
     });
 }
+
+#[test]
+fn callers_refused_at_admin_admission_are_audited_and_counted() {
+    // A user probing the admin routes with their own token, and an admin whose
+    // account was suspended but whose token still names the group: refused
+    // before any handler, and still in the audit trail, by sub alone.
+    metered(|counts| async move {
+        let app = TestApp::spawn().await;
+        let logs = LogCapture::default();
+        let _guard = logs.install();
+        app.sign_up(ADA, "ada@example.com").await;
+        app.sign_up(ADMIN, "grace@example.com").await;
+        counts.moved();
+
+        let not_an_admin = app
+            .send(
+                &FIND_USER_BY_EMAIL,
+                Event::of(&FIND_USER_BY_EMAIL).caller(ADA).groups("[]"),
+            )
+            .await;
+        not_an_admin.assert_problem(403, "FORBIDDEN");
+        counts.step("a user at the admin door", &[(Metric::AdminActionsRefused, 1)]);
+
+        app.store
+            .set_status(
+                &user_service::domain::UserId::parse(ADMIN).unwrap(),
+                user_service::domain::UserStatus::Suspended,
+                app.clock.now(),
+            )
+            .await
+            .unwrap();
+        counts.moved();
+        app.set_user_status(ADMIN, ADA, "suspended")
+            .await
+            .assert_problem(403, "FORBIDDEN");
+        counts.step("a suspended admin", &[(Metric::AdminActionsRefused, 1)]);
+
+        let seen: Vec<(String, String, Option<String>, String)> = audit_events(&logs)
+            .iter()
+            .map(|e| {
+                (
+                    e["action"].as_str().unwrap().to_owned(),
+                    e["admin"].as_str().unwrap().to_owned(),
+                    e["target"].as_str().map(str::to_owned),
+                    e["outcome"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let admit = |who: &str| ("admit".to_owned(), who.to_owned(), None, "FORBIDDEN".to_owned());
+        assert_eq!(seen, vec![admit(ADA), admit(ADMIN)]);
+        assert!(!logs.text().contains('@'), "no address in the log");
+    });
+}

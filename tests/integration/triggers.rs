@@ -163,3 +163,21 @@ async fn a_deleted_account_cannot_sign_in() {
     assert!(err.error_message.starts_with("ACCOUNT_DELETED"), "{err:?}");
     app.assert_invariants().await;
 }
+
+#[tokio::test]
+async fn a_suspended_account_cannot_sign_in_before_cognito_disables_it() {
+    // The sync disables a suspended user in Cognito; until it has, the sign-in
+    // trigger refuses, so no fresh tokens reach an account an admin stopped.
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let ada = user_service::domain::UserId::parse(ADA).unwrap();
+    let status = |s| app.store.set_status(&ada, s, app.clock.now());
+    status(user_service::domain::UserStatus::Suspended).await.unwrap();
+    let before = app.item_count().await;
+    let err = app.post_authentication(ADA, "ada@example.com", true).await.unwrap_err();
+    assert!(err.error_message.starts_with("ACCOUNT_SUSPENDED"), "{err:?}");
+    assert_eq!(app.item_count().await, before, "a refused sign-in writes nothing");
+    // Reactivated: the sign-in goes through again.
+    status(user_service::domain::UserStatus::Active).await.unwrap();
+    app.post_authentication(ADA, "ada@example.com", true).await.unwrap();
+}

@@ -3,8 +3,8 @@ use std::convert::Infallible;
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
-use super::AdminAction;
 use crate::app::App;
+use crate::audit::AdminAction;
 use crate::catalog::FIND_USER_BY_EMAIL;
 use crate::domain::{Account, EmailAddress};
 use crate::http::request::query_param;

@@ -23,7 +23,7 @@ pub mod update_profile;
 pub mod verify_email;
 
 use crate::app::App;
-use crate::domain::{EmailAddress, EmailId, UserId};
+use crate::domain::{EmailAddress, EmailId};
 use crate::http::{Failure, Problem};
 use crate::mail::Mail;
 use crate::metrics::{self, Metric};
@@ -53,36 +53,5 @@ async fn deliver(app: &App, email_id: EmailId, to: &EmailAddress, code: &Verific
     };
     if let Err(err) = sender.send(to, &mail).await {
         tracing::error!(email_id = %email_id, cause = %crate::error_chain(&err), "verification code not delivered");
-    }
-}
-
-/// An admin action and how it ended, for the audit trail.
-struct AdminAction<'a> {
-    /// `lookup`, `suspend`, `reactivate`, `delete`, or `set_status` for a
-    /// request too malformed to say.
-    action: &'static str,
-    admin: &'a UserId,
-    /// The user acted on; `None` when there is none (a lookup that found
-    /// nobody: never the address searched for).
-    target: Option<&'a UserId>,
-    /// `found`, `not_found`, `suspended`, `reactivated`, `deleted`, or the
-    /// problem code of a refusal or failure.
-    outcome: &'a str,
-    metric: Metric,
-}
-
-impl AdminAction<'_> {
-    /// One INFO event with target `audit`, users by `sub` alone, and its metric.
-    fn record(self) {
-        metrics::count(self.metric);
-        tracing::info!(
-            target: "audit",
-            audit = "admin_action",
-            action = self.action,
-            admin = self.admin.as_str(),
-            target = self.target.map(UserId::as_str),
-            outcome = self.outcome,
-            "admin action"
-        );
     }
 }

@@ -2,7 +2,10 @@
 //! a profile gets one at sign-in, through the same idempotent create as
 //! post-confirmation: a user whose post-confirmation failed after Cognito's
 //! retries, and a user made with AdminCreateUser (which fires no confirmation).
-//! Only once Cognito has verified the address. A deleted account cannot sign in.
+//! Only once Cognito has verified the address. A deleted or suspended account
+//! cannot sign in: the sync disables a suspended user in Cognito, but until it
+//! has (stream lag, retries, the failure queue) a sign-in would mint fresh
+//! tokens for an account an admin has stopped.
 //! The event is returned unchanged.
 
 use aws_lambda_events::event::cognito::CognitoEventUserPoolsPostAuthentication;
@@ -29,6 +32,9 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         match app.store.profile_status(&user_id).await {
             Ok(Some(UserStatus::Deleted)) => {
                 return Err(cognito::refuse("ACCOUNT_DELETED", "This account was deleted."));
+            }
+            Ok(Some(UserStatus::Suspended)) => {
+                return Err(cognito::refuse("ACCOUNT_SUSPENDED", "This account is suspended."));
             }
             Ok(Some(_)) => return Ok(()),
             Ok(None) => {}

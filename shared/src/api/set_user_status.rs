@@ -2,8 +2,8 @@ use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
 
-use super::AdminAction;
 use crate::app::App;
+use crate::audit::AdminAction;
 use crate::catalog::SET_USER_STATUS;
 use crate::domain::{Profile, UserId, UserStatus};
 use crate::http::routes;

@@ -21,9 +21,13 @@ use crate::StoreError;
 #[cfg(feature = "aws")]
 use crate::app::App;
 #[cfg(feature = "aws")]
+use crate::audit::AdminAction;
+#[cfg(feature = "aws")]
 use crate::catalog::Access;
 #[cfg(feature = "aws")]
 use crate::domain::UserStatus;
+#[cfg(feature = "aws")]
+use crate::metrics::Metric;
 #[cfg(feature = "aws")]
 use crate::store::retry;
 pub use problem::{Failure, Problem};
@@ -103,7 +107,16 @@ where
         let caller = request::caller(&req)?;
         tracing::Span::current().record("sub", caller.user_id.as_str());
         if access == Access::Admin {
-            admit_admin(app, &caller).await?;
+            admit_admin(app, &caller).await.inspect_err(|refused| {
+                AdminAction {
+                    action: "admit",
+                    admin: &caller.user_id,
+                    target: None,
+                    outcome: refused.problem.code,
+                    metric: Metric::AdminActionsRefused,
+                }
+                .record();
+            })?;
         }
         if req.extensions().get::<request::UnreadableBody>().is_some() {
             return Err(Problem::validation("body", "is marked base64 but does not decode").into());

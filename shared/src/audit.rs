@@ -1,0 +1,39 @@
+//! The audit trail of admin actions: one INFO event each, users by `sub` alone.
+//! Written by the admin handlers, and by the HTTP edge for a caller refused at
+//! admission (not in the admin group, or an admin whose account is no longer
+//! active), so probing the admin routes leaves a trace too.
+
+use crate::domain::UserId;
+use crate::metrics::{self, Metric};
+
+/// An admin action and how it ended, for the audit trail.
+pub(crate) struct AdminAction<'a> {
+    /// `lookup`, `suspend`, `reactivate`, `delete`, `set_status` for a
+    /// request too malformed to say, or `admit` for a caller the route did not
+    /// admit.
+    pub(crate) action: &'static str,
+    pub(crate) admin: &'a UserId,
+    /// The user acted on; `None` when there is none (a lookup that found
+    /// nobody: never the address searched for).
+    pub(crate) target: Option<&'a UserId>,
+    /// `found`, `not_found`, `suspended`, `reactivated`, `deleted`, or the
+    /// problem code of a refusal or failure.
+    pub(crate) outcome: &'a str,
+    pub(crate) metric: Metric,
+}
+
+impl AdminAction<'_> {
+    /// One INFO event with target `audit`, users by `sub` alone, and its metric.
+    pub(crate) fn record(self) {
+        metrics::count(self.metric);
+        tracing::info!(
+            target: "audit",
+            audit = "admin_action",
+            action = self.action,
+            admin = self.admin.as_str(),
+            target = self.target.map(UserId::as_str),
+            outcome = self.outcome,
+            "admin action"
+        );
+    }
+}
