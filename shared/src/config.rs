@@ -4,7 +4,7 @@ use std::time::Duration;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
-    #[error("{name} is not set; set it to {what} (see the README's Configuration table)")]
+    #[error("{name} is not set; set it to {what} (see docs/configuration.md)")]
     Missing { name: &'static str, what: &'static str },
     #[error("{name} is invalid: {reason}")]
     Invalid { name: &'static str, reason: String },

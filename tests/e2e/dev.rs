@@ -1,5 +1,5 @@
 //! `make dev` end to end: scripts/dev brings up DynamoDB Local, the functions
-//! under cargo lambda watch and the local API; the README's walkthrough runs
+//! under cargo lambda watch and the local API; the walkthrough of docs/local-dev.md runs
 //! against it exactly as written; Ctrl-C leaves no process behind.
 
 use std::io::{BufRead, BufReader};
@@ -119,12 +119,12 @@ impl Drop for Dev {
     }
 }
 
-/// The README's walkthrough block, verbatim.
+/// The walkthrough block of docs/local-dev.md, verbatim.
 fn readme_walkthrough() -> String {
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(workspace_root().join("docs/local-dev.md")).unwrap();
     let start = readme
         .find("<!-- walkthrough -->")
-        .expect("the README marks its walkthrough");
+        .expect("docs/local-dev.md marks its walkthrough");
     let block = &readme[start..];
     let open = block.find("```sh\n").unwrap() + "```sh\n".len();
     let close = block[open..].find("```").unwrap();
@@ -177,7 +177,7 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     assert_eq!(get(&format!("{api}/me"), Some(foreign)).0, 401);
     assert_eq!(get(&format!("{api}/nowhere"), None).0, 404);
 
-    // The README's walkthrough, as a newcomer would paste it.
+    // The walkthrough of docs/local-dev.md, as a newcomer would paste it.
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", &readme_walkthrough()])
         .current_dir(workspace_root())

@@ -45,7 +45,7 @@ const ORDER: [Caller; 7] = [
 /// What the service answers: `(status, code)`, `code` for a problem only.
 /// Derived from the route's access, whether it only reads (GET), whether it
 /// names an address by id, and the caller's state; `success` is the route's
-/// normal status. Each rule cites the README line it comes from.
+/// normal status. Each rule cites docs/api.md or docs/security.md, where it is documented.
 fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'static str>) {
     const UNAUTHENTICATED: (u16, Option<&str>) = (401, Some("UNAUTHENTICATED"));
     const FORBIDDEN: (u16, Option<&str>) = (403, Some("FORBIDDEN"));

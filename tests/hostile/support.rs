@@ -191,7 +191,7 @@ pub(crate) struct Target<'a> {
     pub(crate) if_match: String,
 }
 
-/// A valid request for `route`, as the README documents it, with the route's
+/// A valid request for `route`, as docs/api.md documents it, with the route's
 /// normal success status. Every route of the catalog must have one here: a new
 /// route fails the suites until it is described.
 pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {

@@ -476,7 +476,7 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
     assert_eq!(consumers, 1);
 }
 
-/// The README's "Adding a function": a function is its handler (declared in
+/// docs/architecture.md, "Adding a function": a function is its handler (declared in
 /// `api/mod.rs`), its `main.rs`, its manifest, its event file and its catalog
 /// entry. No other hand-written file may name it: everything else is generated
 /// from the catalog (`cargo xtask template`) or found by walking it. Tests, the
@@ -560,7 +560,7 @@ fn adding_a_function_needs_only_its_own_files() {
                 || file.starts_with("fuzz/corpus/")
                 // The benchmark times chosen access patterns; a new function needs no row.
                 || file.starts_with("tools/bench/")
-                // The bench's report and charts, as the README shows them.
+                // The bench's report and charts, as docs/performance.md shows them.
                 || file.starts_with("docs/")
                 || file.ends_with(".md")
                 || file == "Cargo.lock"

@@ -24,7 +24,7 @@ pub const SENDER_MESSAGE: &str = "verification code issued";
 /// Every top-level key of that line in the service's JSON format.
 const SENDER_KEYS: &[&str] = &["timestamp", "level", "message", "email_id", "code", "span", "target"];
 
-/// The names the suites give people (tests, events/, README walkthrough).
+/// The names the suites give people (tests, events/, the walkthrough in docs/local-dev.md).
 pub const TEST_NAMES: &[&str] = &["Ada", "Augusta", "Lovelace", "King", "Grace", "Hopper", "Mallory"];
 
 /// Field names that hold personal data whatever the value (compared lowercase,

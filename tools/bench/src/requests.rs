@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn the_design_table_agrees_with_the_catalog() {
         // A function without a row shows as "not in the design table" in the
-        // report: adding a function needs no edit here (README, Adding a function).
+        // report: adding a function needs no edit here (docs/architecture.md, Adding a function).
         for function in FUNCTIONS {
             let (counts, why) = expected(function.name);
             if why == NOT_IN_DESIGN {

@@ -416,7 +416,7 @@ pub(crate) fn alarm_statuses(alarms: &[AlarmDef]) -> (String, String) {
 pub(crate) fn widgets(catalog: &[Function]) -> Vec<Widget> {
     let mut grid = Grid::default();
     grid.heading(
-        "# ${AWS::StackName}\nWhat each widget shows, what normal looks like, and what to do when an alarm fires: the README's Operations section.",
+        "# ${AWS::StackName}\nWhat each widget shows, what normal looks like, and what to do when an alarm fires: docs/operations.md in the repository.",
     );
     grid.y += ALARM_STATUS_HEIGHT;
     api_widgets(&mut grid);
