@@ -7,7 +7,7 @@ use crate::identity::UserPool;
 use crate::mail::Sender;
 use crate::metrics::Emf;
 use crate::store::{Store, sdk_config};
-use crate::verification::VerificationKey;
+use crate::verification_key::VerificationKey;
 
 use std::future::Future;
 use std::pin::Pin;

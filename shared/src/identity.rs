@@ -33,7 +33,7 @@ impl IdentityError {
     {
         Self {
             operation,
-            failure: crate::aws_failure(&err),
+            failure: crate::error::aws_failure(&err),
             error: Some(Box::new(err.into())),
         }
     }
@@ -136,7 +136,7 @@ impl UserPool {
             .timeout_config()
             .and_then(|t| t.operation_timeout());
         let mut builder = aws_sdk_cognitoidentityprovider::config::Builder::default();
-        if let Some(timeout) = crate::store::retry::call_timeout(configured) {
+        if let Some(timeout) = crate::deadline::call_timeout(configured) {
             builder = builder.timeout_config(
                 aws_smithy_types::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
@@ -180,8 +180,8 @@ impl UserPool {
             // holds: a replayed record must still succeed.
             Err(err)
                 if err.is_alias_taken()
-                    && crate::store::retry::current_deadline()
-                        .is_none_or(|d| crate::store::retry::left(d) >= MIN_CALL_TIME)
+                    && crate::deadline::current_deadline()
+                        .is_none_or(|d| crate::deadline::left(d) >= MIN_CALL_TIME)
                     && self.email_of(user).await?.as_deref() == Some(email.as_str()) =>
             {
                 Ok(Applied::Done)

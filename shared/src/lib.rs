@@ -10,12 +10,14 @@ pub mod audit;
 pub mod catalog;
 pub mod clock;
 pub mod config;
+#[cfg(feature = "aws")]
+pub mod deadline;
 pub mod domain;
+#[cfg(feature = "aws")]
+pub mod error;
 pub mod http;
 #[cfg(feature = "aws")]
 pub mod identity;
-#[cfg(feature = "aws")]
-pub mod keys;
 #[cfg(feature = "aws")]
 pub mod mail;
 pub mod metrics;
@@ -24,38 +26,10 @@ pub mod secrets;
 #[cfg(feature = "aws")]
 pub mod store;
 pub mod verification;
+#[cfg(feature = "aws")]
+pub mod verification_key;
 
 #[cfg(feature = "aws")]
 pub use app::{App, Clients};
 #[cfg(feature = "aws")]
 pub use store::{Store, StoreError};
-
-/// An error and its sources, one line: for logs.
-pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = err.to_string();
-    let mut source = err.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
-}
-
-#[cfg(feature = "aws")]
-/// What went wrong with an AWS call, without its message: service messages may
-/// quote the request (an address, say), and logs carry no personal data.
-pub fn aws_failure<E, R>(err: &aws_smithy_runtime_api::client::result::SdkError<E, R>) -> String
-where
-    E: aws_smithy_types::error::metadata::ProvideErrorMetadata,
-{
-    use aws_smithy_runtime_api::client::result::SdkError;
-    match err {
-        SdkError::ServiceError(service) => service.err().code().unwrap_or("unknown service error").to_owned(),
-        SdkError::TimeoutError(_) => "timeout".to_owned(),
-        SdkError::DispatchFailure(_) => "dispatch failure".to_owned(),
-        SdkError::ResponseError(_) => "unreadable response".to_owned(),
-        SdkError::ConstructionFailure(_) => "request not built".to_owned(),
-        _ => "unknown".to_owned(),
-    }
-}

@@ -135,7 +135,7 @@ const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
     /// Shown by its error code alone: SES messages name the addresses involved.
-    #[error("SES SendEmail failed: {}", crate::aws_failure(.0))]
+    #[error("SES SendEmail failed: {}", crate::error::aws_failure(.0))]
     Ses(Box<SdkError<SendEmailError>>),
     #[error("the message could not be built")]
     Build(#[source] aws_sdk_sesv2::error::BuildError),
@@ -188,7 +188,7 @@ impl SesSender {
             .email_tags(tag)
             .customize()
             .config_override(aws_sdk_sesv2::config::Builder::default().timeout_config({
-                let timeout = crate::store::retry::call_timeout(Some(SEND_TIMEOUT)).unwrap_or(SEND_TIMEOUT);
+                let timeout = crate::deadline::call_timeout(Some(SEND_TIMEOUT)).unwrap_or(SEND_TIMEOUT);
                 aws_smithy_types::timeout::TimeoutConfig::builder()
                     .operation_timeout(timeout)
                     .operation_attempt_timeout(timeout)

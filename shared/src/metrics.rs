@@ -233,7 +233,7 @@ mod emf {
                 let namespace = optional(&lookup, NAMESPACE_VAR).unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
                 let function = optional(&lookup, "AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|| binary.to_owned());
                 Self::install(namespace, function)
-                    .inspect_err(|err| tracing::warn!(cause = %crate::error_chain(err), "running without metrics"))
+                    .inspect_err(|err| tracing::warn!(cause = %crate::error::chain(err), "running without metrics"))
                     .ok()
             })
         }
@@ -279,7 +279,7 @@ mod emf {
                     .map_err(MetricsError::Write)
             });
             if let Err(err) = written {
-                tracing::warn!(cause = %crate::error_chain(&err), "metrics not written");
+                tracing::warn!(cause = %crate::error::chain(&err), "metrics not written");
             }
         }
     }

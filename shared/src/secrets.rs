@@ -8,7 +8,7 @@
 use aws_config::SdkConfig;
 
 use crate::config::ConfigError;
-use crate::verification::VerificationKey;
+use crate::verification_key::VerificationKey;
 
 pub const SECRET_ID_VAR: &str = "VERIFICATION_KEY_SECRET_ID";
 pub const DEV_KEY_VAR: &str = "VERIFICATION_KEY";
@@ -44,7 +44,7 @@ async fn read_secret(sdk: &SdkConfig, secret_id: &str) -> Result<String, ConfigE
         .await
         .map_err(|err| ConfigError::Unavailable {
             name: SECRET_ID_VAR,
-            reason: crate::error_chain(&err),
+            reason: crate::error::chain(&err),
         })?;
     out.secret_string.ok_or_else(|| ConfigError::Invalid {
         name: SECRET_ID_VAR,

@@ -8,7 +8,7 @@ use futures::future::join_all;
 use integration_tests::http::LogCapture;
 use serde_json::json;
 use user_service::config::StoreConfig;
-use user_service::keys::{self, ItemKind};
+use user_service::store::keys::{self, ItemKind};
 
 use crate::handler_support::*;
 
@@ -266,7 +266,7 @@ async fn a_table_export_and_the_index_reveal_no_code() {
     let candidate = user_service::verification::VerificationCode::parse(&code).unwrap();
     let stored = candidate.hash(&integration_tests::ddb::test_key(), email_id);
     assert!(export.contains(&stored));
-    let other = user_service::verification::VerificationKey::from_secret(&[0; 32]).unwrap();
+    let other = user_service::verification_key::VerificationKey::from_secret(&[0; 32]).unwrap();
     assert!(!export.contains(&candidate.hash(&other, email_id)));
     // Counters name addresses by a keyed hash only.
     for item in &items {

@@ -16,7 +16,7 @@ async fn assert_erased(app: &TestApp, addresses: &[&str]) {
     let partition = format!("USER#{ADA}");
     let hers: Vec<_> = items
         .iter()
-        .filter(|i| user_service::keys::key_string(i, "PK") == Some(partition.as_str()))
+        .filter(|i| user_service::store::keys::key_string(i, "PK") == Some(partition.as_str()))
         .collect();
     assert_eq!(hers.len(), 1, "only the erased profile stays: {hers:?}");
     let profile = format!("{hers:?}");

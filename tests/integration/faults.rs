@@ -91,7 +91,7 @@ async fn retries_stop_at_the_invocations_deadline() {
     let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
     // 150 ms left: the backoffs (20, 40, 80, 160 ms ...) leave room for a few attempts only.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(150);
-    let err = user_service::store::retry::within(
+    let err = user_service::deadline::within(
         Some(deadline),
         store(client).create_user(&new_user(&uid("ada"), "ada@example.com"), now()),
     )

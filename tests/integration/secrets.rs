@@ -6,7 +6,8 @@ use integration_tests::moto::Moto;
 use user_service::config::ConfigError;
 use user_service::domain::EmailId;
 use user_service::secrets::{DEV_KEY_VAR, SECRET_ID_VAR, verification_key};
-use user_service::verification::{VerificationCode, VerificationKey};
+use user_service::verification::VerificationCode;
+use user_service::verification_key::VerificationKey;
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();

@@ -208,15 +208,19 @@ async fn deleting_a_user_releases_every_address() {
         .await
         .into_iter()
         .map(|i| {
-            let key = |k| user_service::keys::key_string(&i, k).unwrap_or_default().to_owned();
-            user_service::keys::classify(&key("PK"), &key("SK"))
+            let key = |k| {
+                user_service::store::keys::key_string(&i, k)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            user_service::store::keys::classify(&key("PK"), &key("SK"))
         })
-        .filter(|kind| *kind != user_service::keys::ItemKind::Limit)
+        .filter(|kind| *kind != user_service::store::keys::ItemKind::Limit)
         .collect();
     // Rate-limit counters outlive the account (by keyed hash, no address in them).
     assert_eq!(
         left,
-        vec![user_service::keys::ItemKind::Profile],
+        vec![user_service::store::keys::ItemKind::Profile],
         "only the deleted profile stays"
     );
     // Deleted stays deleted.

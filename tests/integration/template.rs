@@ -7,8 +7,8 @@ use integration_tests::template::{self, tagged, text};
 use integration_tests::{events, lambda};
 use serde_norway::Value;
 use user_service::catalog::{self, Trigger};
-use user_service::keys;
 use user_service::metrics::{self, Metric};
+use user_service::store::keys;
 
 fn key_schema(v: &Value) -> Vec<(String, String)> {
     v.as_sequence()

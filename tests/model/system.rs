@@ -14,9 +14,9 @@ use user_service::domain::{
     Account, Email, EmailAddress, EmailId, IfMatch, NewUser, PersonName, Phone, Profile, ProfilePatch, Timestamp,
     UserId, UserStatus,
 };
-use user_service::keys::{self, Item, ItemKind};
 use user_service::store::Deleter;
 use user_service::store::items::{self, ClaimItem, EmailItem, ProfileItem};
+use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
 use user_service::{Store, StoreError};
 
@@ -453,7 +453,7 @@ fn fail(e: StoreError) -> Fail {
         StoreError::VerificationExpired => Fail::VerificationExpired,
         StoreError::TooManyAttempts { retry_after_secs } => Fail::TooManyAttempts(retry_after_secs),
         StoreError::TooManyRequests { retry_after_secs } => Fail::TooManyRequests(retry_after_secs),
-        other => Fail::Other(user_service::error_chain(&other)),
+        other => Fail::Other(user_service::error::chain(&other)),
     }
 }
 

@@ -11,9 +11,9 @@ use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};
 use user_service::Store;
 use user_service::config::StoreConfig;
-use user_service::keys;
+use user_service::store::keys;
 use user_service::store::schema;
-use user_service::verification::VerificationKey;
+use user_service::verification_key::VerificationKey;
 
 pub const ENDPOINT_VAR: &str = "AWS_ENDPOINT_URL_DYNAMODB";
 const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8000";
@@ -94,7 +94,7 @@ pub async fn fresh_table(client: &Client) -> String {
         Err(err) => panic!(
             "DynamoDB Local is not reachable at {} ({}): {HOW_TO_START}",
             endpoint(),
-            user_service::error_chain(&err)
+            user_service::error::chain(&err)
         ),
     }
 }
@@ -151,7 +151,7 @@ pub async fn empty_table(client: &Client, table: &str) -> usize {
             .request_items(table, batch)
             .send()
             .await
-            .unwrap_or_else(|err| panic!("emptying {table}: {}", user_service::error_chain(&err)));
+            .unwrap_or_else(|err| panic!("emptying {table}: {}", user_service::error::chain(&err)));
         if let Some(left) = out.unprocessed_items.and_then(|mut m| m.remove(table)) {
             requests.extend(left);
         }

@@ -99,7 +99,7 @@ impl Event {
     /// and marked).
     pub fn request(&self) -> Request {
         let event = serde_json::from_value(self.0.clone()).expect("an API Gateway v2 event");
-        user_service::http::request_from_event(event)
+        user_service::http::lambda::request_from_event(event)
     }
 }
 

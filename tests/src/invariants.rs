@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use user_service::domain::UserStatus;
-use user_service::keys::{self, Item, ItemKind};
 use user_service::store::items::{ClaimItem, EmailItem, ProfileItem};
+use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
 
 pub async fn scan(client: &Client, table: &str) -> Vec<Item> {

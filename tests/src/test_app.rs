@@ -206,11 +206,11 @@ impl TestApp {
         let app = &self.app;
         let event = LambdaEvent::new(event, Context::default());
         match function.trigger {
-            catalog::Trigger::CognitoPreSignUp => api::pre_sign_up::handle(app, event).await,
-            catalog::Trigger::CognitoPostConfirmation => api::post_confirmation::handle(app, event).await,
-            catalog::Trigger::CognitoPostAuthentication => api::post_authentication::handle(app, event).await,
+            catalog::Trigger::CognitoPreSignUp => api::events::pre_sign_up::handle(app, event).await,
+            catalog::Trigger::CognitoPostConfirmation => api::events::post_confirmation::handle(app, event).await,
+            catalog::Trigger::CognitoPostAuthentication => api::events::post_authentication::handle(app, event).await,
             catalog::Trigger::Schedule { .. } if *function == catalog::RECONCILE_USERS => {
-                Box::pin(api::reconcile_users::handle(app, event)).await
+                Box::pin(api::events::reconcile_users::handle(app, event)).await
             }
             _ => panic!("{} takes no JSON event", function.name),
         }
@@ -264,7 +264,7 @@ impl TestApp {
         &self,
         event: LambdaEvent<StreamEvent>,
     ) -> Result<DynamoDbEventResponse, Diagnostic> {
-        Box::pin(api::sync_cognito_email::handle(&self.app, event)).await
+        Box::pin(api::events::sync_cognito_email::handle(&self.app, event)).await
     }
 
     // ---- The table ----
@@ -297,33 +297,33 @@ async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Respon
     use catalog::*;
     let f = *function;
     let outcome = if f == GET_PROFILE {
-        api::get_profile::handle(app, req).await
+        api::routes::get_profile::handle(app, req).await
     } else if f == GET_ACCOUNT {
-        api::get_account::handle(app, req).await
+        api::routes::get_account::handle(app, req).await
     } else if f == UPDATE_PROFILE {
-        api::update_profile::handle(app, req).await
+        api::routes::update_profile::handle(app, req).await
     } else if f == LIST_EMAILS {
-        api::list_emails::handle(app, req).await
+        api::routes::list_emails::handle(app, req).await
     } else if f == ADD_EMAIL {
-        api::add_email::handle(app, req).await
+        api::routes::add_email::handle(app, req).await
     } else if f == SEND_VERIFICATION {
-        api::send_verification::handle(app, req).await
+        api::routes::send_verification::handle(app, req).await
     } else if f == VERIFY_EMAIL {
-        api::verify_email::handle(app, req).await
+        api::routes::verify_email::handle(app, req).await
     } else if f == SET_PRIMARY_EMAIL {
-        api::set_primary_email::handle(app, req).await
+        api::routes::set_primary_email::handle(app, req).await
     } else if f == REMOVE_EMAIL {
-        api::remove_email::handle(app, req).await
+        api::routes::remove_email::handle(app, req).await
     } else if f == GET_EMAIL {
-        api::get_email::handle(app, req).await
+        api::routes::get_email::handle(app, req).await
     } else if f == DELETE_ACCOUNT {
-        api::delete_account::handle(app, req).await
+        api::routes::delete_account::handle(app, req).await
     } else if f == CHECK_EMAIL {
-        api::check_email::handle(app, req).await
+        api::routes::check_email::handle(app, req).await
     } else if f == FIND_USER_BY_EMAIL {
-        api::find_user_by_email::handle(app, req).await
+        api::routes::find_user_by_email::handle(app, req).await
     } else if f == SET_USER_STATUS {
-        api::set_user_status::handle(app, req).await
+        api::routes::set_user_status::handle(app, req).await
     } else {
         return None;
     };

@@ -38,7 +38,7 @@ use lambda_http::RequestExt;
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
 use user_service::catalog::{self, Function};
-use user_service::store::retry;
+use user_service::deadline;
 use user_service::{App, Store, api};
 
 use crate::codes::CodeBook;
@@ -235,7 +235,7 @@ impl Intercept for DeadlineWitness {
         _: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let left = retry::current_deadline().map(retry::left);
+        let left = deadline::current_deadline().map(deadline::left);
         let timeout = cfg.load::<TimeoutConfig>().and_then(TimeoutConfig::operation_timeout);
         // Computed a moment apart: a little slack, far below any attempt's length.
         let bounded = matches!((left, timeout), (Some(left), Some(t)) if t <= left + Duration::from_millis(100));
@@ -511,18 +511,18 @@ async fn invoke(app: &App, route: Route, event: &Event, deadline_ms: u64) -> Rep
     context.deadline = deadline_ms;
     let req = event.request().with_lambda_context(context);
     let response = match route {
-        Route::UpdateProfile => api::update_profile::handle(app, req).await,
-        Route::AddEmail => api::add_email::handle(app, req).await,
-        Route::SendVerification => api::send_verification::handle(app, req).await,
-        Route::VerifyEmail => api::verify_email::handle(app, req).await,
-        Route::SetPrimaryEmail => api::set_primary_email::handle(app, req).await,
-        Route::RemoveEmail => api::remove_email::handle(app, req).await,
-        Route::DeleteAccount => api::delete_account::handle(app, req).await,
-        Route::Suspend | Route::AdminDelete => api::set_user_status::handle(app, req).await,
-        Route::GetProfile => api::get_profile::handle(app, req).await,
-        Route::GetAccount => api::get_account::handle(app, req).await,
-        Route::CheckEmail => api::check_email::handle(app, req).await,
-        Route::FindUserByEmail => api::find_user_by_email::handle(app, req).await,
+        Route::UpdateProfile => api::routes::update_profile::handle(app, req).await,
+        Route::AddEmail => api::routes::add_email::handle(app, req).await,
+        Route::SendVerification => api::routes::send_verification::handle(app, req).await,
+        Route::VerifyEmail => api::routes::verify_email::handle(app, req).await,
+        Route::SetPrimaryEmail => api::routes::set_primary_email::handle(app, req).await,
+        Route::RemoveEmail => api::routes::remove_email::handle(app, req).await,
+        Route::DeleteAccount => api::routes::delete_account::handle(app, req).await,
+        Route::Suspend | Route::AdminDelete => api::routes::set_user_status::handle(app, req).await,
+        Route::GetProfile => api::routes::get_profile::handle(app, req).await,
+        Route::GetAccount => api::routes::get_account::handle(app, req).await,
+        Route::CheckEmail => api::routes::check_email::handle(app, req).await,
+        Route::FindUserByEmail => api::routes::find_user_by_email::handle(app, req).await,
     };
     Reply::from(response.unwrap_or_else(|never| match never {}))
 }

@@ -17,8 +17,8 @@ use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
-use user_service::keys::{self, ItemKind};
 use user_service::store::items::ClaimItem;
+use user_service::store::keys::{self, ItemKind};
 
 use crate::codes::CodeBook;
 

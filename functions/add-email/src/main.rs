@@ -1,6 +1,6 @@
 //! POST /me/emails: add an unverified address and send it a code.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::add_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::add_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

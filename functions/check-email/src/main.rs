@@ -1,6 +1,6 @@
 //! GET /emails/availability: whether an address is free.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::check_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::check_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

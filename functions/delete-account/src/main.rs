@@ -1,6 +1,6 @@
 //! DELETE /me: the caller closes their account.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::delete_account, catalog, http::run};
+use user_service::{App, Clients, api::routes::delete_account, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

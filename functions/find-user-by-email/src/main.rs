@@ -1,6 +1,6 @@
 //! GET /admin/users?email=: the account holding an address (admins).
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::find_user_by_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::find_user_by_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

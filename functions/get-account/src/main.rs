@@ -1,6 +1,6 @@
 //! GET /me/account: the caller's profile and addresses, from one Query.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::get_account, catalog, http::run};
+use user_service::{App, Clients, api::routes::get_account, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! GET /me/emails/{emailId}: one of the caller's addresses.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::get_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::get_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! GET /me: the caller's profile, with its ETag.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::get_profile, catalog, http::run};
+use user_service::{App, Clients, api::routes::get_profile, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

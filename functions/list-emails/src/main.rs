@@ -1,6 +1,6 @@
 //! GET /me/emails: the caller's addresses, oldest first.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::list_emails, catalog, http::run};
+use user_service::{App, Clients, api::routes::list_emails, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! Cognito PostAuthentication: a profile for a confirmed user who has none (the repair path).
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, Clients, api::post_authentication, catalog};
+use user_service::{App, Clients, api::events::post_authentication, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

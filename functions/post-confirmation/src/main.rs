@@ -1,6 +1,6 @@
 //! Cognito PostConfirmation: create the confirmed user.
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, Clients, api::post_confirmation, catalog};
+use user_service::{App, Clients, api::events::post_confirmation, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

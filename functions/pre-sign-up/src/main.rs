@@ -1,6 +1,6 @@
 //! Cognito PreSignUp: refuse addresses another user holds.
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, Clients, api::pre_sign_up, catalog};
+use user_service::{App, Clients, api::events::pre_sign_up, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

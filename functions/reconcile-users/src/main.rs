@@ -1,6 +1,6 @@
 //! The daily sweep: profiles of users who deleted themselves in Cognito are erased.
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, Clients, api::reconcile_users, catalog};
+use user_service::{App, Clients, api::events::reconcile_users, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

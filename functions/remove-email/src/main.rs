@@ -1,6 +1,6 @@
 //! DELETE /me/emails/{emailId}: remove a non-primary address.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::remove_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::remove_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! POST /me/emails/{emailId}/verification: send a new code.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::send_verification, catalog, http::run};
+use user_service::{App, Clients, api::routes::send_verification, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

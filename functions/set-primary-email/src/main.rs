@@ -1,6 +1,6 @@
 //! PUT /me/primary-email: switch the primary address atomically.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::set_primary_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::set_primary_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! PUT /admin/users/{userId}/status: suspend, reactivate or delete (admins).
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::set_user_status, catalog, http::run};
+use user_service::{App, Clients, api::routes::set_user_status, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! The table's stream: Cognito follows profile changes (primary address, suspension, deletion).
 use lambda_runtime::{Error, run, service_fn};
-use user_service::{App, Clients, api::sync_cognito_email, catalog};
+use user_service::{App, Clients, api::events::sync_cognito_email, catalog};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

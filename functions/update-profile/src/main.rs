@@ -1,6 +1,6 @@
 //! PATCH /me: edit the profile under If-Match (optimistic locking).
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::update_profile, catalog, http::run};
+use user_service::{App, Clients, api::routes::update_profile, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! POST /me/emails/{emailId}/verify: verify an address with its code.
 use lambda_http::{Error, service_fn};
-use user_service::{App, Clients, api::verify_email, catalog, http::run};
+use user_service::{App, Clients, api::routes::verify_email, catalog, http::lambda::run};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {

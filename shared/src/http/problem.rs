@@ -4,9 +4,6 @@ use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};
 use serde::Serialize;
 
-#[cfg(feature = "aws")]
-use crate::StoreError;
-
 /// A failed request as the client sees it. Its `code` is stable; clients branch on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -185,8 +182,8 @@ impl Problem {
         problem
     }
 
-    #[cfg(feature = "aws")]
-    fn retry_after(mut self, secs: u64) -> Self {
+    /// With a `Retry-After` of `secs`.
+    pub fn retry_after(mut self, secs: u64) -> Self {
         self.retry_after_secs = Some(secs);
         self
     }
@@ -238,120 +235,21 @@ impl From<Problem> for Failure {
     }
 }
 
-#[cfg(feature = "aws")]
-impl From<StoreError> for Failure {
-    fn from(err: StoreError) -> Self {
-        let problem = Problem::from(&err);
-        let cause: Option<Box<dyn std::error::Error + Send + Sync>> =
-            problem.status.is_server_error().then(|| Box::new(err) as _);
-        Self {
-            problem: Box::new(problem),
-            cause,
-        }
-    }
-}
-
-#[cfg(feature = "aws")]
-impl From<&StoreError> for Problem {
-    fn from(err: &StoreError) -> Self {
-        use StatusCode as S;
-        use StoreError as E;
-        match err {
-            E::NotFound => Self::new(S::NOT_FOUND, "NOT_FOUND", "Not found", "No such user or address."),
-            E::AccountInactive => Self::new(
-                S::FORBIDDEN,
-                "ACCOUNT_INACTIVE",
-                "Account inactive",
-                "The account is suspended; it can be read but not changed.",
-            ),
-            E::AdminInactive => Self::forbidden_inactive_admin(),
-            E::NothingToMatch => Self::new(
-                S::PRECONDITION_FAILED,
-                "VERSION_MISMATCH",
-                "Version mismatch",
-                "There is no profile for If-Match: * to match.",
-            ),
-            E::EmailTaken => Self::new(
-                S::CONFLICT,
-                "EMAIL_TAKEN",
-                "Email taken",
-                "Another account uses this address.",
-            ),
-            E::AlreadyAdded => Self::new(
-                S::CONFLICT,
-                "EMAIL_ALREADY_ADDED",
-                "Email already added",
-                "The address is on your account already.",
-            ),
-            E::LimitReached => Self::new(
-                S::CONFLICT,
-                "EMAIL_LIMIT_REACHED",
-                "Email limit reached",
-                "Remove an address before adding another.",
-            ),
-            E::NotVerified => Self::new(
-                S::CONFLICT,
-                "EMAIL_NOT_VERIFIED",
-                "Email not verified",
-                "Verify the address before making it primary.",
-            ),
-            E::AlreadyVerified => Self::new(
-                S::CONFLICT,
-                "EMAIL_ALREADY_VERIFIED",
-                "Email already verified",
-                "The address is verified; no code is needed.",
-            ),
-            E::PrimaryEmail => Self::new(
-                S::CONFLICT,
-                "PRIMARY_EMAIL",
-                "Primary email",
-                "Make another address primary before removing this one.",
-            ),
-            &E::VersionMismatch { current } => Self::new(
-                S::PRECONDITION_FAILED,
-                "VERSION_MISMATCH",
-                "Version mismatch",
-                format!("The profile changed; it is at version {current}. Read it again and retry."),
-            ),
-            &E::VerificationFailed { attempts_left } => {
-                let mut problem = Self::new(
-                    S::BAD_REQUEST,
-                    "VERIFICATION_FAILED",
-                    "Verification failed",
-                    format!("The code is wrong. {attempts_left} attempts left."),
-                );
-                problem.attempts_left = Some(attempts_left);
-                problem
-            }
-            E::VerificationExpired => Self::new(
-                S::GONE,
-                "VERIFICATION_EXPIRED",
-                "Verification expired",
-                "The code has expired. Request a new one.",
-            ),
-            &E::TooManyAttempts { retry_after_secs } => Self::new(
-                S::TOO_MANY_REQUESTS,
-                "TOO_MANY_ATTEMPTS",
-                "Too many attempts",
-                "Too many wrong codes. Wait the Retry-After seconds, then request a new code.",
-            )
-            .retry_after(retry_after_secs),
-            &E::TooManyRequests { retry_after_secs } => Self::new(
-                S::TOO_MANY_REQUESTS,
-                "TOO_MANY_REQUESTS",
-                "Too many requests",
-                "Too many codes were asked for this address. Wait the Retry-After seconds.",
-            )
-            .retry_after(retry_after_secs),
-            E::Contended | E::Unavailable(_) => Self::unavailable(),
-            E::Dynamo(_)
-            | E::UnexpectedCancellation(_)
-            | E::Inconsistent(_)
-            | E::Build(_)
-            | E::Corrupt(_)
-            | E::NoVerificationKey => Self::internal(),
-        }
-    }
+#[cfg(test)]
+/// Every problem the HTTP layer builds itself.
+pub(crate) fn edge_problems() -> Vec<Problem> {
+    vec![
+        Problem::unauthenticated(),
+        Problem::forbidden(),
+        Problem::forbidden_inactive_admin(),
+        Problem::validation("field", "reason"),
+        Problem::payload_too_large(1),
+        Problem::unsupported_media_type(),
+        Problem::precondition_required(),
+        Problem::weak_etag(),
+        Problem::internal(),
+        Problem::unavailable(),
+    ]
 }
 
 #[cfg(test)]
@@ -360,116 +258,23 @@ mod tests {
 
     use super::*;
 
-    /// Every problem the HTTP layer builds itself.
-    fn edge_problems() -> Vec<Problem> {
-        vec![
-            Problem::unauthenticated(),
-            Problem::forbidden(),
-            Problem::forbidden_inactive_admin(),
-            Problem::validation("field", "reason"),
-            Problem::payload_too_large(1),
-            Problem::unsupported_media_type(),
-            Problem::precondition_required(),
-            Problem::weak_etag(),
-            Problem::internal(),
-            Problem::unavailable(),
-        ]
-    }
-
     /// One of every store error. The match fails to compile when StoreError
     /// gains a variant, so a new outcome cannot skip this test.
-    #[cfg(feature = "aws")]
-    fn every_store_error() -> Vec<StoreError> {
-        use aws_sdk_dynamodb::error::{BuildError, SdkError};
-
-        use crate::store::DynamoError;
-        let dynamo = || Box::new(DynamoError::GetItem(SdkError::timeout_error("timed out")));
-        let all = vec![
-            StoreError::NotFound,
-            StoreError::AccountInactive,
-            StoreError::AdminInactive,
-            StoreError::NothingToMatch,
-            StoreError::EmailTaken,
-            StoreError::AlreadyAdded,
-            StoreError::LimitReached,
-            StoreError::NotVerified,
-            StoreError::AlreadyVerified,
-            StoreError::PrimaryEmail,
-            StoreError::VersionMismatch { current: 2 },
-            StoreError::VerificationFailed { attempts_left: 1 },
-            StoreError::VerificationExpired,
-            StoreError::TooManyAttempts { retry_after_secs: 5 },
-            StoreError::TooManyRequests { retry_after_secs: 5 },
-            StoreError::NoVerificationKey,
-            StoreError::Contended,
-            StoreError::Unavailable(dynamo()),
-            StoreError::Dynamo(dynamo()),
-            StoreError::UnexpectedCancellation("reason".into()),
-            StoreError::Inconsistent("why"),
-            StoreError::Build(BuildError::missing_field("field", "why")),
-            StoreError::Corrupt(<serde_dynamo::Error as serde::de::Error>::custom("bad item")),
-        ];
-        for err in &all {
-            match err {
-                StoreError::NotFound
-                | StoreError::AccountInactive
-                | StoreError::AdminInactive
-                | StoreError::NothingToMatch
-                | StoreError::EmailTaken
-                | StoreError::AlreadyAdded
-                | StoreError::LimitReached
-                | StoreError::NotVerified
-                | StoreError::AlreadyVerified
-                | StoreError::PrimaryEmail
-                | StoreError::VersionMismatch { .. }
-                | StoreError::VerificationFailed { .. }
-                | StoreError::VerificationExpired
-                | StoreError::TooManyAttempts { .. }
-                | StoreError::TooManyRequests { .. }
-                | StoreError::NoVerificationKey
-                | StoreError::Contended
-                | StoreError::Unavailable(_)
-                | StoreError::Dynamo(_)
-                | StoreError::UnexpectedCancellation(_)
-                | StoreError::Inconsistent(_)
-                | StoreError::Build(_)
-                | StoreError::Corrupt(_) => {}
-            }
-        }
-        all
-    }
-
-    #[cfg(not(feature = "aws"))]
-    fn every_store_error_problem() -> Vec<Problem> {
-        Vec::new()
-    }
-
-    #[cfg(feature = "aws")]
-    fn every_store_error_problem() -> Vec<Problem> {
-        every_store_error().iter().map(Problem::from).collect()
-    }
-
     #[test]
     fn codes_are_exactly_what_the_code_emits() {
         let listed: BTreeSet<&str> = CODES.iter().copied().collect();
         assert_eq!(listed.len(), CODES.len(), "CODES has a duplicate");
-        let emitted: BTreeSet<&str> = edge_problems()
-            .into_iter()
-            .chain(every_store_error_problem())
-            .map(|p| p.code)
-            .collect();
+        // Store errors' problems are checked with their mapping (`http::lambda::problems`).
+        let emitted: BTreeSet<&str> = edge_problems().into_iter().map(|p| p.code).collect();
         for code in &emitted {
             assert!(listed.contains(code), "{code} is emitted but not in CODES");
-        }
-        if cfg!(feature = "aws") {
-            assert_eq!(emitted, listed, "CODES lists a code nothing emits");
         }
     }
 
     #[test]
     fn a_code_always_has_the_same_status() {
         let mut seen = std::collections::BTreeMap::new();
-        for problem in edge_problems().into_iter().chain(every_store_error_problem()) {
+        for problem in edge_problems() {
             let status = *seen.entry(problem.code).or_insert(problem.status);
             assert_eq!(status, problem.status, "{} answers two statuses", problem.code);
         }

@@ -67,23 +67,6 @@ pub fn parse_groups(raw: &str) -> Vec<String> {
 #[derive(Debug, Clone, Copy)]
 pub struct UnreadableBody;
 
-#[cfg(feature = "aws")]
-/// Drops a body marked base64 that does not decode, with the decoder
-/// aws_lambda_events itself uses; `true` when it did.
-pub fn drop_undecodable_body(request: &mut lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequest) -> bool {
-    use base64::Engine as _;
-    let undecodable = request.is_base64_encoded
-        && request
-            .body
-            .as_deref()
-            .is_some_and(|body| base64::engine::general_purpose::STANDARD.decode(body).is_err());
-    if undecodable {
-        request.body = None;
-        request.is_base64_encoded = false;
-    }
-    undecodable
-}
-
 /// The request id to log: Lambda's when running under Lambda, else API Gateway's.
 pub fn request_id(req: &Request) -> String {
     if let Some(ctx) = req.lambda_context_ref() {

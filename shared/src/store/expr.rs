@@ -265,7 +265,7 @@ mod tests {
     fn text_and_registrations_come_together() {
         let mut x = Expr::default();
         let condition = and([
-            x.exists(crate::keys::PK),
+            x.exists(crate::store::keys::PK),
             x.ne("status", UserStatus::Deleted),
             x.ne("status", "other"),
             or(x.not_exists("sentAt"), x.le("sentAt", 5u32)),

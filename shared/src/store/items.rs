@@ -5,44 +5,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus};
-use crate::keys::{self, Item};
+use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
 
 /// Attribute names that appear in condition and update expressions.
-pub(crate) mod attr {
-    macro_rules! attributes {
-        ($($name:ident = $value:literal),* $(,)?) => {
-            $(pub(crate) const $name: &str = $value;)*
-            /// Every name above, for tests that check expressions use only these.
-            #[cfg(test)]
-            pub(crate) const ALL: &[&str] = &[$($name),*];
-        };
-    }
-
-    attributes!(
-        STATUS = "status",
-        VERSION = "version",
-        EMAIL = "email",
-        EMAIL_COUNT = "emailCount",
-        UPDATED_AT = "updatedAt",
-        FIRST_NAME = "firstName",
-        LAST_NAME = "lastName",
-        PHONE = "phone",
-        USER_ID = "userId",
-        EMAIL_ID = "emailId",
-        IS_PRIMARY = "isPrimary",
-        IS_VERIFIED = "isVerified",
-        VERIFIED_AT = "verifiedAt",
-        CODE_HASH = "verificationCodeHash",
-        CODE_EXPIRES_AT = "verificationExpiresAt",
-        CODE_ATTEMPTS = "verificationAttempts",
-        CODE_SENT_AT = "verificationSentAt",
-        EXPIRES_AT = "expiresAt",
-        CREATED_AT = "createdAt",
-        ENTITY_TYPE = "entityType",
-    );
-}
+pub(crate) use super::keys::attr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntityType {
@@ -217,6 +185,31 @@ pub struct IndexedEmail {
     pub user_id: UserId,
     pub is_verified: bool,
     pub created_at: Timestamp,
+}
+
+/// Which counter an item of a transaction is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// Codes issued for one address, by anyone (adds and resends).
+    CodesIssued,
+    /// Wrong codes one user sent, for any address.
+    WrongCodes,
+    /// One user and one address: wrong codes, and when the user first added it.
+    UserAddress,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitItem {
+    pub entity_type: EntityType,
+    /// Epoch seconds of the counted events, oldest first.
+    pub events: Vec<i64>,
+    pub version: u64,
+    /// For `UserAddress`: when the current 24-hour window of holding the address began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_added_at: Option<Timestamp>,
+    /// Epoch seconds after which DynamoDB may delete the item; nothing relies on it.
+    pub ttl: i64,
 }
 
 /// The whole stored item: keys from `keys`, attributes from the struct.

@@ -10,43 +10,18 @@
 #![cfg_attr(not(feature = "test-support"), allow(unreachable_pub))]
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
-use serde::{Deserialize, Serialize};
 
 use crate::domain::Timestamp;
-use crate::keys::{self, Item};
+use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
 use super::expr::Expr;
 use super::items::{self, EntityType, attr};
+pub use super::items::{Counter, LimitItem};
 use super::plan::{self, Rejection, TxPlan};
 
 /// The length of every limit's window.
 pub const WINDOW_SECONDS: i64 = 86_400;
-
-/// Which counter an item of a transaction is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Counter {
-    /// Codes issued for one address, by anyone (adds and resends).
-    CodesIssued,
-    /// Wrong codes one user sent, for any address.
-    WrongCodes,
-    /// One user and one address: wrong codes, and when the user first added it.
-    UserAddress,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LimitItem {
-    pub entity_type: EntityType,
-    /// Epoch seconds of the counted events, oldest first.
-    pub events: Vec<i64>,
-    pub version: u64,
-    /// For `UserAddress`: when the current 24-hour window of holding the address began.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_added_at: Option<Timestamp>,
-    /// Epoch seconds after which DynamoDB may delete the item; nothing relies on it.
-    pub ttl: i64,
-}
 
 /// What a store operation knows of the counters it writes: each item as last
 /// seen, `None` while believed absent. A stale view can only hold fewer events

@@ -6,8 +6,10 @@
 //! the reading of its failures; `plan` the transaction plan they build; this
 //! module the network calls they share.
 
+pub mod changes;
 mod error;
 mod expr;
+pub mod keys;
 mod ops;
 mod plan;
 mod reads;
@@ -38,8 +40,8 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 use crate::config::{ClientTimeouts, StoreConfig};
 use crate::domain::{EmailId, Profile, UserId};
-use crate::keys::{self, Item};
-use crate::verification::VerificationKey;
+use crate::verification_key::VerificationKey;
+use keys::Item;
 
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
@@ -117,10 +119,18 @@ impl Store {
                 .get_item()
                 .table_name(self.table())
                 .set_key(Some(keys::connection_key()));
-            request.send().await.map(|_| ()).map_err(|e| crate::aws_failure(&e))
+            request
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| crate::error::aws_failure(&e))
         } else if granted.contains(&"Query") {
             let request = self.query(|x| x.eq(keys::PK, keys::connection_pk())).limit(1);
-            request.send().await.map(|_| ()).map_err(|e| crate::aws_failure(&e))
+            request
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| crate::error::aws_failure(&e))
         } else {
             return;
         };

@@ -16,13 +16,12 @@ use aws_sdk_dynamodb::types::{
 };
 use serde::de::DeserializeOwned;
 
-use crate::keys::Item;
 use crate::metrics::{self, Metric};
+use crate::store::keys::Item;
 
 use super::error::{StoreError, THROTTLING_CODES};
 use super::expr::{self, Expr};
-use super::items::{self, ClaimItem};
-use super::limits::{Counter, LimitItem};
+use super::items::{self, ClaimItem, Counter, LimitItem};
 
 /// Why a write did not happen, for the operation to act on.
 #[derive(Debug)]
@@ -283,7 +282,7 @@ pub(crate) mod tests {
             assert_eq!(used_values, defined_values, "values of {texts:?}");
             for (placeholder, attribute) in names.into_iter().flatten() {
                 assert_eq!(placeholder, &format!("#{attribute}"));
-                let keys = [crate::keys::PK, crate::keys::SK];
+                let keys = [crate::store::keys::PK, crate::store::keys::SK];
                 assert!(
                     super::super::items::attr::ALL.contains(&attribute.as_str()) || keys.contains(&attribute.as_str()),
                     "{attribute} is not an attribute constant"
@@ -304,7 +303,7 @@ pub(crate) mod tests {
     }
 
     fn key() -> TransactWriteItem {
-        check("t", Item::new(), |x| x.exists(crate::keys::PK)).unwrap()
+        check("t", Item::new(), |x| x.exists(crate::store::keys::PK)).unwrap()
     }
 
     #[test]
@@ -329,7 +328,7 @@ pub(crate) mod tests {
             plan.read_conditions(&only_full),
             Some(Rejection::Failed(StoreError::LimitReached))
         ));
-        let old = Item::from([(crate::keys::PK.to_owned(), AttributeValue::S("x".into()))]);
+        let old = Item::from([(crate::store::keys::PK.to_owned(), AttributeValue::S("x".into()))]);
         let third = [passed(), passed(), failed_with(Some(old))];
         assert!(matches!(plan.read_conditions(&third), Some(Rejection::Retry)));
         assert!(plan.read_conditions(&[passed(), passed(), passed()]).is_none());

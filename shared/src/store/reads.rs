@@ -2,7 +2,7 @@
 //! conditions carry every invariant.
 
 use crate::domain::{Account, Email, EmailAddress, EmailId, Profile, Timestamp, UserId, UserStatus};
-use crate::keys::{self, Item};
+use crate::store::keys::{self, Item};
 
 use super::expr::{Expr, and};
 use super::items::{self, ClaimItem, EmailItem, EntityType, IndexedEmail, ProfileItem, attr};

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
 };
 
-use crate::keys;
+use crate::store::keys;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {

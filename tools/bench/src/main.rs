@@ -32,8 +32,9 @@ use clap::Parser;
 use integration_tests::lambda::{function_env, workspace_root};
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
+use user_service::Store;
 use user_service::domain::{EmailAddress, NewUser, Timestamp, UserId};
-use user_service::{Store, keys};
+use user_service::store::keys;
 
 use crate::proxy::{Proxy, Tls};
 use crate::report::Report;

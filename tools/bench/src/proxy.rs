@@ -83,7 +83,7 @@ impl Proxy {
             counts: counts.clone(),
             metering: AtomicBool::new(false),
             units: Mutex::new(Units::default()),
-            key_attributes: [user_service::keys::PK, user_service::keys::SK],
+            key_attributes: [user_service::store::keys::PK, user_service::store::keys::SK],
         });
         let shared = state.clone();
         let server = tokio::spawn(async move {

@@ -286,7 +286,7 @@ fn issue(shared: &Shared, sub: &str, groups: &[String], status: StatusCode) -> R
     match shared.key.issue(sub, groups) {
         Ok(token) => json_response(status, &json!({ "sub": sub, "token": token, "groups": groups })),
         Err(err) => {
-            tracing::error!(cause = %user_service::error_chain(&err), "token not issued");
+            tracing::error!(cause = %user_service::error::chain(&err), "token not issued");
             problem(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "INTERNAL",

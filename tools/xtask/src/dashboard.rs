@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 use user_service::catalog::{Function, Trigger};
-use user_service::keys;
 use user_service::metrics::{self, Group, Metric};
+use user_service::store::keys;
 
 use crate::alarms::{self, AlarmDef, METRICS_NAMESPACE};
 use crate::template::{Yaml, logical_name};

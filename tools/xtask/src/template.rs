@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use user_service::catalog::{Function, Trigger};
-use user_service::{identity, keys, mail, secrets};
+use user_service::store::keys;
+use user_service::{identity, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
 pub(crate) fn logical_name(function: &Function) -> String {

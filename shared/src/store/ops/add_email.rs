@@ -2,9 +2,9 @@
 //! its claim, and count the code it is sent, in one transaction.
 
 use crate::domain::{Email, EmailAddress, EmailId, Timestamp, UserId};
-use crate::keys::{self, Item};
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, ClaimItem, EmailItem, ProfileItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::limits::{self, Counter, CounterWrite};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;

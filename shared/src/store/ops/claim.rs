@@ -3,11 +3,11 @@
 //! failures mean. Shared by sign-up, adding, removing and deleting.
 
 use crate::domain::{Timestamp, UserId};
-use crate::keys::{self, Item};
 use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, ClaimItem, EmailItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 
 use super::profile::{read_changed, read_profile};

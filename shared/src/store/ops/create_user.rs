@@ -2,8 +2,8 @@
 //! transaction, idempotent across deliveries of the same sign-up.
 
 use crate::domain::{NewUser, Timestamp, UserId};
-use crate::keys;
 use crate::store::items::{self, ClaimItem, EmailItem, ProfileItem};
+use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
@@ -79,8 +79,8 @@ fn token(table: &str, user: &UserId) -> String {
 mod tests {
     use super::*;
     use crate::domain::UserStatus;
-    use crate::keys::Item;
     use crate::store::items::EntityType;
+    use crate::store::keys::Item;
     use crate::store::ops::fixtures::{address, failed, new_user, now, user};
     use crate::store::plan::tests::assert_well_formed;
     use aws_sdk_dynamodb::types::{Put, TransactWriteItem};

@@ -3,10 +3,10 @@
 //! records read just before.
 
 use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
-use crate::keys;
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, ProfileItem, attr};
+use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};

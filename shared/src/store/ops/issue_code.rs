@@ -3,9 +3,9 @@
 //! unverified address is held.
 
 use crate::domain::{EmailAddress, EmailId, Timestamp, UserId};
-use crate::keys::{self, Item};
 use crate::store::expr::{Update, and, or};
 use crate::store::items::{EmailItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::limits::{self, Counter, CounterWrite};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;

@@ -22,9 +22,9 @@ pub(super) use profile::visible;
 #[cfg(test)]
 mod fixtures {
     use crate::domain::{EmailAddress, NewUser, PersonName, Timestamp, UserId, UserStatus};
-    use crate::keys::Item;
     use crate::store::StoreError;
     use crate::store::items::{self, ProfileItem};
+    use crate::store::keys::Item;
     use crate::store::plan::Rejection;
 
     pub(super) fn now() -> Timestamp {

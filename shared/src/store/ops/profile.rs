@@ -5,10 +5,10 @@
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use crate::domain::{UserId, UserStatus};
-use crate::keys::{self, Item};
 use crate::store::StoreError;
 use crate::store::expr::{Expr, and};
 use crate::store::items::{ProfileItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 
 /// The profile exists and is active.

@@ -2,10 +2,10 @@
 //! goes and its claim is released, in one transaction.
 
 use crate::domain::{EmailId, UserId};
-use crate::keys::{self, Item};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};

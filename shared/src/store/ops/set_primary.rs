@@ -2,10 +2,10 @@
 //! all or nothing.
 
 use crate::domain::{EmailId, Profile, Timestamp, UserId, UserStatus};
-use crate::keys::{self, Item};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, ProfileItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};

@@ -4,9 +4,9 @@
 //! address too.
 
 use crate::domain::{Profile, Timestamp, UserId, UserStatus};
-use crate::keys::{self, Item};
 use crate::store::expr::{Expr, Update, and};
 use crate::store::items::{ProfileItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Deleter, Store, StoreError};

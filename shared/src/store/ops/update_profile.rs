@@ -2,9 +2,9 @@
 //! and what its failure means.
 
 use crate::domain::{IfMatch, Profile, ProfilePatch, Timestamp, UserId, UserStatus};
-use crate::keys::{self, Item};
 use crate::store::expr::{Expr, Update};
 use crate::store::items::{ProfileItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::plan;
 use crate::store::{Store, StoreError};
 

@@ -3,10 +3,10 @@
 //! limits. Past any of them every code is refused, right or wrong.
 
 use crate::domain::{Email, EmailAddress, EmailId, Timestamp, UserId};
-use crate::keys::{self, Item};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, attr};
+use crate::store::keys::{self, Item};
 use crate::store::limits::{self, Counter, CounterWrite, LimitItem};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;

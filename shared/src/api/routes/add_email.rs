@@ -5,8 +5,9 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::ADD_EMAIL;
+use crate::http::lambda::serve;
 use crate::http::routes;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await

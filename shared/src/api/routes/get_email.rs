@@ -4,16 +4,18 @@ use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
-use crate::catalog::REMOVE_EMAIL;
+use crate::catalog::GET_EMAIL;
+use crate::http::lambda::serve;
 use crate::http::request::email_id_param;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-    serve(app, req, REMOVE_EMAIL.access(), |caller, req| run(app, caller, req)).await
+    serve(app, req, GET_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }
 
+/// The target of add-email's `Location`. Another user's id is not found.
 async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
     let email_id = email_id_param(&req)?;
-    app.store.remove_email(&caller.user_id, email_id).await?;
-    Ok(response::empty(StatusCode::NO_CONTENT))
+    let email = app.store.get_email(&caller.user_id, email_id).await?;
+    response::json(StatusCode::OK, &email)
 }

@@ -1,12 +1,12 @@
-//! The single-table key schema. This is the only module that spells the key
-//! attribute names and prefixes: they are the stored format that other tools read.
+//! The stored format: the single-table key schema, and the name of every
+//! attribute an item holds. This is the only module that spells key attribute
+//! names, prefixes and attribute names: they are what other tools read.
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::{EmailAddress, EmailId, UserId};
-use crate::store::items::attr;
 
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
@@ -23,6 +23,41 @@ pub const GSI1_KEYS: [(&str, &str); 2] = [(GSI1PK, "HASH"), (GSI1SK, "RANGE")];
 pub const GSI1_PROJECTED: [&str; 3] = [attr::USER_ID, attr::IS_VERIFIED, attr::CREATED_AT];
 /// The attribute DynamoDB's Time to Live reads (epoch seconds): rate-limit items expire by it.
 pub const TTL: &str = "ttl";
+
+/// The attribute names items are stored with (camelCase).
+pub mod attr {
+    macro_rules! attributes {
+        ($($name:ident = $value:literal),* $(,)?) => {
+            $(#[doc = $value] pub const $name: &str = $value;)*
+            /// Every name above, for tests that check expressions use only these.
+            #[cfg(test)]
+            pub const ALL: &[&str] = &[$($name),*];
+        };
+    }
+
+    attributes!(
+        STATUS = "status",
+        VERSION = "version",
+        EMAIL = "email",
+        EMAIL_COUNT = "emailCount",
+        UPDATED_AT = "updatedAt",
+        FIRST_NAME = "firstName",
+        LAST_NAME = "lastName",
+        PHONE = "phone",
+        USER_ID = "userId",
+        EMAIL_ID = "emailId",
+        IS_PRIMARY = "isPrimary",
+        IS_VERIFIED = "isVerified",
+        VERIFIED_AT = "verifiedAt",
+        CODE_HASH = "verificationCodeHash",
+        CODE_EXPIRES_AT = "verificationExpiresAt",
+        CODE_ATTEMPTS = "verificationAttempts",
+        CODE_SENT_AT = "verificationSentAt",
+        EXPIRES_AT = "expiresAt",
+        CREATED_AT = "createdAt",
+        ENTITY_TYPE = "entityType",
+    );
+}
 
 const USER_PREFIX: &str = "USER#";
 const EMAIL_PREFIX: &str = "EMAIL#";

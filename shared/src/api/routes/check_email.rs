@@ -7,8 +7,9 @@ use serde_json::json;
 use crate::app::App;
 use crate::catalog::CHECK_EMAIL;
 use crate::domain::EmailAddress;
+use crate::http::lambda::serve;
 use crate::http::request::query_param;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await

@@ -21,10 +21,10 @@ use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventR
 use lambda_runtime::LambdaEvent;
 
 use crate::app::App;
+use crate::deadline;
 use crate::domain::{EmailAddress, UserId, UserStatus};
 use crate::mail::Mail;
-use crate::store::items::ProfileItem;
-use crate::store::retry;
+use crate::store::changes::{NotAProfile, ProfileChange, ProfileImage, user_of_record};
 
 /// One write to bring Cognito, or the former primary's inbox, up to date.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub enum Step {
 }
 
 /// What a profile change asks of Cognito. Pure: the images alone decide.
-pub fn plan(old: &ProfileItem, new: &ProfileItem) -> Vec<Step> {
+pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
     if new.status == UserStatus::Deleted {
         return match old.status {
             UserStatus::Deleted => Vec::new(),
@@ -69,9 +69,8 @@ pub fn plan(old: &ProfileItem, new: &ProfileItem) -> Vec<Step> {
 /// Why a record was not applied; it is retried, then goes to the on-failure queue.
 #[derive(Debug, thiserror::Error)]
 enum RecordError {
-    /// Without serde's message: it may quote a value of the image.
-    #[error("the record's {0} is not a profile")]
-    NotAProfile(&'static str),
+    #[error(transparent)]
+    NotAProfile(#[from] NotAProfile),
     #[error(transparent)]
     Cognito(#[from] crate::identity::IdentityError),
     #[error("the former primary address was not notified")]
@@ -83,11 +82,11 @@ enum RecordError {
 }
 
 pub async fn handle(app: &App, event: LambdaEvent<Event>) -> Result<DynamoDbEventResponse, lambda_runtime::Diagnostic> {
-    let deadline = retry::from_lambda(event.context.deadline, None);
+    let deadline = deadline::from_lambda(event.context.deadline, None);
     let span = tracing::info_span!("stream", request_id = %event.context.request_id);
     let records = event.payload.records;
     Ok(Box::pin(tracing::Instrument::instrument(
-        retry::within(deadline, apply_in_order(app, records)),
+        deadline::within(deadline, apply_in_order(app, records)),
         span,
     ))
     .await)
@@ -101,7 +100,7 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
     for record in &records {
         let sequence = record.change.sequence_number.clone().unwrap_or_default();
         if let Err(err) = apply(app, record).await {
-            let sub = user_of(record);
+            let sub = user_of_record(record).unwrap_or_default();
             if matches!(&err, RecordError::Cognito(e) if e.is_alias_taken()) {
                 // Another Cognito user still holds the address: its own switch is
                 // probably in flight on another shard. Retried; if it persists,
@@ -113,7 +112,7 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
                     "another Cognito user holds the new primary address"
                 );
             } else {
-                tracing::error!(sub, sequence, cause = %crate::error_chain(&err), "profile change not applied to Cognito");
+                tracing::error!(sub, sequence, cause = %crate::error::chain(&err), "profile change not applied to Cognito");
             }
             let mut failure = DynamoDbBatchItemFailure::default();
             failure.item_identifier = Some(sequence);
@@ -125,10 +124,7 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
 }
 
 async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
-    let old: ProfileItem =
-        serde_dynamo::from_item(record.change.old_image.clone()).map_err(|_| RecordError::NotAProfile("OldImage"))?;
-    let new: ProfileItem =
-        serde_dynamo::from_item(record.change.new_image.clone()).map_err(|_| RecordError::NotAProfile("NewImage"))?;
+    let ProfileChange { old, new } = ProfileChange::from_record(record)?;
     let steps = plan(&old, &new);
     if steps.is_empty() {
         return Ok(());
@@ -138,7 +134,7 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
     for step in &steps {
         // Each call's timeout is cut to what is left; a step is not started
         // without time for it, so the invocation never outlives its deadline.
-        if retry::current_deadline().is_some_and(|d| retry::left(d) < crate::identity::MIN_CALL_TIME) {
+        if deadline::current_deadline().is_some_and(|d| deadline::left(d) < crate::identity::MIN_CALL_TIME) {
             return Err(RecordError::OutOfTime);
         }
         let applied = match step {
@@ -183,42 +179,19 @@ impl Step {
     }
 }
 
-/// The record's user, for logs: from the key, which every record carries.
-fn user_of(record: &EventRecord) -> String {
-    serde_dynamo::from_item::<_, std::collections::HashMap<String, String>>(record.change.keys.clone())
-        .ok()
-        .and_then(|keys| {
-            keys.get(crate::keys::PK)
-                .and_then(|pk| crate::keys::user_of_pk(pk))
-                .map(str::to_owned)
-        })
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Timestamp;
-    use crate::store::items::EntityType;
 
     fn address(raw: &str) -> EmailAddress {
         EmailAddress::parse(raw).unwrap()
     }
 
-    fn profile(email: Option<&str>, status: UserStatus) -> ProfileItem {
-        let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
-        ProfileItem {
-            entity_type: EntityType::User,
+    fn profile(email: Option<&str>, status: UserStatus) -> ProfileImage {
+        ProfileImage {
             user_id: UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
             email: email.map(address),
-            first_name: None,
-            last_name: None,
-            phone: None,
             status,
-            version: 1,
-            email_count: 1,
-            created_at: now,
-            updated_at: now,
         }
     }
 
@@ -239,11 +212,9 @@ mod tests {
 
     #[test]
     fn edits_that_keep_the_primary_and_status_ask_nothing() {
+        // A names or phone edit changes neither image as the sync sees it.
         let old = profile(Some("ada@example.com"), Active);
-        let new = ProfileItem {
-            version: 2,
-            ..profile(Some("ada@example.com"), Active)
-        };
+        let new = profile(Some("ada@example.com"), Active);
         assert_eq!(plan(&old, &new), []);
         assert_eq!(
             plan(

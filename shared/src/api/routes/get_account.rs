@@ -5,7 +5,8 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::GET_ACCOUNT;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::lambda::serve;
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, GET_ACCOUNT.access(), |caller, _| run(app, caller)).await

@@ -9,8 +9,8 @@ use tracing::Instrument;
 use std::collections::HashMap;
 
 use crate::StoreError;
+use crate::deadline;
 use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
-use crate::store::retry;
 
 /// Cognito waits this long for a trigger, whatever the function's timeout.
 pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
@@ -19,8 +19,8 @@ pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
 /// (like the HTTP handlers'), with retries bounded so it answers within Cognito's 5 s.
 pub async fn run<F: Future>(context: &Context, sub: &str, work: F) -> F::Output {
     let span = tracing::info_span!("trigger", request_id = %context.request_id, sub = %sub);
-    let deadline = retry::from_lambda(context.deadline, Some(COGNITO_WAITS));
-    retry::within(deadline, work.instrument(span)).await
+    let deadline = deadline::from_lambda(context.deadline, Some(COGNITO_WAITS));
+    deadline::within(deadline, work.instrument(span)).await
 }
 
 /// A refusal Cognito shows to the client: the message starts with a stable code.
@@ -37,7 +37,7 @@ pub fn store_failure(err: StoreError) -> Diagnostic {
     match err {
         StoreError::EmailTaken => email_taken(),
         err => {
-            tracing::error!(cause = %crate::error_chain(&err), retryable = err.is_retryable(), "trigger failed");
+            tracing::error!(cause = %crate::error::chain(&err), retryable = err.is_retryable(), "trigger failed");
             refuse("SERVICE_UNAVAILABLE", "Please try again in a moment.")
         }
     }

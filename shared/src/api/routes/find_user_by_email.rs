@@ -7,8 +7,9 @@ use crate::app::App;
 use crate::audit::AdminAction;
 use crate::catalog::FIND_USER_BY_EMAIL;
 use crate::domain::{Account, EmailAddress};
+use crate::http::lambda::serve;
 use crate::http::request::query_param;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 use crate::metrics::Metric;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {

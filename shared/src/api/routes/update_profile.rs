@@ -4,7 +4,8 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::UPDATE_PROFILE;
-use crate::http::{Caller, Failure, response, routes, serve};
+use crate::http::lambda::serve;
+use crate::http::{Caller, Failure, response, routes};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, UPDATE_PROFILE.access(), |caller, req| run(app, caller, req)).await

@@ -5,8 +5,9 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::DELETE_ACCOUNT;
+use crate::http::lambda::serve;
 use crate::http::request::if_match;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 use crate::store::Deleter;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {

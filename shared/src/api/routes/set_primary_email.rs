@@ -4,8 +4,9 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::SET_PRIMARY_EMAIL;
+use crate::http::lambda::serve;
 use crate::http::routes;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| {

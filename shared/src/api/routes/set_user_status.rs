@@ -6,8 +6,9 @@ use crate::app::App;
 use crate::audit::AdminAction;
 use crate::catalog::SET_USER_STATUS;
 use crate::domain::{Profile, UserId, UserStatus};
+use crate::http::lambda::serve;
 use crate::http::routes;
-use crate::http::{Caller, Failure, Problem, response, serve};
+use crate::http::{Caller, Failure, Problem, response};
 use crate::metrics::Metric;
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {

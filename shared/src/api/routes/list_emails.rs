@@ -6,7 +6,8 @@ use serde_json::json;
 
 use crate::app::App;
 use crate::catalog::LIST_EMAILS;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::lambda::serve;
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, LIST_EMAILS.access(), |caller, _| run(app, caller)).await

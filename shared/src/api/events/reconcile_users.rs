@@ -8,12 +8,12 @@ use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
 
 use crate::app::App;
-use crate::store::retry;
+use crate::deadline;
 
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let span = tracing::info_span!("sweep", request_id = %event.context.request_id);
-    let deadline = retry::from_lambda(event.context.deadline, None);
-    Box::pin(retry::within(
+    let deadline = deadline::from_lambda(event.context.deadline, None);
+    Box::pin(deadline::within(
         deadline,
         tracing::Instrument::instrument(sweep(app), span),
     ))
@@ -28,7 +28,7 @@ async fn sweep(app: &App) -> Result<Value, Diagnostic> {
     let mut start = None;
     loop {
         let (page, next) = app.store.live_users(start).await.map_err(|err| {
-            tracing::error!(cause = %crate::error_chain(&err), "the sweep could not read the table");
+            tracing::error!(cause = %crate::error::chain(&err), "the sweep could not read the table");
             failure("the table could not be read")
         })?;
         for user in page {
@@ -46,16 +46,16 @@ async fn sweep(app: &App) -> Result<Value, Diagnostic> {
                     }
                     Err(err) => {
                         failed += 1;
-                        tracing::error!(sub = %user, cause = %crate::error_chain(&err), "erasure failed");
+                        tracing::error!(sub = %user, cause = %crate::error::chain(&err), "erasure failed");
                     }
                 },
                 Err(err) => {
                     failed += 1;
-                    tracing::error!(sub = %user, cause = %crate::error_chain(&err), "Cognito could not be asked");
+                    tracing::error!(sub = %user, cause = %crate::error::chain(&err), "Cognito could not be asked");
                 }
             }
         }
-        let out_of_time = retry::current_deadline().is_some_and(|d| retry::left(d).is_zero());
+        let out_of_time = deadline::current_deadline().is_some_and(|d| deadline::left(d).is_zero());
         match next {
             Some(key) if !out_of_time => start = Some(key),
             Some(_) => {

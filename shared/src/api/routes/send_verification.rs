@@ -5,8 +5,9 @@ use lambda_http::{Body, Request, Response};
 
 use crate::app::App;
 use crate::catalog::SEND_VERIFICATION;
+use crate::http::lambda::serve;
 use crate::http::request::email_id_param;
-use crate::http::{Caller, Failure, response, serve};
+use crate::http::{Caller, Failure, response};
 
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SEND_VERIFICATION.access(), |caller, req| {

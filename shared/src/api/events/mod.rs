@@ -1,0 +1,10 @@
+//! What events invoke: the Cognito triggers (`cognito` holds what they
+//! share), the table's stream (`sync_cognito_email`) and the daily schedule
+//! (`reconcile_users`).
+
+pub mod cognito;
+pub mod post_authentication;
+pub mod post_confirmation;
+pub mod pre_sign_up;
+pub mod reconcile_users;
+pub mod sync_cognito_email;

@@ -1,0 +1,162 @@
+//! The HTTP functions on Lambda: the runtime loop ([`run`]) and the wrapper
+//! every API handler runs in ([`serve`]): the caller, the admin admission, the
+//! invocation's deadline, and every outcome turned into a response.
+
+mod problems;
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use lambda_http::{Body, Request, RequestExt, Response};
+use tracing::Instrument;
+
+use super::request::Caller;
+use super::{Failure, Problem, request};
+use crate::StoreError;
+use crate::app::App;
+use crate::audit::AdminAction;
+use crate::catalog::Access;
+use crate::deadline;
+use crate::domain::UserStatus;
+use crate::metrics::Metric;
+
+/// Runs an HTTP function: `lambda_http::run`, except that a body marked
+/// base64 that does not decode is answered 400 instead of panicking.
+///
+/// lambda_http turns the event into a `Request` before any handler runs, and
+/// aws_lambda_events decodes a base64 body there with `.expect(…)`
+/// (`Body::from_maybe_encoded`): an undecodable body panics, the invocation
+/// fails and API Gateway answers 500. So the body is checked first with the
+/// same decoder (`base64`'s STANDARD engine); one that does not decode is
+/// dropped, and the request carries [`request::UnreadableBody`], which
+/// [`serve`] answers with VALIDATION_FAILED after authenticating the caller.
+pub async fn run<'a, S>(handler: S) -> Result<(), lambda_runtime::Error>
+where
+    S: lambda_http::Service<Request, Response = Response<Body>, Error = Infallible> + Clone,
+    S::Future: Send + 'a,
+{
+    use lambda_http::request::LambdaRequest;
+    use lambda_http::{Adapter, LambdaEvent, Service as _, service_fn};
+
+    lambda_runtime::run(service_fn(move |mut event: LambdaEvent<LambdaRequest>| {
+        let unreadable = drop_undecodable_body(&mut event.payload);
+        let mut inner = handler.clone();
+        let marked = service_fn(move |mut req: Request| {
+            if unreadable {
+                req.extensions_mut().insert(request::UnreadableBody);
+            }
+            inner.call(req)
+        });
+        Adapter::from(marked).call(event)
+    }))
+    .await
+}
+
+/// Drops a body marked base64 that does not decode; `true` when it did.
+fn drop_undecodable_body(event: &mut lambda_http::request::LambdaRequest) -> bool {
+    match event {
+        lambda_http::request::LambdaRequest::ApiGatewayV2(request) => drop_undecodable_api_body(request),
+        _ => false,
+    }
+}
+
+/// The `Request` [`run`] hands a handler for `event`, without the Lambda
+/// context: for tests that deliver events in-process, so they meet exactly
+/// what a deployed function does.
+pub fn request_from_event(mut event: lambda_http::request::LambdaRequest) -> Request {
+    let unreadable = drop_undecodable_body(&mut event);
+    let mut req: Request = event.into();
+    if unreadable {
+        req.extensions_mut().insert(request::UnreadableBody);
+    }
+    req
+}
+
+/// Runs `handler` for the verified caller and turns every outcome into a
+/// response: expected failures are problem responses, never `Err` (API Gateway
+/// would answer 502) and never a panic. Logs carry the request id and `sub`.
+pub async fn serve<F, Fut>(app: &App, req: Request, access: Access, handler: F) -> Result<Response<Body>, Infallible>
+where
+    F: FnOnce(Caller, Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, Failure>>,
+{
+    let span = tracing::info_span!("request", request_id = %request::request_id(&req), sub = tracing::field::Empty);
+    // Retries stop in time to answer before the function's timeout.
+    let deadline = req
+        .lambda_context_ref()
+        .and_then(|ctx| deadline::from_lambda(ctx.deadline, None));
+    // Boxed: the store's futures are large, and every handler's future holds this one.
+    let outcome = Box::pin(deadline::within(deadline, async {
+        let caller = request::caller(&req)?;
+        tracing::Span::current().record("sub", caller.user_id.as_str());
+        if access == Access::Admin {
+            admit_admin(app, &caller).await.inspect_err(|refused| {
+                AdminAction {
+                    action: "admit",
+                    admin: &caller.user_id,
+                    target: None,
+                    outcome: refused.problem.code,
+                    metric: Metric::AdminActionsRefused,
+                }
+                .record();
+            })?;
+        }
+        if req.extensions().get::<request::UnreadableBody>().is_some() {
+            return Err(Problem::validation("body", "is marked base64 but does not decode").into());
+        }
+        handler(caller, req).await
+    }))
+    .instrument(span.clone())
+    .await;
+    let response = match outcome {
+        Ok(response) => response,
+        Err(failure) => span.in_scope(|| log_failure(&failure)).problem.clone().into_response(),
+    };
+    span.in_scope(|| tracing::info!(status = response.status().as_u16(), "request handled"));
+    Ok(response)
+}
+
+/// An admin is a member of the admin group whose own account is active: the
+/// token's group alone outlives a suspension or a deletion.
+async fn admit_admin(app: &App, caller: &Caller) -> Result<(), Failure> {
+    if !caller.is_in(&app.admin_group) {
+        return Err(Problem::forbidden().into());
+    }
+    match app.store.get_profile(&caller.user_id).await {
+        Ok(profile) if profile.status == UserStatus::Active => Ok(()),
+        Ok(_) | Err(StoreError::NotFound) => Err(Problem::forbidden_inactive_admin().into()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// 5xx: the whole cause chain, for us. 4xx: the code only, no request values.
+fn log_failure(failure: &Failure) -> &Failure {
+    let problem = &failure.problem;
+    if problem.status.is_server_error() {
+        let chain = failure
+            .cause
+            .as_deref()
+            .map(|c| crate::error::chain(c))
+            .unwrap_or_default();
+        tracing::error!(code = problem.code, status = problem.status.as_u16(), cause = %chain, "request failed");
+    } else {
+        tracing::info!(code = problem.code, status = problem.status.as_u16(), "request refused");
+    }
+    failure
+}
+
+/// Drops a body marked base64 that does not decode, with the decoder
+/// aws_lambda_events itself uses; `true` when it did.
+fn drop_undecodable_api_body(request: &mut lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequest) -> bool {
+    use base64::Engine as _;
+    let undecodable = request.is_base64_encoded
+        && request
+            .body
+            .as_deref()
+            .is_some_and(|body| base64::engine::general_purpose::STANDARD.decode(body).is_err());
+    if undecodable {
+        request.body = None;
+        request.is_base64_encoded = false;
+    }
+    undecodable
+}

@@ -1,0 +1,214 @@
+//! The one place store errors become HTTP problems: each `StoreError` with its
+//! status, stable code and words for the client. 5xx problems keep the cause
+//! for the log and never show it.
+
+use lambda_http::http::StatusCode;
+
+use crate::StoreError;
+use crate::http::{Failure, Problem};
+
+impl From<StoreError> for Failure {
+    fn from(err: StoreError) -> Self {
+        let problem = Problem::from(&err);
+        let cause: Option<Box<dyn std::error::Error + Send + Sync>> =
+            problem.status.is_server_error().then(|| Box::new(err) as _);
+        Self {
+            problem: Box::new(problem),
+            cause,
+        }
+    }
+}
+
+impl From<&StoreError> for Problem {
+    fn from(err: &StoreError) -> Self {
+        use StatusCode as S;
+        use StoreError as E;
+        match err {
+            E::NotFound => Self::new(S::NOT_FOUND, "NOT_FOUND", "Not found", "No such user or address."),
+            E::AccountInactive => Self::new(
+                S::FORBIDDEN,
+                "ACCOUNT_INACTIVE",
+                "Account inactive",
+                "The account is suspended; it can be read but not changed.",
+            ),
+            E::AdminInactive => Self::forbidden_inactive_admin(),
+            E::NothingToMatch => Self::new(
+                S::PRECONDITION_FAILED,
+                "VERSION_MISMATCH",
+                "Version mismatch",
+                "There is no profile for If-Match: * to match.",
+            ),
+            E::EmailTaken => Self::new(
+                S::CONFLICT,
+                "EMAIL_TAKEN",
+                "Email taken",
+                "Another account uses this address.",
+            ),
+            E::AlreadyAdded => Self::new(
+                S::CONFLICT,
+                "EMAIL_ALREADY_ADDED",
+                "Email already added",
+                "The address is on your account already.",
+            ),
+            E::LimitReached => Self::new(
+                S::CONFLICT,
+                "EMAIL_LIMIT_REACHED",
+                "Email limit reached",
+                "Remove an address before adding another.",
+            ),
+            E::NotVerified => Self::new(
+                S::CONFLICT,
+                "EMAIL_NOT_VERIFIED",
+                "Email not verified",
+                "Verify the address before making it primary.",
+            ),
+            E::AlreadyVerified => Self::new(
+                S::CONFLICT,
+                "EMAIL_ALREADY_VERIFIED",
+                "Email already verified",
+                "The address is verified; no code is needed.",
+            ),
+            E::PrimaryEmail => Self::new(
+                S::CONFLICT,
+                "PRIMARY_EMAIL",
+                "Primary email",
+                "Make another address primary before removing this one.",
+            ),
+            &E::VersionMismatch { current } => Self::new(
+                S::PRECONDITION_FAILED,
+                "VERSION_MISMATCH",
+                "Version mismatch",
+                format!("The profile changed; it is at version {current}. Read it again and retry."),
+            ),
+            &E::VerificationFailed { attempts_left } => {
+                let mut problem = Self::new(
+                    S::BAD_REQUEST,
+                    "VERIFICATION_FAILED",
+                    "Verification failed",
+                    format!("The code is wrong. {attempts_left} attempts left."),
+                );
+                problem.attempts_left = Some(attempts_left);
+                problem
+            }
+            E::VerificationExpired => Self::new(
+                S::GONE,
+                "VERIFICATION_EXPIRED",
+                "Verification expired",
+                "The code has expired. Request a new one.",
+            ),
+            &E::TooManyAttempts { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_ATTEMPTS",
+                "Too many attempts",
+                "Too many wrong codes. Wait the Retry-After seconds, then request a new code.",
+            )
+            .retry_after(retry_after_secs),
+            &E::TooManyRequests { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many codes were asked for this address. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
+            E::Contended | E::Unavailable(_) => Self::unavailable(),
+            E::Dynamo(_)
+            | E::UnexpectedCancellation(_)
+            | E::Inconsistent(_)
+            | E::Build(_)
+            | E::Corrupt(_)
+            | E::NoVerificationKey => Self::internal(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::*;
+    use crate::http::problem::{CODES, edge_problems};
+
+    fn every_store_error() -> Vec<StoreError> {
+        use aws_sdk_dynamodb::error::{BuildError, SdkError};
+
+        use crate::store::DynamoError;
+        let dynamo = || Box::new(DynamoError::GetItem(SdkError::timeout_error("timed out")));
+        let all = vec![
+            StoreError::NotFound,
+            StoreError::AccountInactive,
+            StoreError::AdminInactive,
+            StoreError::NothingToMatch,
+            StoreError::EmailTaken,
+            StoreError::AlreadyAdded,
+            StoreError::LimitReached,
+            StoreError::NotVerified,
+            StoreError::AlreadyVerified,
+            StoreError::PrimaryEmail,
+            StoreError::VersionMismatch { current: 2 },
+            StoreError::VerificationFailed { attempts_left: 1 },
+            StoreError::VerificationExpired,
+            StoreError::TooManyAttempts { retry_after_secs: 5 },
+            StoreError::TooManyRequests { retry_after_secs: 5 },
+            StoreError::NoVerificationKey,
+            StoreError::Contended,
+            StoreError::Unavailable(dynamo()),
+            StoreError::Dynamo(dynamo()),
+            StoreError::UnexpectedCancellation("reason".into()),
+            StoreError::Inconsistent("why"),
+            StoreError::Build(BuildError::missing_field("field", "why")),
+            StoreError::Corrupt(<serde_dynamo::Error as serde::de::Error>::custom("bad item")),
+        ];
+        for err in &all {
+            match err {
+                StoreError::NotFound
+                | StoreError::AccountInactive
+                | StoreError::AdminInactive
+                | StoreError::NothingToMatch
+                | StoreError::EmailTaken
+                | StoreError::AlreadyAdded
+                | StoreError::LimitReached
+                | StoreError::NotVerified
+                | StoreError::AlreadyVerified
+                | StoreError::PrimaryEmail
+                | StoreError::VersionMismatch { .. }
+                | StoreError::VerificationFailed { .. }
+                | StoreError::VerificationExpired
+                | StoreError::TooManyAttempts { .. }
+                | StoreError::TooManyRequests { .. }
+                | StoreError::NoVerificationKey
+                | StoreError::Contended
+                | StoreError::Unavailable(_)
+                | StoreError::Dynamo(_)
+                | StoreError::UnexpectedCancellation(_)
+                | StoreError::Inconsistent(_)
+                | StoreError::Build(_)
+                | StoreError::Corrupt(_) => {}
+            }
+        }
+        all
+    }
+
+    fn every_store_error_problem() -> Vec<Problem> {
+        every_store_error().iter().map(Problem::from).collect()
+    }
+
+    #[test]
+    fn the_codes_listed_are_exactly_those_the_code_emits() {
+        let listed: BTreeSet<&str> = CODES.iter().copied().collect();
+        let emitted: BTreeSet<&str> = edge_problems()
+            .into_iter()
+            .chain(every_store_error_problem())
+            .map(|p| p.code)
+            .collect();
+        assert_eq!(emitted, listed, "CODES and what the code emits differ");
+    }
+
+    #[test]
+    fn a_code_always_has_the_same_status() {
+        let mut seen = BTreeMap::new();
+        for problem in edge_problems().into_iter().chain(every_store_error_problem()) {
+            let status = *seen.entry(problem.code).or_insert(problem.status);
+            assert_eq!(status, problem.status, "{} answers two statuses", problem.code);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The table's stream, read back into domain values: a profile change as the
+//! stream's old and new images show it. The stored format stays inside the
+//! store; the stream's consumers see only what changed.
+
+use aws_lambda_events::event::dynamodb::EventRecord;
+
+use super::items::ProfileItem;
+use super::keys;
+use crate::domain::{EmailAddress, UserId, UserStatus};
+
+/// A profile as one image of a stream record shows it: what Cognito follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileImage {
+    /// Whose profile.
+    pub user_id: UserId,
+    /// The primary address; `None` once erased.
+    pub email: Option<EmailAddress>,
+    /// Active, suspended or deleted.
+    pub status: UserStatus,
+}
+
+/// One change of a profile: its image before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileChange {
+    /// The profile before the change.
+    pub old: ProfileImage,
+    /// The profile after the change.
+    pub new: ProfileImage,
+}
+
+/// A stream record whose image is not a profile. It names the image, never
+/// serde's message, which may quote a value of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the record's {0} is not a profile")]
+pub struct NotAProfile(pub &'static str);
+
+impl ProfileChange {
+    /// The change a stream record carries (a MODIFY of a profile, with both images).
+    pub fn from_record(record: &EventRecord) -> Result<Self, NotAProfile> {
+        let image = |item: &serde_dynamo::Item, name: &'static str| {
+            serde_dynamo::from_item::<_, ProfileItem>(item.clone())
+                .map(ProfileImage::from)
+                .map_err(|_| NotAProfile(name))
+        };
+        Ok(Self {
+            old: image(&record.change.old_image, "OldImage")?,
+            new: image(&record.change.new_image, "NewImage")?,
+        })
+    }
+}
+
+impl From<ProfileItem> for ProfileImage {
+    fn from(item: ProfileItem) -> Self {
+        Self {
+            user_id: item.user_id,
+            email: item.email,
+            status: item.status,
+        }
+    }
+}
+
+/// The user a stream record is about, from its key, which every record
+/// carries (for logs, when the images cannot be read).
+pub fn user_of_record(record: &EventRecord) -> Option<String> {
+    let keys: std::collections::HashMap<String, String> = serde_dynamo::from_item(record.change.keys.clone()).ok()?;
+    keys.get(keys::PK)
+        .and_then(|pk| keys::user_of_pk(pk))
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{NewUser, Timestamp};
+    use crate::store::items;
+
+    fn record(old: serde_dynamo::Item, new: serde_dynamo::Item, user: &UserId) -> EventRecord {
+        let mut record = EventRecord::default();
+        record.change.old_image = old;
+        record.change.new_image = new;
+        record.change.keys = serde_dynamo::Item::from(keys::profile_key(user));
+        record
+    }
+
+    fn stored(status: UserStatus) -> serde_dynamo::Item {
+        let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        let user = NewUser {
+            user_id: UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
+            email: EmailAddress::parse("ada@example.com").unwrap(),
+            first_name: None,
+            last_name: None,
+            phone: None,
+        };
+        let mut profile = ProfileItem::new(&user, 1, now);
+        profile.status = status;
+        serde_dynamo::Item::from(items::profile_item(&profile).unwrap())
+    }
+
+    #[test]
+    fn a_profile_change_reads_both_images_and_names_a_bad_one() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let change = ProfileChange::from_record(&record(
+            stored(UserStatus::Active),
+            stored(UserStatus::Suspended),
+            &user,
+        ))
+        .unwrap();
+        assert_eq!(
+            (change.old.status, change.new.status),
+            (UserStatus::Active, UserStatus::Suspended)
+        );
+        assert_eq!(change.new.user_id, user);
+        assert_eq!(change.old.email.unwrap().as_str(), "ada@example.com");
+        let bad = record(
+            serde_dynamo::Item::from(keys::Item::new()),
+            stored(UserStatus::Active),
+            &user,
+        );
+        assert_eq!(ProfileChange::from_record(&bad), Err(NotAProfile("OldImage")));
+        assert_eq!(user_of_record(&bad).as_deref(), Some(user.as_str()));
+    }
+}

@@ -1,0 +1,120 @@
+//! The verification key: the secret behind code hashes and address hashes, and
+//! the keyed hash of a code, which is all the table stores of it.
+
+use std::fmt;
+
+use aws_lc_rs::hmac;
+use subtle::ConstantTimeEq;
+
+use crate::domain::{EmailAddress, EmailId};
+use crate::verification::VerificationCode;
+
+/// The secret behind code hashes and address hashes. Two keys are derived from it,
+/// one per purpose, so a value of one kind never matches one of the other.
+#[derive(Clone)]
+pub struct VerificationKey {
+    code_key: hmac::Key,
+    address_key: hmac::Key,
+}
+
+/// Why a secret cannot be a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the verification key must be at least {} bytes", VerificationKey::MIN_SECRET_BYTES)]
+pub struct KeyTooShort;
+
+impl VerificationKey {
+    pub const MIN_SECRET_BYTES: usize = 32;
+
+    pub fn from_secret(secret: &[u8]) -> Result<Self, KeyTooShort> {
+        if secret.len() < Self::MIN_SECRET_BYTES {
+            return Err(KeyTooShort);
+        }
+        Ok(Self {
+            code_key: derive(secret, b"user-service/verification-code/v2"),
+            address_key: derive(secret, b"user-service/address/v1"),
+        })
+    }
+
+    /// A keyed, non-reversible name for an address, for items that must not hold
+    /// the address itself (the rate-limit counters).
+    pub fn address_hash(&self, email: &EmailAddress) -> String {
+        let tag = hmac::sign(&self.address_key, email.as_str().as_bytes());
+        // 128 bits: collisions between addresses stay out of reach.
+        hex::encode(&tag.as_ref()[..16])
+    }
+}
+
+/// A key for one purpose: HMAC-SHA-256 of the purpose under the secret.
+fn derive(secret: &[u8], purpose: &[u8]) -> hmac::Key {
+    let tag = hmac::sign(&hmac::Key::new(hmac::HMAC_SHA256, secret), purpose);
+    hmac::Key::new(hmac::HMAC_SHA256, tag.as_ref())
+}
+
+impl fmt::Debug for VerificationKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("VerificationKey(<redacted>)")
+    }
+}
+
+impl VerificationCode {
+    /// The stored form: an HMAC under the verification key, bound to the address
+    /// record, so a hash copied to another record does not verify it.
+    pub fn hash(&self, key: &VerificationKey, email_id: EmailId) -> String {
+        let mut context = hmac::Context::with_key(&key.code_key);
+        context.update(email_id.to_string().as_bytes());
+        context.update(b"\0");
+        context.update(self.reveal().as_bytes());
+        hex::encode(context.sign().as_ref())
+    }
+
+    /// Constant-time comparison with a stored hash.
+    pub fn matches(&self, key: &VerificationKey, email_id: EmailId, stored_hash: &str) -> bool {
+        self.hash(key, email_id).as_bytes().ct_eq(stored_hash.as_bytes()).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(secret: &str) -> VerificationKey {
+        VerificationKey::from_secret(secret.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn hash_is_keyed_bound_to_the_record_and_matches_only_its_code() {
+        let k = key("a development key of at least 32 bytes");
+        let id = EmailId::new();
+        let other = EmailId::new();
+        let code = VerificationCode::parse("012345").unwrap();
+        let stored = code.hash(&k, id);
+        assert_eq!(stored.len(), 64);
+        assert!(!stored.contains("012345"));
+        assert!(code.matches(&k, id, &stored));
+        assert!(!code.matches(&k, other, &stored));
+        assert!(!VerificationCode::parse("012346").unwrap().matches(&k, id, &stored));
+        // Without the key, the 10^6 codes cannot be tried against a stored hash.
+        let other_key = key("another development key, 32 bytes long");
+        assert!(!code.matches(&other_key, id, &stored));
+        assert_ne!(code.hash(&other_key, id), stored);
+    }
+
+    #[test]
+    fn short_secrets_are_refused() {
+        assert_eq!(VerificationKey::from_secret(&[7; 31]).unwrap_err(), KeyTooShort);
+        assert!(VerificationKey::from_secret(&[7; 32]).is_ok());
+    }
+
+    #[test]
+    fn address_hashes_are_keyed_and_hide_the_address() {
+        let k = key("a development key of at least 32 bytes");
+        let ada = EmailAddress::parse("ada@example.com").unwrap();
+        let h = k.address_hash(&ada);
+        assert_eq!(h.len(), 32);
+        assert_eq!(h, k.address_hash(&EmailAddress::parse("ADA@example.com").unwrap()));
+        assert_ne!(h, k.address_hash(&EmailAddress::parse("bob@example.com").unwrap()));
+        assert_ne!(h, key("another development key, 32 bytes long").address_hash(&ada));
+        assert!(!h.contains("ada"));
+        assert!(!format!("{k:?}").contains("development"));
+    }
+}
