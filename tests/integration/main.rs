@@ -16,6 +16,7 @@ mod handlers_emails;
 mod handlers_profile;
 mod iam;
 mod invariant_checker;
+mod layering;
 mod lost_response;
 mod metrics;
 mod preconditions;

@@ -477,7 +477,7 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
 }
 
 /// docs/architecture.md, "Adding a function": a function is its handler (declared in
-/// `api/mod.rs`), its `main.rs`, its manifest, its event file and its catalog
+/// `api/routes/mod.rs` or `api/events/mod.rs`), its `main.rs`, its manifest, its event file and its catalog
 /// entry. No other hand-written file may name it: everything else is generated
 /// from the catalog (`cargo xtask template`) or found by walking it. Tests, the
 /// benchmark and docs may name it; nothing needs them to.
@@ -541,8 +541,10 @@ fn adding_a_function_needs_only_its_own_files() {
         let own = |file: &str| {
             file.starts_with(&format!("functions/{}/", f.name))
                 || file.starts_with(&format!("events/{}", f.name))
-                || file == format!("shared/src/api/{snake}.rs")
-                || file == "shared/src/api/mod.rs"
+                || file == format!("shared/src/api/routes/{snake}.rs")
+                || file == format!("shared/src/api/events/{snake}.rs")
+                || file == "shared/src/api/routes/mod.rs"
+                || file == "shared/src/api/events/mod.rs"
                 || file == "shared/src/catalog.rs"
         };
         // Cognito and stream triggers are wired in hand-written parts of the

@@ -21,10 +21,10 @@ use serde_json::json;
 use user_service::catalog::{self, Trigger};
 use user_service::domain::EmailAddress;
 
-use crate::event::json_response;
+use crate::gateway::json_response;
 use crate::invoke::InvokeError;
 use crate::pool::PoolUser;
-use crate::server::Shared;
+use crate::state::Shared;
 
 const USER_POOL_ID: &str = "local_UserPool";
 const CLIENT_ID: &str = "local-client";

@@ -13,8 +13,9 @@ use axum::http::header::{COOKIE, USER_AGENT};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::gateway::json_response;
 use crate::routes::Route;
 
 /// What the event needs to know about the request besides its route.
@@ -178,20 +179,6 @@ pub fn http_response(payload: &Value) -> Response<Body> {
         }
     }
     response
-}
-
-pub fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
-    let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert("content-type", HeaderValue::from_static("application/json"));
-    response
-}
-
-/// API Gateway's own answers, before or instead of a function.
-pub fn gateway_message(status: StatusCode, message: &str) -> Response<Body> {
-    json_response(status, &json!({ "message": message }))
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@
 pub mod auth;
 pub mod cognito;
 pub mod event;
+pub mod gateway;
 pub mod invoke;
 pub mod openapi;
 pub mod pool;
 pub mod routes;
 pub mod server;
+pub mod state;
 pub mod template;

@@ -10,7 +10,7 @@ use axum::http::{Response, StatusCode};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use crate::event::json_response;
+use crate::gateway::json_response;
 
 /// Compiled in: the local API serves the document of the code it was built with.
 pub const YAML: &str = include_str!("../../../openapi.yaml");

@@ -8,7 +8,7 @@ use axum::extract::{Path, Request};
 use axum::http::{Method, Response, StatusCode};
 use axum::routing::{MethodFilter, on};
 
-use crate::event::gateway_message;
+use crate::gateway::gateway_message;
 use crate::template;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,32 +3,22 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{Response, StatusCode};
 use axum::routing::post;
-use user_service::Store;
 
-use crate::auth::{DevKey, claims_as_api_gateway};
-use crate::event::{Incoming, api_gateway_v2, gateway_message, http_response};
-use crate::invoke::{InvokeError, Lambda};
-use crate::routes::{Route, Routes};
+use crate::auth::claims_as_api_gateway;
+use crate::event::{Incoming, api_gateway_v2, http_response};
+use crate::gateway::gateway_message;
+use crate::invoke::InvokeError;
+use crate::routes::Route;
+use crate::state::Shared;
 
 /// API Gateway's payload limit.
 const MAX_BODY: usize = 10 * 1024 * 1024;
-
-pub struct AppState {
-    pub routes: Routes,
-    pub key: DevKey,
-    pub lambda: Lambda,
-    pub store: Store,
-    pub pool: crate::pool::Pool,
-}
-
-pub type Shared = Arc<AppState>;
 
 pub fn router(shared: Shared) -> Router {
     let state = shared.clone();
