@@ -10,24 +10,23 @@ export SAM_CLI_TELEMETRY := 0
 
 .PHONY: help tools test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench
 
-help:
-	@echo "make dev        run the whole service locally (DynamoDB Local, functions, HTTP API)"
-	@echo "make dev-reset  wipe the local database"
-	@echo "make test       every check: fmt, clippy, tests against DynamoDB Local, SAM checks"
-	@echo "make bench      cold start, warm latency, requests, size, memory and scale beside the floors (bench-report/)"
+# Every target a reader may type, with the line after its `##`.
+help: ## this list
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "make %-22s %s\n", $$1, $$2 }'
 
 $(VENV)/.installed: tools/requirements.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tools/requirements.txt
 	touch $@
 
-tools: $(VENV)/.installed
+tools: $(VENV)/.installed ## install what the other targets need (.venv, .cache): run by them
 	@scripts/ddb-local install
 	@command -v cargo-nextest >/dev/null || cargo install --locked --root .cache/cargo cargo-nextest
 
-lint:
+lint: ## fmt, the generated template blocks and docs tables, clippy
 	cargo fmt --all --check
 	cargo xtask template --check
+	cargo xtask docs --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
 # One build of everything the suites use, function binaries included, before any
@@ -37,36 +36,37 @@ lint:
 # (also after a failed run: a leak is worth knowing about either way).
 # check-logs and the bench smoke run the binaries of this build: `cargo run -p X`
 # would resolve X's features alone and compile the SDKs again for them (minutes).
-unit-and-integration: tools
+unit-and-integration: tools ## build once, every test suite against DynamoDB Local, then check-logs
 	cargo build --workspace --all-targets
 	rm -rf target/test-logs target/reliability
+	cargo test --quiet --doc -p user-service
 	status=0; DDB_LOCAL_INSTANCES=3 scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast || status=$$?; \
 	target/debug/check-logs || status=1; exit $$status
 
 # The bench's every section once, on the debug binaries just built, a few
 # iterations, no thresholds, no Python or valgrind: it keeps `make bench` working.
 # The build is the one above (nothing to do after it).
-bench-smoke: tools
+bench-smoke: tools ## every bench section once on the debug build, no thresholds
 	cargo build --workspace --all-targets
 	scripts/ddb-local run -- target/debug/bench --smoke --no-build --out target/bench-smoke
 
-sam-check: tools
+sam-check: tools ## sam validate and build, cfn-lint and the policy rules
 	scripts/sam-check
 
 # Coverage-guided fuzzing of request, claims, address, phone and name parsing on
 # the stable toolchain: 5 s per target here (CI's time is the limit), built with
 # the cheaper fuzz-smoke profile (fuzz/Cargo.toml); FUZZ_SECONDS in `make fuzz`,
 # fully optimised.
-fuzz-smoke:
+fuzz-smoke: ## 5 s of coverage-guided fuzzing per target
 	scripts/fuzz --seconds 5 --profile fuzz-smoke
 
-fuzz:
+fuzz: ## 10 minutes of fuzzing per target (FUZZ_SECONDS)
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} scripts/fuzz
 
 # The tools' install (downloads and unpacking, about one core for a minute or
 # two on a fresh machine) runs beside the lint (compiling, which needs none of
 # them); everything after waits for both.
-test:
+test: ## every check CI runs (.ci/run)
 	$(MAKE) --no-print-directory tools & tools=$$!; \
 	status=0; $(MAKE) --no-print-directory lint || status=$$?; \
 	wait $$tools || status=1; exit $$status
@@ -79,14 +79,14 @@ $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 # Release builds of every function (x86_64 and, with cargo-lambda, arm64), then
 # every section; the report and charts go to bench-report/. valgrind counts
 # instructions (Debian: apt-get install valgrind).
-bench: tools $(VENV)/.bench-installed
+bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, size, memory and scale, beside the floors (bench-report/)
 	@command -v valgrind >/dev/null || { echo "make bench: valgrind is missing (Debian: apt-get install valgrind)"; exit 1; }
 	scripts/ddb-local run -- cargo run --quiet -p bench
 
-dev: tools
+dev: tools ## run the whole service locally: DynamoDB Local, every function, the HTTP API on 127.0.0.1:3000
 	scripts/dev
 
-dev-reset:
+dev-reset: ## wipe the local database (stop make dev first)
 	@if curl -s -o /dev/null http://127.0.0.1:$${DDB_PORT:-8000}/; then echo "stop make dev first"; exit 1; fi
 	rm -rf .local/ddb
 	@echo "local database wiped"

@@ -19,6 +19,7 @@ use tracing_subscriber::layer::SubscriberExt;
 /// Everything a handler needs, built once at cold start.
 #[derive(Debug, Clone)]
 pub struct App {
+    /// The table, through which every read and write goes.
     pub store: Store,
     /// Members of this Cognito group may use the admin routes.
     pub admin_group: String,
@@ -35,9 +36,11 @@ pub struct App {
     pub metrics: Option<Emf>,
 }
 
+/// The admin group when `ADMIN_GROUP` is unset.
 pub const DEFAULT_ADMIN_GROUP: &str = "admin";
 
 impl App {
+    /// An app on `store` with the defaults tests start from: log sender, system clock, no Cognito, no metrics.
     pub fn new(store: Store) -> Self {
         Self {
             store,
@@ -139,6 +142,7 @@ pub struct Clients {
 }
 
 impl Clients {
+    /// The clients `function`'s catalog entry calls for; `const`, so the others are never linked.
     pub const fn of(function: &'static Function) -> Self {
         Self {
             function,
@@ -187,11 +191,14 @@ pub fn init_tracing() {
 /// The log filter and format, read from the environment once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSettings {
+    /// What is logged, as `level` and `target=level` directives (RUST_LOG's syntax).
     pub filter: String,
+    /// Whether lines are JSON (the default) rather than text.
     pub json: bool,
 }
 
 impl LogSettings {
+    /// The platform's log level and format from `lookup`; a non-empty `RUST_LOG` replaces the filter.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         // The platform's names (TRACE … FATAL); FATAL has no tracing level.
         let level = match lookup("AWS_LAMBDA_LOG_LEVEL")

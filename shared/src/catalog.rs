@@ -12,21 +12,30 @@ pub enum Access {
     Admin,
 }
 
+/// What invokes a function; the template writes its event or trigger wiring from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trigger {
+    /// A route of the stack's HTTP API.
     Http {
+        /// The HTTP method the route answers (`GET`, `PATCH`, ...).
         method: &'static str,
+        /// The route's path as the HTTP API matches it; `{name}` marks a path parameter.
         path: &'static str,
+        /// Who may call the route: the handler admits only admins to an `Admin` route.
         access: Access,
     },
+    /// Cognito's PreSignUp trigger: runs before Cognito creates the account.
     CognitoPreSignUp,
+    /// Cognito's PostConfirmation trigger: runs once a sign-up is confirmed.
     CognitoPostConfirmation,
     /// Every sign-in: the repair path for confirmed users without a profile.
     CognitoPostAuthentication,
     /// An EventBridge schedule (`rate(...)`). `event` names the SAM event, and
     /// so the deployed rule: renaming it replaces the rule.
     Schedule {
+        /// The SAM event name; renaming it replaces the deployed rule.
         event: &'static str,
+        /// The schedule expression, such as `rate(1 day)`.
         rate: &'static str,
     },
     /// The table's stream (NEW_AND_OLD_IMAGES), through an event source mapping
@@ -34,7 +43,9 @@ pub enum Trigger {
     /// `event` names the SAM event, and so the deployed event source mapping:
     /// renaming it starts a new mapping that replays the stream's last 24 hours.
     TableStream {
+        /// The SAM event name; renaming it starts a new mapping that replays the last 24 hours.
         event: &'static str,
+        /// The Lambda filter pattern (JSON) a record must match to be delivered.
         filter: &'static str,
     },
 }
@@ -81,14 +92,18 @@ pub const DEFAULT_TIMEOUT_SECONDS: u32 = 10;
 /// Cognito waits at most 5 s for a trigger.
 pub const TRIGGER_TIMEOUT_SECONDS: u32 = 4;
 
+/// One Lambda function: its template block, IAM policy and init-time clients all follow from this entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Function {
     /// Package, binary and directory name under `functions/`.
     pub name: &'static str,
+    /// What invokes it, which decides its event wiring and description.
     pub trigger: Trigger,
     /// One sentence: what it does, for the function's description.
     pub summary: &'static str,
+    /// The Lambda timeout; the Duration alarm fires at 80 % of it.
     pub timeout_seconds: u32,
+    /// The CloudWatch alarms the template writes for it.
     pub alarms: &'static [Alarm],
     /// DynamoDB IAM actions the code performs, including the item actions
     /// inside its TransactWriteItems.
@@ -138,6 +153,7 @@ const fn http(
     function(name, Trigger::Http { method, path, access }, summary, dynamodb_actions)
 }
 
+/// `GET /me`: the caller reads their own profile.
 pub const GET_PROFILE: Function = http(
     "get-profile",
     "GET",
@@ -146,6 +162,7 @@ pub const GET_PROFILE: Function = http(
     "Returns the caller's profile.",
     &["GetItem"],
 );
+/// `GET /me/account`: the caller's profile and every address, in one Query.
 pub const GET_ACCOUNT: Function = http(
     "get-account",
     "GET",
@@ -154,6 +171,7 @@ pub const GET_ACCOUNT: Function = http(
     "Returns the caller's profile with all their email addresses.",
     &["Query"],
 );
+/// `PATCH /me`: the caller changes names and phone under If-Match.
 pub const UPDATE_PROFILE: Function = http(
     "update-profile",
     "PATCH",
@@ -162,6 +180,7 @@ pub const UPDATE_PROFILE: Function = http(
     "Updates the caller's name and phone (optimistic concurrency through If-Match).",
     &["UpdateItem"],
 );
+/// `GET /me/emails`: the caller's addresses.
 pub const LIST_EMAILS: Function = http(
     "list-emails",
     "GET",
@@ -170,6 +189,7 @@ pub const LIST_EMAILS: Function = http(
     "Lists the caller's email addresses.",
     &["Query"],
 );
+/// `POST /me/emails`: claims a new address for the caller and mails it a code.
 pub const ADD_EMAIL: Function = Function {
     reads_verification_key: true,
     sends_email: true,
@@ -182,6 +202,7 @@ pub const ADD_EMAIL: Function = Function {
         &["UpdateItem", "PutItem", "DeleteItem"],
     )
 };
+/// `POST /me/emails/{emailId}/verification`: mails a new code, within the rate limits.
 pub const SEND_VERIFICATION: Function = Function {
     reads_verification_key: true,
     sends_email: true,
@@ -194,6 +215,7 @@ pub const SEND_VERIFICATION: Function = Function {
         &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
     )
 };
+/// `POST /me/emails/{emailId}/verify`: proves an address with its code.
 pub const VERIFY_EMAIL: Function = Function {
     reads_verification_key: true,
     ..http(
@@ -205,6 +227,7 @@ pub const VERIFY_EMAIL: Function = Function {
         &["GetItem", "ConditionCheckItem", "UpdateItem", "PutItem"],
     )
 };
+/// `PUT /me/primary-email`: moves the primary to a verified address; Cognito follows through the stream.
 pub const SET_PRIMARY_EMAIL: Function = http(
     "set-primary-email",
     "PUT",
@@ -213,6 +236,7 @@ pub const SET_PRIMARY_EMAIL: Function = http(
     "Makes a verified address the caller's primary address.",
     &["Query", "UpdateItem"],
 );
+/// `DELETE /me/emails/{emailId}`: drops an address that is not primary and releases its claim.
 pub const REMOVE_EMAIL: Function = http(
     "remove-email",
     "DELETE",
@@ -221,6 +245,7 @@ pub const REMOVE_EMAIL: Function = http(
     "Removes one of the caller's addresses.",
     &["GetItem", "UpdateItem", "DeleteItem"],
 );
+/// `GET /me/emails/{emailId}`: one of the caller's addresses.
 pub const GET_EMAIL: Function = http(
     "get-email",
     "GET",
@@ -229,6 +254,7 @@ pub const GET_EMAIL: Function = http(
     "Returns one of the caller's addresses.",
     &["GetItem"],
 );
+/// `DELETE /me`: the caller closes their own account under If-Match.
 pub const DELETE_ACCOUNT: Function = http(
     "delete-account",
     "DELETE",
@@ -237,6 +263,7 @@ pub const DELETE_ACCOUNT: Function = http(
     "Closes the caller's account (If-Match), releasing and erasing everything.",
     &["Query", "UpdateItem", "DeleteItem"],
 );
+/// `GET /emails/availability`: whether the caller could add an address, before trying.
 pub const CHECK_EMAIL: Function = http(
     "check-email",
     "GET",
@@ -245,6 +272,7 @@ pub const CHECK_EMAIL: Function = http(
     "Tells whether an address is free to add.",
     &["GetItem"],
 );
+/// `GET /admin/users`: an admin finds an address's owner through GSI1.
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
     ..http(
@@ -256,6 +284,7 @@ pub const FIND_USER_BY_EMAIL: Function = Function {
         &["Query", "GetItem"],
     )
 };
+/// `PUT /admin/users/{userId}/status`: an admin suspends, re-activates or deletes a user.
 pub const SET_USER_STATUS: Function = http(
     "set-user-status",
     "PUT",
@@ -264,6 +293,7 @@ pub const SET_USER_STATUS: Function = http(
     "Admins only: sets a user's status.",
     &["GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
 );
+/// Cognito PreSignUp: refuses a sign-up whose address another user has verified.
 pub const PRE_SIGN_UP: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     ..function(
@@ -273,6 +303,7 @@ pub const PRE_SIGN_UP: Function = Function {
         &["GetItem"],
     )
 };
+/// Cognito PostConfirmation: records the confirmed user (profile, verified primary, claim).
 pub const POST_CONFIRMATION: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     ..function(
@@ -282,6 +313,7 @@ pub const POST_CONFIRMATION: Function = Function {
         &["PutItem", "DeleteItem", "UpdateItem"],
     )
 };
+/// Cognito PostAuthentication: refuses suspended and deleted users; creates a missing profile.
 pub const POST_AUTHENTICATION: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     ..function(
@@ -345,6 +377,7 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
 /// new one, so the consumer does; this only spares it every other record.
 pub const PROFILE_CHANGES: &str = r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"entityType":{"S":["User"]}}}}"#;
 
+/// Every function of the stack: the template, its tests and the local tools go through this list.
 pub const FUNCTIONS: &[Function] = &[
     GET_PROFILE,
     GET_ACCOUNT,
@@ -381,6 +414,7 @@ impl Function {
     }
 }
 
+/// The entry for a function's name, as template.yaml's `Binary` property gives it.
 pub fn by_name(name: &str) -> Option<&'static Function> {
     FUNCTIONS.iter().find(|f| f.name == name)
 }

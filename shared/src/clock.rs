@@ -7,8 +7,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::domain::Timestamp;
 
+/// Where a handler reads the time: the system's, or a manual time tests move.
 #[derive(Debug, Clone, Default)]
 pub enum Clock {
+    /// The machine's clock, which deployed functions read.
     #[default]
     System,
     /// A time that moves only when told to; clones share it.
@@ -16,10 +18,12 @@ pub enum Clock {
 }
 
 impl Clock {
+    /// A manual clock standing at `start`, for tests.
     pub fn manual(start: Timestamp) -> Self {
         Self::Manual(Arc::new(AtomicI64::new(start.unix_millis())))
     }
 
+    /// The time to decide by: the system's, or where the manual clock stands.
     pub fn now(&self) -> Timestamp {
         match self {
             Self::System => Timestamp::now(),

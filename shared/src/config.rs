@@ -2,15 +2,34 @@
 
 use std::time::Duration;
 
+/// Why a function cannot start with its environment: it stops at init with
+/// this message, which names the variable.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
+    /// A required variable is unset or blank.
     #[error("{name} is not set; set it to {what} (see docs/configuration.md)")]
-    Missing { name: &'static str, what: &'static str },
+    Missing {
+        /// The variable.
+        name: &'static str,
+        /// What it should hold.
+        what: &'static str,
+    },
+    /// A variable holds a value outside what it allows.
     #[error("{name} is invalid: {reason}")]
-    Invalid { name: &'static str, reason: String },
+    Invalid {
+        /// The variable.
+        name: &'static str,
+        /// What it allows, and the value given.
+        reason: String,
+    },
     /// What the variable names could not be read (a secret, say).
     #[error("{name} could not be read: {reason}")]
-    Unavailable { name: &'static str, reason: String },
+    Unavailable {
+        /// The variable.
+        name: &'static str,
+        /// Why, without the value.
+        reason: String,
+    },
 }
 
 /// A variable that must be set to something other than blanks; trimmed.
@@ -29,10 +48,253 @@ pub fn optional(lookup: impl Fn(&str) -> Option<String>, name: &str) -> Option<S
         .filter(|value| !value.is_empty())
 }
 
+/// A whole-number variable: its name, default and allowed range. The parser
+/// and docs/configuration.md (`cargo xtask docs`) both read these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumberVar {
+    /// The environment variable.
+    pub name: &'static str,
+    /// The value when it is unset.
+    pub default: u32,
+    /// The smallest value allowed.
+    pub min: u32,
+    /// The largest value allowed.
+    pub max: u32,
+}
+
+/// Addresses per user. Deleting a user writes the profile and each address's
+/// record and claim in one transaction of at most 100 items: 1 + 2 × 49.
+pub const MAX_EMAILS_PER_USER: NumberVar = NumberVar {
+    name: "MAX_EMAILS_PER_USER",
+    default: 10,
+    min: 1,
+    max: 49,
+};
+/// How long an unverified address holds its claim, from the user's first add of
+/// it in the last 24 hours (at most a day: the first add is remembered that long).
+pub const VERIFICATION_TTL_SECONDS: NumberVar = NumberVar {
+    name: "VERIFICATION_TTL_SECONDS",
+    default: 3_600,
+    min: 60,
+    max: 86_400,
+};
+/// How long one code is valid.
+pub const VERIFICATION_CODE_TTL_SECONDS: NumberVar = NumberVar {
+    name: "VERIFICATION_CODE_TTL_SECONDS",
+    default: 900,
+    min: 60,
+    max: 86_400,
+};
+/// Wrong codes allowed per code.
+pub const VERIFICATION_MAX_ATTEMPTS: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_ATTEMPTS",
+    default: 5,
+    min: 1,
+    max: 100,
+};
+/// Wrong codes allowed per user and address in a rolling 24 hours.
+pub const VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS",
+    default: 20,
+    min: 1,
+    max: 1_000,
+};
+/// Wrong codes allowed per user in a rolling 24 hours.
+pub const VERIFICATION_MAX_WRONG_CODES_PER_USER: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_WRONG_CODES_PER_USER",
+    default: 100,
+    min: 1,
+    max: 1_000,
+};
+/// Codes issued per address (adds and resends, by anyone) in a rolling 24 hours.
+pub const VERIFICATION_MAX_CODES_PER_ADDRESS: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_CODES_PER_ADDRESS",
+    default: 10,
+    min: 1,
+    max: 1_000,
+};
+/// A new code for the same address at most this often.
+pub const VERIFICATION_RESEND_INTERVAL_SECONDS: NumberVar = NumberVar {
+    name: "VERIFICATION_RESEND_INTERVAL_SECONDS",
+    default: 60,
+    min: 1,
+    max: 86_400,
+};
+/// The DynamoDB client's connect timeout.
+pub const DYNAMODB_CONNECT_TIMEOUT_MS: NumberVar = NumberVar {
+    name: "DYNAMODB_CONNECT_TIMEOUT_MS",
+    default: 1_000,
+    min: 50,
+    max: 60_000,
+};
+/// One attempt of a DynamoDB call (the SDK retries inside the operation timeout).
+pub const DYNAMODB_ATTEMPT_TIMEOUT_MS: NumberVar = NumberVar {
+    name: "DYNAMODB_ATTEMPT_TIMEOUT_MS",
+    default: 1_000,
+    min: 50,
+    max: 60_000,
+};
+/// A whole DynamoDB call, retries included: inside Cognito's 5 s trigger limit.
+pub const DYNAMODB_OPERATION_TIMEOUT_MS: NumberVar = NumberVar {
+    name: "DYNAMODB_OPERATION_TIMEOUT_MS",
+    default: 3_000,
+    min: 50,
+    max: 60_000,
+};
+
+/// How a variable is given a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// A whole number with a default and a range.
+    Number(NumberVar),
+    /// Any other value; the text says its default, or who sets it.
+    Text(&'static str),
+}
+
+/// One environment variable a function reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variable {
+    /// The environment variable.
+    pub name: &'static str,
+    /// Its default and range, or who sets it.
+    pub setting: Setting,
+    /// What it is for (Markdown, one line).
+    pub about: &'static str,
+}
+
+const fn number_var(var: NumberVar, about: &'static str) -> Variable {
+    Variable {
+        name: var.name,
+        setting: Setting::Number(var),
+        about,
+    }
+}
+
+const fn text_var(name: &'static str, default: &'static str, about: &'static str) -> Variable {
+    Variable {
+        name,
+        setting: Setting::Text(default),
+        about,
+    }
+}
+
+/// Every environment variable the functions read, in the order docs/configuration.md
+/// lists them. A test proves the code reads no other (`tests/integration/docs.rs`).
+pub const VARIABLES: &[Variable] = &[
+    text_var("TABLE_NAME", "(required)", "the table; the template sets it"),
+    text_var(
+        "AWS_ENDPOINT_URL_DYNAMODB",
+        "",
+        "another DynamoDB endpoint, such as DynamoDB Local (`make dev`, the tests)",
+    ),
+    number_var(
+        MAX_EMAILS_PER_USER,
+        "addresses per user: deleting a user releases every address in one 100-item transaction",
+    ),
+    number_var(
+        VERIFICATION_TTL_SECONDS,
+        "how long an unverified address holds its claim, from the user's first add of it in the last 24 h; resends never extend it",
+    ),
+    number_var(VERIFICATION_CODE_TTL_SECONDS, "how long one code is valid"),
+    number_var(VERIFICATION_MAX_ATTEMPTS, "wrong codes per code"),
+    number_var(
+        VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
+        "wrong codes per user and address, rolling 24 h",
+    ),
+    number_var(
+        VERIFICATION_MAX_WRONG_CODES_PER_USER,
+        "wrong codes per user, rolling 24 h",
+    ),
+    number_var(
+        VERIFICATION_MAX_CODES_PER_ADDRESS,
+        "codes issued per address (adds and resends, by anyone), rolling 24 h",
+    ),
+    number_var(
+        VERIFICATION_RESEND_INTERVAL_SECONDS,
+        "a new code for the same address at most this often",
+    ),
+    text_var(
+        "VERIFICATION_KEY_SECRET_ID",
+        "(deployed)",
+        "the Secrets Manager secret holding the key of code and address hashes; read at init by add-email, send-verification and verify-email only",
+    ),
+    text_var(
+        "VERIFICATION_KEY",
+        "(local)",
+        "a development key (32+ bytes) when no secret is named; `make dev` makes one in `.local/dev-verification.key`",
+    ),
+    text_var(
+        "VERIFICATION_SENDER",
+        "`ses`",
+        "`ses`: SES from `SENDER_ADDRESS`; `log`: one JSON log event per message, local runs and test stacks only. Read by add-email, send-verification and sync-cognito-email only, as are the next three",
+    ),
+    text_var(
+        "ALLOW_LOG_SENDER",
+        "`false`",
+        "`true` lets the `log` sender start; `make dev` and the tests set it, a deployed stack only with `LogSenderAllowed=true`",
+    ),
+    text_var(
+        "SENDER_ADDRESS",
+        "(required with `ses`)",
+        "the From address; it, or its domain, is a verified SES identity",
+    ),
+    text_var(
+        "SES_CONFIGURATION_SET",
+        "(required with `ses`)",
+        "the SES configuration set every message goes through (the template's `SesConfigurationSet`)",
+    ),
+    text_var(
+        "USER_POOL_ID",
+        "(deployed)",
+        "the stack's user pool: reconcile-users and sync-cognito-email",
+    ),
+    text_var(
+        "ADMIN_GROUP",
+        "`admin`",
+        "the Cognito group whose members may use the admin routes",
+    ),
+    text_var(
+        "METRICS_NAMESPACE",
+        "`UserService/local`",
+        "the business metrics' CloudWatch namespace; the template sets `UserService/<stack>`",
+    ),
+    number_var(DYNAMODB_CONNECT_TIMEOUT_MS, "the DynamoDB client's connect timeout"),
+    number_var(
+        DYNAMODB_ATTEMPT_TIMEOUT_MS,
+        "one attempt of a DynamoDB call; Cognito admin calls use it too",
+    ),
+    number_var(
+        DYNAMODB_OPERATION_TIMEOUT_MS,
+        "a whole DynamoDB call, retries included, inside Cognito's 5 s trigger limit; under an invocation every call's timeout is cut to what is left. An SES send is one attempt of at most 5 s (a retried send could deliver twice)",
+    ),
+    text_var(
+        "DYNAMODB_CONNECT_AT_INIT",
+        "`false`",
+        "`true`: init opens the connection to DynamoDB with one read the function is granted; it pays where init is off the request path (provisioned concurrency), on demand it costs a request",
+    ),
+    text_var(
+        "AWS_LAMBDA_LOG_LEVEL",
+        "`INFO`",
+        "set by Lambda from the template's `LogLevel` (LoggingConfig); DEBUG and TRACE reach the service's own code only, the SDK and runtime stay at INFO",
+    ),
+    text_var(
+        "AWS_LAMBDA_LOG_FORMAT",
+        "`JSON`",
+        "set by Lambda from the template; JSON lines with `request_id` and `sub`, never addresses, phones, codes or tokens",
+    ),
+    text_var(
+        "RUST_LOG",
+        "",
+        "local runs only: a full filter (`level` and `target=level` directives) that wins over the level above, and over its limits",
+    ),
+];
+
 /// What the store needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreConfig {
+    /// The table every access pattern uses.
     pub table_name: String,
+    /// Addresses per user, primary included.
     pub max_emails_per_user: u32,
     /// How long an unverified address holds its claim, from when the user first
     /// added it (in the last 24 hours). Resends never extend it.
@@ -52,17 +314,26 @@ pub struct StoreConfig {
 }
 
 impl StoreConfig {
-    pub const DEFAULT_MAX_EMAILS: u32 = 10;
+    /// Addresses per user unless configured.
+    pub const DEFAULT_MAX_EMAILS: u32 = MAX_EMAILS_PER_USER.default;
     /// The most addresses whose deletion fits one 100-item transaction.
-    pub const MAX_EMAILS_CAP: u32 = 49;
-    pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
-    pub const DEFAULT_CODE_TTL_SECONDS: i64 = 900;
-    pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
-    pub const DEFAULT_MAX_WRONG_CODES_PER_ADDRESS: u32 = 20;
-    pub const DEFAULT_MAX_WRONG_CODES_PER_USER: u32 = 100;
-    pub const DEFAULT_MAX_CODES_PER_ADDRESS: u32 = 10;
-    pub const RESEND_INTERVAL_SECONDS: i64 = 60;
+    pub const MAX_EMAILS_CAP: u32 = MAX_EMAILS_PER_USER.max;
+    /// How long an unverified address holds its claim unless configured.
+    pub const DEFAULT_TTL_SECONDS: i64 = VERIFICATION_TTL_SECONDS.default as i64;
+    /// How long a code is valid unless configured.
+    pub const DEFAULT_CODE_TTL_SECONDS: i64 = VERIFICATION_CODE_TTL_SECONDS.default as i64;
+    /// Wrong codes per code unless configured.
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = VERIFICATION_MAX_ATTEMPTS.default;
+    /// Wrong codes per user and address a day unless configured.
+    pub const DEFAULT_MAX_WRONG_CODES_PER_ADDRESS: u32 = VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS.default;
+    /// Wrong codes per user a day unless configured.
+    pub const DEFAULT_MAX_WRONG_CODES_PER_USER: u32 = VERIFICATION_MAX_WRONG_CODES_PER_USER.default;
+    /// Codes per address a day unless configured.
+    pub const DEFAULT_MAX_CODES_PER_ADDRESS: u32 = VERIFICATION_MAX_CODES_PER_ADDRESS.default;
+    /// The pause between two codes for one address unless configured.
+    pub const RESEND_INTERVAL_SECONDS: i64 = VERIFICATION_RESEND_INTERVAL_SECONDS.default as i64;
 
+    /// The defaults, on `table_name`: what tests and tools start from.
     pub fn new(table_name: impl Into<String>) -> Self {
         Self {
             table_name: table_name.into(),
@@ -77,51 +348,35 @@ impl StoreConfig {
         }
     }
 
+    /// The configuration a function's environment gives.
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
+    /// The configuration `lookup` gives, for tests that set variables without
+    /// touching the process environment.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let table_name = required(&lookup, "TABLE_NAME", "the DynamoDB table name")?;
         let mut c = Self::new(table_name);
-        let set_u32 = |target: &mut u32, name, min, max| override_number(&lookup, target, name, min, max);
-        // Deleting a user writes the profile and each address's record and claim in
-        // one transaction of at most 100 items: 1 + 2 × 49.
-        set_u32(
-            &mut c.max_emails_per_user,
-            "MAX_EMAILS_PER_USER",
-            1,
-            Self::MAX_EMAILS_CAP,
-        )?;
-        set_u32(&mut c.verification_max_attempts, "VERIFICATION_MAX_ATTEMPTS", 1, 100)?;
-        set_u32(
+        let set = |target: &mut u32, var| override_number(&lookup, target, var);
+        set(&mut c.max_emails_per_user, MAX_EMAILS_PER_USER)?;
+        set(&mut c.verification_max_attempts, VERIFICATION_MAX_ATTEMPTS)?;
+        set(
             &mut c.max_wrong_codes_per_address,
-            "VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS",
-            1,
-            1_000,
+            VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
         )?;
-        set_u32(
-            &mut c.max_wrong_codes_per_user,
-            "VERIFICATION_MAX_WRONG_CODES_PER_USER",
-            1,
-            1_000,
-        )?;
-        set_u32(
-            &mut c.max_codes_per_address,
-            "VERIFICATION_MAX_CODES_PER_ADDRESS",
-            1,
-            1_000,
-        )?;
-        let set_seconds = |target: &mut i64, name, min, max| override_number(&lookup, target, name, min, max);
-        // At most a day: the first add is remembered for 24 hours.
-        set_seconds(&mut c.verification_ttl_seconds, "VERIFICATION_TTL_SECONDS", 60, 86_400)?;
-        set_seconds(&mut c.code_ttl_seconds, "VERIFICATION_CODE_TTL_SECONDS", 60, 86_400)?;
-        set_seconds(
-            &mut c.resend_interval_seconds,
-            "VERIFICATION_RESEND_INTERVAL_SECONDS",
-            1,
-            86_400,
-        )?;
+        set(&mut c.max_wrong_codes_per_user, VERIFICATION_MAX_WRONG_CODES_PER_USER)?;
+        set(&mut c.max_codes_per_address, VERIFICATION_MAX_CODES_PER_ADDRESS)?;
+        let set_seconds = |target: &mut i64, var| {
+            number(&lookup, var).map(|value| {
+                if let Some(value) = value {
+                    *target = i64::from(value);
+                }
+            })
+        };
+        set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
+        set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;
+        set_seconds(&mut c.resend_interval_seconds, VERIFICATION_RESEND_INTERVAL_SECONDS)?;
         Ok(c)
     }
 }
@@ -130,63 +385,54 @@ impl StoreConfig {
 /// operation timeout; both stay well inside Cognito's 5 s trigger limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientTimeouts {
+    /// Opening a connection.
     pub connect: Duration,
+    /// One attempt of a call.
     pub attempt: Duration,
+    /// A whole call, retries included.
     pub operation: Duration,
 }
 
 impl ClientTimeouts {
+    /// The timeouts `lookup` gives, each within its range.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let ms = |name, default| -> Result<Duration, ConfigError> {
-            Ok(Duration::from_millis(
-                number(&lookup, name, 50, 60_000)?.unwrap_or(default),
-            ))
+        let ms = |var: NumberVar| -> Result<Duration, ConfigError> {
+            Ok(Duration::from_millis(u64::from(
+                number(&lookup, var)?.unwrap_or(var.default),
+            )))
         };
         Ok(Self {
-            connect: ms("DYNAMODB_CONNECT_TIMEOUT_MS", 1_000)?,
-            attempt: ms("DYNAMODB_ATTEMPT_TIMEOUT_MS", 1_000)?,
-            operation: ms("DYNAMODB_OPERATION_TIMEOUT_MS", 3_000)?,
+            connect: ms(DYNAMODB_CONNECT_TIMEOUT_MS)?,
+            attempt: ms(DYNAMODB_ATTEMPT_TIMEOUT_MS)?,
+            operation: ms(DYNAMODB_OPERATION_TIMEOUT_MS)?,
         })
     }
 }
 
-/// Sets `target` from the variable `name` when it is set (a whole number from `min` to `max`).
-fn override_number<T>(
+/// Sets `target` from the variable `var` when it is set.
+fn override_number(
     lookup: &impl Fn(&str) -> Option<String>,
-    target: &mut T,
-    name: &'static str,
-    min: T,
-    max: T,
-) -> Result<(), ConfigError>
-where
-    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
-{
-    if let Some(value) = number(lookup, name, min, max)? {
+    target: &mut u32,
+    var: NumberVar,
+) -> Result<(), ConfigError> {
+    if let Some(value) = number(lookup, var)? {
         *target = value;
     }
     Ok(())
 }
 
-/// A whole number from `min` to `max`, or `None` when unset. The error names the
+/// A whole number in `var`'s range, or `None` when unset. The error names the
 /// variable, the allowed range and the value given.
-fn number<T>(
-    lookup: &impl Fn(&str) -> Option<String>,
-    name: &'static str,
-    min: T,
-    max: T,
-) -> Result<Option<T>, ConfigError>
-where
-    T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
-{
-    let Some(raw) = lookup(name) else {
+fn number(lookup: &impl Fn(&str) -> Option<String>, var: NumberVar) -> Result<Option<u32>, ConfigError> {
+    let Some(raw) = lookup(var.name) else {
         return Ok(None);
     };
     let invalid = || ConfigError::Invalid {
-        name,
-        reason: format!("must be a whole number from {min} to {max}; got {raw:?}"),
+        name: var.name,
+        reason: format!("must be a whole number from {} to {}; got {raw:?}", var.min, var.max),
     };
-    let value: T = raw.trim().parse().map_err(|_| invalid())?;
-    if value < min || value > max {
+    let value: u32 = raw.trim().parse().map_err(|_| invalid())?;
+    if value < var.min || value > var.max {
         return Err(invalid());
     }
     Ok(Some(value))
@@ -274,6 +520,49 @@ mod tests {
         );
         let c = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "49")])).unwrap();
         assert_eq!(c.max_emails_per_user, 49);
+    }
+
+    #[test]
+    fn every_number_variable_keeps_its_documented_default_and_range() {
+        let store_numbers = [
+            MAX_EMAILS_PER_USER,
+            VERIFICATION_TTL_SECONDS,
+            VERIFICATION_CODE_TTL_SECONDS,
+            VERIFICATION_MAX_ATTEMPTS,
+            VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
+            VERIFICATION_MAX_WRONG_CODES_PER_USER,
+            VERIFICATION_MAX_CODES_PER_ADDRESS,
+            VERIFICATION_RESEND_INTERVAL_SECONDS,
+        ];
+        let timeouts = [
+            DYNAMODB_CONNECT_TIMEOUT_MS,
+            DYNAMODB_ATTEMPT_TIMEOUT_MS,
+            DYNAMODB_OPERATION_TIMEOUT_MS,
+        ];
+        let parses = |var: NumberVar, value: u32| {
+            let value = value.to_string();
+            let pairs = [("TABLE_NAME", "t"), (var.name, value.as_str())];
+            if timeouts.contains(&var) {
+                ClientTimeouts::from_lookup(lookup(&pairs)).is_ok()
+            } else {
+                StoreConfig::from_lookup(lookup(&pairs)).is_ok()
+            }
+        };
+        for var in store_numbers.into_iter().chain(timeouts) {
+            assert!(var.min <= var.default && var.default <= var.max, "{}", var.name);
+            assert!(parses(var, var.min) && parses(var, var.max), "{}", var.name);
+            assert!(!parses(var, var.min - 1) && !parses(var, var.max + 1), "{}", var.name);
+            assert!(
+                VARIABLES.iter().any(|v| v.setting == Setting::Number(var)),
+                "{} is documented",
+                var.name
+            );
+        }
+        let t = ClientTimeouts::from_lookup(lookup(&[])).unwrap();
+        assert_eq!(
+            t.operation,
+            Duration::from_millis(u64::from(DYNAMODB_OPERATION_TIMEOUT_MS.default))
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub struct Invalid(pub &'static str);
 pub struct UserId(String);
 
 impl UserId {
+    /// An id from a stored item or a Cognito event: 1 to 128 characters, none of them the key delimiter `#`.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
         if raw.is_empty() || raw.len() > 128 {
@@ -46,6 +47,7 @@ impl UserId {
         Ok(Self(canonical))
     }
 
+    /// The id as text, for keys, logs and responses.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -76,10 +78,12 @@ impl From<UserId> for String {
 pub struct EmailId(Uuid);
 
 impl EmailId {
+    /// A fresh id for a new record; v7, so records sort by when they were added.
     pub fn new() -> Self {
         Self(Uuid::now_v7())
     }
 
+    /// An id from a path or a stored item: any UUID, surrounding whitespace ignored.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         Uuid::parse_str(raw.trim())
             .map(Self)
@@ -122,9 +126,21 @@ impl fmt::Display for EmailId {
 pub struct EmailAddress(String);
 
 impl EmailAddress {
+    /// The longest normalised address accepted, in bytes (the SMTP path limit).
     pub const MAX_LEN: usize = 254;
+    /// The longest local part (before the `@`) accepted, in bytes.
     pub const MAX_LOCAL_LEN: usize = 64;
 
+    /// Normalises and checks a user-supplied address; claims and look-ups key on the result.
+    ///
+    /// ```
+    /// use user_service::domain::EmailAddress;
+    ///
+    /// // Trimmed and lower-cased; an internationalised domain is stored as its A-label.
+    /// let ada = EmailAddress::parse("  Ada@Bücher.Example ").unwrap();
+    /// assert_eq!(ada.as_str(), "ada@xn--bcher-kva.example");
+    /// assert!(EmailAddress::parse("ada@localhost").is_err());
+    /// ```
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let trimmed = raw.trim();
         if trimmed.is_empty() {
@@ -158,6 +174,7 @@ impl EmailAddress {
         Ok(Self(normalized))
     }
 
+    /// The normalised address: the stored form, and the one mail is sent to.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -230,6 +247,7 @@ impl From<EmailAddress> for String {
 pub struct Phone(String);
 
 impl Phone {
+    /// Checks a user-supplied number; only surrounding whitespace is removed, nothing is reformatted.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let raw = raw.trim();
         let digits = raw
@@ -243,6 +261,7 @@ impl Phone {
         Ok(Self(raw.to_owned()))
     }
 
+    /// The number as stored and shown in the profile.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -274,8 +293,10 @@ impl From<Phone> for String {
 pub struct PersonName(String);
 
 impl PersonName {
+    /// The most characters (after NFC) a name may have.
     pub const MAX_CHARS: usize = 100;
 
+    /// Trims, NFC-normalises and checks a user-supplied name; the result is what is stored.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         use unicode_normalization::UnicodeNormalization;
         let normalized: String = raw.trim().nfc().collect();
@@ -292,6 +313,7 @@ impl PersonName {
         Ok(Self(normalized))
     }
 
+    /// The normalised name, as stored and shown.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -316,15 +338,20 @@ impl From<PersonName> for String {
     }
 }
 
+/// Where an account stands, which decides whether its owner may sign in and change it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "&'static str")]
 pub enum UserStatus {
+    /// In normal use: the user may sign in and change the account.
     Active,
+    /// Blocked by an admin: sign-in is refused, and the account can be read but not changed.
     Suspended,
+    /// Closed: the profile is erased, its addresses released, and it reads as not found.
     Deleted,
 }
 
 impl UserStatus {
+    /// The spelling stored in the table and shown in the API.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Active => "active",
@@ -370,6 +397,7 @@ const TIMESTAMP_FORMAT: &[FormatItem<'static>] =
     format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 impl Timestamp {
+    /// The current instant, cut to whole milliseconds so it equals its stored form.
     pub fn now() -> Self {
         Self::from_datetime(OffsetDateTime::now_utc())
     }
@@ -381,12 +409,14 @@ impl Timestamp {
         Self(dt.replace_millisecond(millis).unwrap_or(dt))
     }
 
+    /// Reads an RFC 3339 instant at any offset, converted to UTC and cut to milliseconds.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
             .map(Self::from_datetime)
             .map_err(|_| Invalid("must be an RFC 3339 timestamp"))
     }
 
+    /// The instant `seconds` later (earlier when negative), for expiries and resend windows.
     pub fn plus_seconds(self, seconds: i64) -> Self {
         Self(self.0 + time::Duration::seconds(seconds))
     }
@@ -397,10 +427,12 @@ impl Timestamp {
         u64::try_from((millis + 999) / 1000).unwrap_or(0)
     }
 
+    /// Whole seconds since the Unix epoch, as TTL attributes and rate-limit windows count time.
     pub fn unix_seconds(self) -> i64 {
         self.0.unix_timestamp()
     }
 
+    /// Milliseconds since the Unix epoch (saturating), the form a manual clock holds.
     pub fn unix_millis(self) -> i64 {
         i64::try_from(self.0.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
     }
@@ -437,15 +469,25 @@ impl From<Timestamp> for String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
+    /// The owner's Cognito `sub`; every item of the user is keyed by it.
     pub user_id: UserId,
+    /// The primary address; `None` once the user is deleted.
     pub email: Option<EmailAddress>,
+    /// The given name, if the user gave one; erased on delete.
     pub first_name: Option<PersonName>,
+    /// The family name, if the user gave one; erased on delete.
     pub last_name: Option<PersonName>,
+    /// An optional contact number; erased on delete.
     pub phone: Option<Phone>,
+    /// Whether the user may sign in and change the account.
     pub status: UserStatus,
+    /// The profile's version, for If-Match: each write adds one.
     pub version: u64,
+    /// When the confirmed sign-up created the profile.
     pub created_at: Timestamp,
+    /// When the profile last changed.
     pub updated_at: Timestamp,
+    /// How many email records the user has: not shown, but checked against the per-user maximum.
     #[serde(skip)]
     pub email_count: u32,
 }
@@ -454,28 +496,41 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Email {
+    /// Names the record in the `/me/emails/{emailId}` routes.
     pub email_id: EmailId,
+    /// The normalised address.
     pub email: EmailAddress,
+    /// Whether this is the profile's address, the one Cognito's `email` follows.
     pub is_primary: bool,
+    /// Whether the user proved they receive mail here; until then the claim on it can expire.
     pub is_verified: bool,
+    /// When the address was verified; `None` while it is not.
     pub verified_at: Option<Timestamp>,
+    /// When the address was added.
     pub created_at: Timestamp,
 }
 
 /// A profile and all its addresses, oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Account {
+    /// The user's profile, as `GET /me` shows it.
     pub profile: Profile,
+    /// Every email record of the user, oldest first.
     pub emails: Vec<Email>,
 }
 
 /// What a confirmed sign-up knows about the new user.
 #[derive(Debug, Clone)]
 pub struct NewUser {
+    /// The `sub` Cognito gave the user.
     pub user_id: UserId,
+    /// The address Cognito verified; it becomes the first record, verified and primary.
     pub email: EmailAddress,
+    /// The `given_name` attribute, if present and valid; an invalid one is left out.
     pub first_name: Option<PersonName>,
+    /// The `family_name` attribute, if present and valid; an invalid one is left out.
     pub last_name: Option<PersonName>,
+    /// The `phone_number` attribute, if present and valid E.164; an invalid one is left out.
     pub phone: Option<Phone>,
 }
 
@@ -483,12 +538,16 @@ pub struct NewUser {
 /// `phone: Some(None)` removes the phone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProfilePatch {
+    /// A new given name, or `None` to keep the current one.
     pub first_name: Option<PersonName>,
+    /// A new family name, or `None` to keep the current one.
     pub last_name: Option<PersonName>,
+    /// `Some(Some(_))` sets the phone, `Some(None)` removes it, `None` keeps it.
     pub phone: Option<Option<Phone>>,
 }
 
 impl ProfilePatch {
+    /// Whether the patch changes nothing; the route refuses such a request.
     pub fn is_empty(&self) -> bool {
         self.first_name.is_none() && self.last_name.is_none() && self.phone.is_none()
     }
@@ -496,6 +555,16 @@ impl ProfilePatch {
 
 /// Which versions of a profile a conditional write may change: `If-Match`, as
 /// RFC 9110 (section 13.1.1) reads it. The write carries it as its condition.
+///
+/// ```
+/// use user_service::domain::IfMatch;
+///
+/// let listed = IfMatch::Versions(vec![3, 4]);
+/// assert!(listed.matches(4) && !listed.matches(5));
+/// assert!(IfMatch::Any.matches(7));
+/// // `"0"` is a well-formed tag that names no version: it matches nothing.
+/// assert!(!IfMatch::Versions(vec![]).matches(1));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IfMatch {
     /// `*`: any current profile; none (a deleted or unknown user) fails it.

@@ -9,6 +9,7 @@ use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 use crate::config::ConfigError;
 use crate::domain::{EmailAddress, UserId};
 
+/// The variable naming the Cognito user pool the functions act on.
 pub const POOL_ID_VAR: &str = "USER_POOL_ID";
 
 /// Less time than this left in the invocation, and a call is not started.
@@ -19,6 +20,7 @@ pub const MIN_CALL_TIME: std::time::Duration = std::time::Duration::from_secs(1)
 #[derive(Debug, thiserror::Error)]
 #[error("Cognito {operation} failed: {failure}")]
 pub struct IdentityError {
+    /// The admin API operation that failed, such as `AdminDisableUser`.
     pub operation: &'static str,
     failure: String,
     /// The typed error, when the call reached the SDK.
@@ -72,6 +74,7 @@ impl IdentityError {
 /// What a call that brings Cognito in line found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applied {
+    /// The call took effect, or Cognito was already as asked.
     Done,
     /// Cognito has no such user (deleted there): nothing left to change.
     NoSuchUser,
@@ -111,6 +114,7 @@ pub struct UserPool {
 }
 
 impl UserPool {
+    /// The pool `pool_id`, called through `client`; tests point it at their own Cognito.
     pub fn new(client: Client, pool_id: impl Into<String>) -> Self {
         Self {
             client,
@@ -215,10 +219,12 @@ impl UserPool {
         }
     }
 
+    /// The user can no longer sign in and their tokens stop working: Cognito's side of a suspension.
     pub async fn disable(&self, user: &UserId) -> Result<Applied, IdentityError> {
         applied(on_user!(self, admin_disable_user, "AdminDisableUser", user))
     }
 
+    /// The user may sign in again: Cognito's side of a re-activation.
     pub async fn enable(&self, user: &UserId) -> Result<Applied, IdentityError> {
         applied(on_user!(self, admin_enable_user, "AdminEnableUser", user))
     }

@@ -1,5 +1,8 @@
 //! user-service core: the single-table key schema, domain rules, the DynamoDB
 //! store with every access pattern and transaction, and the HTTP mapping.
+//!
+#![doc = include_str!("../../docs/architecture.md")]
+#![warn(missing_docs)]
 
 #[cfg(feature = "aws")]
 pub mod api;

@@ -11,9 +11,13 @@ use crate::config::{ConfigError, required};
 use crate::domain::{EmailAddress, EmailId, UserId};
 use crate::verification::VerificationCode;
 
+/// The variable that picks the sender: `ses` (the default) or `log`.
 pub const SENDER_VAR: &str = "VERIFICATION_SENDER";
+/// The variable that must be `true` for the log sender to start, as it logs codes.
 pub const ALLOW_LOG_SENDER_VAR: &str = "ALLOW_LOG_SENDER";
+/// The variable naming the verified SES address mail is sent from.
 pub const SENDER_ADDRESS_VAR: &str = "SENDER_ADDRESS";
+/// The variable naming the SES configuration set every message goes through.
 pub const CONFIGURATION_SET_VAR: &str = "SES_CONFIGURATION_SET";
 
 /// One message, before rendering.
@@ -21,19 +25,28 @@ pub const CONFIGURATION_SET_VAR: &str = "SES_CONFIGURATION_SET";
 pub enum Mail<'a> {
     /// A code that proves the recipient reads `email_id`'s address.
     VerificationCode {
+        /// The address the code is for; the log sender logs it beside the code.
         email_id: EmailId,
+        /// The code the recipient types in to prove they read the address.
         code: &'a VerificationCode,
+        /// How long the code stays valid, stated in the subject and the body.
         valid_for_seconds: i64,
     },
     /// The primary address of `user_id` moved away from the recipient.
-    PrimaryChanged { user_id: &'a UserId },
+    PrimaryChanged {
+        /// The account whose primary moved; logged by the log sender, never put in the message.
+        user_id: &'a UserId,
+    },
 }
 
 /// Subject and bodies, as sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
+    /// The subject line, plain text.
     pub subject: String,
+    /// The plain-text body, for clients that show no HTML.
     pub text: String,
+    /// The HTML body: the same words as `text`.
     pub html: String,
 }
 
@@ -46,6 +59,7 @@ impl Mail<'_> {
         }
     }
 
+    /// The message as sent, in English: subject, plain-text and HTML bodies, and no link.
     pub fn render(&self) -> Rendered {
         match self {
             Self::VerificationCode {
@@ -119,6 +133,7 @@ pub enum Sender {
     Log,
 }
 
+/// Delivers through SES v2 in one attempt, cut to the invocation's deadline.
 #[derive(Debug, Clone)]
 pub struct SesSender {
     client: aws_sdk_sesv2::Client,
@@ -132,11 +147,13 @@ pub struct SesSender {
 /// have been accepted, and a retry would send the message twice.
 const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// A message that may not have gone out; the caller decides whether that fails its work.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
     /// Shown by its error code alone: SES messages name the addresses involved.
     #[error("SES SendEmail failed: {}", crate::error::aws_failure(.0))]
     Ses(Box<SdkError<SendEmailError>>),
+    /// The message or its tag could not be put into an SES request; nothing was sent.
     #[error("the message could not be built")]
     Build(#[source] aws_sdk_sesv2::error::BuildError),
 }
@@ -247,6 +264,7 @@ impl Sender {
         }
     }
 
+    /// Delivers `mail` to `to` in one attempt, or with the log sender, logs it instead.
     pub async fn send(&self, to: &EmailAddress, mail: &Mail<'_>) -> Result<(), SendError> {
         match self {
             Self::Ses(ses) => ses.send(to, mail).await,

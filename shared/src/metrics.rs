@@ -78,6 +78,7 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Every metric, in the order each widget draws its lines; a metric left out is never described or drawn.
     pub const ALL: &'static [Metric] = &[
         Metric::SignUps,
         Metric::TakeOvers,
@@ -155,15 +156,21 @@ impl Metric {
 /// The business widgets of the dashboard, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
+    /// Sign-ups, take-overs, primary switches, removals and deletions.
     Accounts,
+    /// Codes issued and verifications, with the refusals of their limits.
     Verification,
+    /// How writes fare in DynamoDB: contention, refused conditions and errors by kind.
     Table,
+    /// What admins looked up and changed, and what was refused them.
     Admin,
 }
 
 impl Group {
+    /// Every widget, in the order the dashboard draws them.
     pub const ALL: &'static [Group] = &[Group::Accounts, Group::Verification, Group::Table, Group::Admin];
 
+    /// The widget's heading on the dashboard.
     pub const fn title(self) -> &'static str {
         match self {
             Group::Accounts => "Accounts: sign-ups, take-overs, primary switches, removals, deletions",
@@ -198,10 +205,13 @@ mod emf {
     /// Why metrics were not installed or not written. Never an invocation's failure.
     #[derive(Debug, thiserror::Error)]
     pub enum MetricsError {
+        /// Another recorder is installed already, or the collector could not start.
         #[error("the metrics recorder could not be installed: {0}")]
         Install(String),
+        /// The document could not be written out; its counts are lost.
         #[error("the metrics document could not be written")]
         Write(#[source] std::io::Error),
+        /// The collector panicked while flushing; its counts are lost.
         #[error("the metrics collector panicked while flushing")]
         Panicked,
     }

@@ -10,7 +10,9 @@ use aws_config::SdkConfig;
 use crate::config::ConfigError;
 use crate::verification_key::VerificationKey;
 
+/// The variable naming the Secrets Manager secret that holds the key; it wins when set.
 pub const SECRET_ID_VAR: &str = "VERIFICATION_KEY_SECRET_ID";
+/// The variable holding a development key for local runs and tests, used when no secret is named.
 pub const DEV_KEY_VAR: &str = "VERIFICATION_KEY";
 
 /// The key from the secret named in the environment, or the development key.

@@ -19,11 +19,13 @@ impl TryFrom<String> for VerificationCode {
     }
 }
 
+/// No code could be drawn: the OS random source failed, so none is issued.
 #[derive(Debug, thiserror::Error)]
 #[error("the OS random source failed")]
 pub struct RandomSourceError(#[source] getrandom::Error);
 
 impl VerificationCode {
+    /// A fresh code, uniform over 000000 to 999999, drawn from the OS random source.
     pub fn generate() -> Result<Self, RandomSourceError> {
         // Rejection sampling: values at or above the largest multiple of 10^6 below
         // 2^32 would make low codes slightly more likely.
@@ -39,6 +41,7 @@ impl VerificationCode {
         }
     }
 
+    /// A code as the client typed it: six ASCII digits, surrounding whitespace ignored.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
         let raw = raw.trim();
         if raw.len() == 6 && raw.bytes().all(|b| b.is_ascii_digit()) {

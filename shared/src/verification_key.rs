@@ -23,8 +23,10 @@ pub struct VerificationKey {
 pub struct KeyTooShort;
 
 impl VerificationKey {
+    /// The shortest secret accepted: 32 bytes, as long as an HMAC-SHA-256 tag.
     pub const MIN_SECRET_BYTES: usize = 32;
 
+    /// The key from the secret's bytes (at least [`Self::MIN_SECRET_BYTES`]): one derived key for codes, one for addresses.
     pub fn from_secret(secret: &[u8]) -> Result<Self, KeyTooShort> {
         if secret.len() < Self::MIN_SECRET_BYTES {
             return Err(KeyTooShort);

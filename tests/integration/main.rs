@@ -9,6 +9,7 @@ mod accounts;
 mod common;
 mod concurrency;
 mod delivery;
+mod docs;
 mod faults;
 mod handler_support;
 mod handlers_admin;

@@ -7,13 +7,19 @@ use serde::Serialize;
 /// A failed request as the client sees it. Its `code` is stable; clients branch on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// The HTTP status answered; a code always comes with the same one.
     pub status: StatusCode,
+    /// The stable reason, one of [`CODES`]: what clients branch on.
     pub code: &'static str,
+    /// A short summary of the code for people, the same every time it is sent.
     pub title: &'static str,
+    /// What went wrong in this request, for people; clients should not parse it.
     pub detail: String,
     /// The request field at fault, for validation failures.
     pub field: Option<String>,
+    /// After a wrong verification code: how many more tries the code allows.
     pub attempts_left: Option<u32>,
+    /// Seconds the client should wait before retrying, sent as `Retry-After`.
     pub retry_after_secs: Option<u64>,
 }
 
@@ -32,6 +38,7 @@ struct Body9457<'a> {
     attempts_left: Option<u32>,
 }
 
+/// The media type of every problem response (RFC 9457).
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// Every stable `code` a problem response can carry, in one place: clients
@@ -62,6 +69,7 @@ pub const CODES: &[&str] = &[
 ];
 
 impl Problem {
+    /// A problem with no field, attempts or retry hint; `code` must be one of [`CODES`].
     pub fn new(status: StatusCode, code: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
         // A code outside CODES would reach clients undocumented.
         debug_assert!(CODES.contains(&code), "problem code {code} is not in CODES");
@@ -76,6 +84,7 @@ impl Problem {
         }
     }
 
+    /// 401: the request carries no verified caller (no claims, not an access token, or a bad `sub`).
     pub fn unauthenticated() -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
@@ -85,6 +94,7 @@ impl Problem {
         )
     }
 
+    /// 403: an admin route called by someone outside the admin group.
     pub fn forbidden() -> Self {
         Self::new(
             StatusCode::FORBIDDEN,
@@ -94,6 +104,7 @@ impl Problem {
         )
     }
 
+    /// 403: an admin route called by an admin whose own account is not active.
     pub fn forbidden_inactive_admin() -> Self {
         Self::new(
             StatusCode::FORBIDDEN,
@@ -114,6 +125,7 @@ impl Problem {
         )
     }
 
+    /// 400: `field` of the request is invalid, for `reason`; the problem names the field.
     pub fn validation(field: &str, reason: impl std::fmt::Display) -> Self {
         let mut problem = Self::new(
             StatusCode::BAD_REQUEST,
@@ -125,6 +137,7 @@ impl Problem {
         problem
     }
 
+    /// 413: the body is longer than `limit` bytes.
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -134,6 +147,7 @@ impl Problem {
         )
     }
 
+    /// 415: the body is not sent as JSON.
     pub fn unsupported_media_type() -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -143,6 +157,7 @@ impl Problem {
         )
     }
 
+    /// 428: a change to the profile came without If-Match.
     pub fn precondition_required() -> Self {
         Self::new(
             StatusCode::PRECONDITION_REQUIRED,
@@ -162,6 +177,7 @@ impl Problem {
         )
     }
 
+    /// 500: a failure on our side; its cause goes to the log, never to the client.
     pub fn internal() -> Self {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -171,6 +187,7 @@ impl Problem {
         )
     }
 
+    /// 503: DynamoDB throttled or writes kept conflicting; the same request may work after a second.
     pub fn unavailable() -> Self {
         let mut problem = Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -188,6 +205,7 @@ impl Problem {
         self
     }
 
+    /// The RFC 9457 JSON response, with `Retry-After` when the problem has one.
     pub fn into_response(self) -> Response<Body> {
         let body = Body9457 {
             kind: format!(
@@ -221,7 +239,9 @@ impl Problem {
 #[derive(Debug, thiserror::Error)]
 #[error("{} {}", problem.status, problem.code)]
 pub struct Failure {
+    /// What the client is answered.
     pub problem: Box<Problem>,
+    /// For failures on our side, the error behind them, logged in full and never sent.
     #[source]
     pub cause: Option<Box<dyn std::error::Error + Send + Sync>>,
 }

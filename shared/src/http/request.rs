@@ -15,11 +15,14 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// The verified identity of the request: the token's `sub` and its groups.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
+    /// The token's `sub`: whose account the request acts on.
     pub user_id: UserId,
+    /// The token's `cognito:groups`; the admin group, with an active account, opens the admin routes.
     pub groups: Vec<String>,
 }
 
 impl Caller {
+    /// Whether the token lists the caller in `group`.
     pub fn is_in(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)
     }
@@ -154,14 +157,17 @@ fn param<T>(
     field(name, raw, parse)
 }
 
+/// The path parameter `name`, required and parsed with `parse`; a 400 names it.
 pub fn path_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     param(req.path_parameters_ref(), name, parse)
 }
 
+/// The `{emailId}` of the path: which of the caller's addresses the route acts on.
 pub fn email_id_param(req: &Request) -> Result<EmailId, Problem> {
     path_param(req, "emailId", EmailId::parse)
 }
 
+/// The query parameter `name`, required and parsed with `parse`; a 400 names it.
 pub fn query_param<T>(req: &Request, name: &str, parse: impl FnOnce(&str) -> Result<T, Invalid>) -> Result<T, Problem> {
     param(req.query_string_parameters_ref(), name, parse)
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::problem::{Failure, Problem};
 use crate::domain::Profile;
 
+/// `value` as a JSON body with `status`; a value that does not serialize is a 500.
 pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Result<Response<Body>, Failure> {
     let body = serde_json::to_string(value).map_err(|err| Failure {
         problem: Box::new(Problem::internal()),
@@ -34,6 +35,7 @@ pub fn profile(profile: &Profile) -> Result<Response<Body>, Failure> {
     Ok(response)
 }
 
+/// `response` with the header `name` set to `value`, or unchanged if `value` is no valid header value.
 pub fn with_header(mut response: Response<Body>, name: header::HeaderName, value: &str) -> Response<Body> {
     if let Ok(value) = HeaderValue::from_str(value) {
         response.headers_mut().insert(name, value);
@@ -41,6 +43,7 @@ pub fn with_header(mut response: Response<Body>, name: header::HeaderName, value
     response
 }
 
+/// A response with `status` and no body, such as 202 or 204.
 pub fn empty(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::Empty);
     *response.status_mut() = status;

@@ -14,14 +14,19 @@ use crate::metrics::{self, Metric};
 /// A failed DynamoDB call, typed by operation.
 #[derive(Debug, thiserror::Error)]
 pub enum DynamoError {
+    /// Reading one item by its key failed.
     #[error("GetItem failed")]
     GetItem(#[from] SdkError<GetItemError, HttpResponse>),
+    /// Querying a user's partition, or GSI1 by address, failed.
     #[error("Query failed")]
     Query(#[from] SdkError<QueryError, HttpResponse>),
+    /// Scanning for live users, in the daily reconcile sweep, failed.
     #[error("Scan failed")]
     Scan(#[from] SdkError<ScanError, HttpResponse>),
+    /// A single-item update of a profile failed.
     #[error("UpdateItem failed")]
     UpdateItem(#[from] SdkError<UpdateItemError, HttpResponse>),
+    /// A transactional write of several items failed.
     #[error("TransactWriteItems failed")]
     TransactWriteItems(#[from] SdkError<TransactWriteItemsError, HttpResponse>),
 }
@@ -185,8 +190,10 @@ impl DynamoError {
 /// Everything a store operation can end in besides success.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The user has no profile or is deleted, or has no address by that id.
     #[error("the user or address does not exist")]
     NotFound,
+    /// Refused: the account is suspended; it can be read but not changed.
     #[error("the account is not active")]
     AccountInactive,
     /// The admin acting is no longer an active user (checked inside the write).
@@ -195,28 +202,51 @@ pub enum StoreError {
     /// `If-Match: *` found no current profile to match.
     #[error("there is no profile for the precondition to match")]
     NothingToMatch,
+    /// Another user holds the address: verified, or claimed and not yet expired.
     #[error("another user holds the address")]
     EmailTaken,
+    /// The caller holds the address already, verified or not.
     #[error("the user has this address already")]
     AlreadyAdded,
+    /// The user has the configured maximum of addresses; one must go before another is added.
     #[error("the user has the maximum number of addresses")]
     LimitReached,
+    /// Only a verified address may become primary.
     #[error("the address is not verified")]
     NotVerified,
+    /// A code was asked for an address that is verified already.
     #[error("the address is verified already")]
     AlreadyVerified,
+    /// The primary address cannot be removed; another must be made primary first.
     #[error("the primary address cannot be removed")]
     PrimaryEmail,
+    /// The If-Match precondition names no version the profile is at now.
     #[error("the profile has changed: version is {current}")]
-    VersionMismatch { current: u64 },
+    VersionMismatch {
+        /// The profile's version now: the client reads it again before retrying.
+        current: u64,
+    },
+    /// The code was wrong; it stays valid for the attempts left.
     #[error("wrong verification code; {attempts_left} attempts left")]
-    VerificationFailed { attempts_left: u32 },
+    VerificationFailed {
+        /// Wrong codes still allowed before this code is spent.
+        attempts_left: u32,
+    },
+    /// The code's lifetime ended, or none is pending; the user must ask for a new one.
     #[error("the verification code has expired")]
     VerificationExpired,
+    /// Too many wrong codes: for this code, or for the user or address in 24 hours.
     #[error("too many wrong verification codes; retry in {retry_after_secs} s")]
-    TooManyAttempts { retry_after_secs: u64 },
+    TooManyAttempts {
+        /// Seconds until the limit lifts; sent as Retry-After.
+        retry_after_secs: u64,
+    },
+    /// Too many codes asked for: the resend interval, or the per-address daily cap.
     #[error("too many codes asked for; retry in {retry_after_secs} s")]
-    TooManyRequests { retry_after_secs: u64 },
+    TooManyRequests {
+        /// Seconds until another code may be issued; sent as Retry-After.
+        retry_after_secs: u64,
+    },
     /// A function that hashes codes or addresses was built without the key: a
     /// deployment fault (its catalog entry must say it reads the key).
     #[error("the verification key was not loaded")]

@@ -12,62 +12,95 @@ use super::error::StoreError;
 /// Attribute names that appear in condition and update expressions.
 pub(crate) use super::keys::attr;
 
+/// What an item is, stored as `entityType` so a reader of the table can tell items apart without the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EntityType {
+    /// A user's profile (`USER#…`, `PROFILE`).
     User,
+    /// One email record of a user (`USER#…`, `EMAIL#…`).
     Email,
+    /// An address's uniqueness claim (`EMAIL#…`, `UNIQUE`).
     EmailClaim,
+    /// A rate-limit counter (`LIMIT#…`).
     RateLimit,
 }
 
+/// A user's profile item (`USER#<sub>`, `PROFILE`): the account, its version and its count of email records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileItem {
+    /// Always `User`.
     pub entity_type: EntityType,
+    /// The owner's Cognito `sub`, which names the user's partition.
     pub user_id: UserId,
     /// The primary address; gone, with the names and phone, once the user is deleted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<EmailAddress>,
+    /// The given name, if the user gave one; erased on delete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_name: Option<PersonName>,
+    /// The family name, if the user gave one; erased on delete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_name: Option<PersonName>,
+    /// An optional contact number; erased on delete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phone: Option<Phone>,
+    /// Active, suspended or deleted: whether the owner may sign in and change the account.
     pub status: UserStatus,
+    /// The profile's version: every change to its fields (not `emailCount`) adds one; If-Match names it.
     pub version: u64,
+    /// How many email records the user has; an add is conditioned on it staying under the per-user maximum.
     pub email_count: u32,
+    /// When the confirmed sign-up created the profile.
     pub created_at: Timestamp,
+    /// When the profile last changed.
     pub updated_at: Timestamp,
 }
 
+/// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmailItem {
+    /// Always `Email`.
     pub entity_type: EntityType,
+    /// Names the record: its sort key and the `/me/emails/{emailId}` routes.
     pub email_id: EmailId,
+    /// The owner's Cognito `sub`; GSI1 projects it so the look-up by address finds the owner.
     pub user_id: UserId,
+    /// The normalised address; GSI1's partition key is made from it.
     pub email: EmailAddress,
+    /// Whether this is the profile's address, the one Cognito's `email` follows.
     pub is_primary: bool,
+    /// Whether the user proved they receive mail here; until then the claim on it can expire.
     pub is_verified: bool,
+    /// When the address was verified; absent while it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_at: Option<Timestamp>,
+    /// When the address was added; records are listed oldest first by it.
     pub created_at: Timestamp,
+    /// Keyed hash (HMAC-SHA-256) of the current code, never the code itself; removed on verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_code_hash: Option<String>,
+    /// When the current code stops being accepted; removed on verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_expires_at: Option<Timestamp>,
+    /// Wrong codes sent against the current code; a resend resets it to 0, and it is capped per code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_attempts: Option<u32>,
+    /// When the current code was sent; a resend must wait until it is old enough.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_sent_at: Option<Timestamp>,
 }
 
+/// An address's uniqueness claim (`EMAIL#<address>`, `UNIQUE`): names the one record that holds the address.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimItem {
+    /// Always `EmailClaim`.
     pub entity_type: EntityType,
+    /// The user whose record holds the address.
     pub user_id: UserId,
+    /// The holder's email record (its `emailId`).
     pub email_id: EmailId,
     /// Present while the address is unverified: after it, another user may take the address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +115,7 @@ impl ClaimItem {
 }
 
 impl ProfileItem {
+    /// The profile a confirmed sign-up creates: active, at version 1, with `email_count` records.
     pub fn new(user: &crate::domain::NewUser, email_count: u32, now: Timestamp) -> Self {
         Self {
             entity_type: EntityType::User,
@@ -98,6 +132,7 @@ impl ProfileItem {
         }
     }
 
+    /// The profile as the domain and the API see it.
     pub fn into_domain(self) -> Profile {
         Profile {
             user_id: self.user_id,
@@ -115,6 +150,7 @@ impl ProfileItem {
 }
 
 impl EmailItem {
+    /// The primary record of a new user, verified already: the confirmed sign-up proved the address.
     pub fn verified_primary(user: &UserId, email: &EmailAddress, now: Timestamp) -> Self {
         Self {
             entity_type: EntityType::Email,
@@ -132,6 +168,7 @@ impl EmailItem {
         }
     }
 
+    /// An added address awaiting its code: not primary, with the code's hash and expiry, no attempts yet.
     pub fn unverified(
         user: &UserId,
         email_id: EmailId,
@@ -166,6 +203,7 @@ impl EmailItem {
         }
     }
 
+    /// The record as the API shows it, without the verification data.
     pub fn into_domain(self) -> Email {
         Email {
             email_id: self.email_id,
@@ -182,8 +220,11 @@ impl EmailItem {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexedEmail {
+    /// The record's owner, whose account the look-up by address returns.
     pub user_id: UserId,
+    /// Whether the owner verified the address: during a take-over the verified holder owns it.
     pub is_verified: bool,
+    /// When the address was added; among equally verified holders the newest wins.
     pub created_at: Timestamp,
 }
 
@@ -198,12 +239,15 @@ pub enum Counter {
     UserAddress,
 }
 
+/// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LimitItem {
+    /// Always `RateLimit`.
     pub entity_type: EntityType,
     /// Epoch seconds of the counted events, oldest first.
     pub events: Vec<i64>,
+    /// The counter's version: every put adds one, conditioned on the version it read.
     pub version: u64,
     /// For `UserAddress`: when the current 24-hour window of holding the address began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,18 +263,22 @@ pub fn to_item<T: Serialize>(keys: Item, value: &T) -> Result<Item, StoreError> 
     Ok(item)
 }
 
+/// A stored item read as `T`, ignoring keys and attributes it does not name; a misfit is `Corrupt`.
 pub fn from_item<T: for<'de> Deserialize<'de>>(item: Item) -> Result<T, StoreError> {
     serde_dynamo::from_item(item).map_err(StoreError::Corrupt)
 }
 
+/// The whole stored profile item, with its key.
 pub fn profile_item(item: &ProfileItem) -> Result<Item, StoreError> {
     to_item(keys::profile_key(&item.user_id), item)
 }
 
+/// The whole stored email record, with its table and GSI1 keys.
 pub fn email_item(item: &EmailItem) -> Result<Item, StoreError> {
     to_item(keys::email_record_keys(&item.user_id, item.email_id, &item.email), item)
 }
 
+/// The whole stored claim on `email`, with its key.
 pub fn claim_item(email: &EmailAddress, item: &ClaimItem) -> Result<Item, StoreError> {
     to_item(keys::claim_key(email), item)
 }
@@ -238,11 +286,14 @@ pub fn claim_item(email: &EmailAddress, item: &ClaimItem) -> Result<Item, StoreE
 /// The items of one user's partition (PK = USER#…), split by kind.
 #[derive(Debug, Default)]
 pub struct UserItems {
+    /// The profile, `None` when the partition has none.
     pub profile: Option<ProfileItem>,
+    /// The email records, oldest first.
     pub emails: Vec<EmailItem>,
 }
 
 impl UserItems {
+    /// Splits a partition's items by key; claims, counters and unknown keys are skipped.
     pub fn from_items(items: Vec<Item>) -> Result<Self, StoreError> {
         let mut out = Self::default();
         for item in items {
@@ -261,6 +312,7 @@ impl UserItems {
     }
 }
 
+/// Orders records oldest first (by creation time, then id), as the API lists them.
 pub fn sort_oldest_first(emails: &mut [EmailItem]) {
     emails.sort_by_key(|e| (e.created_at, e.email_id));
 }

@@ -8,10 +8,15 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::{EmailAddress, EmailId, UserId};
 
+/// The table's partition key: `USER#<sub>` for a user's items, `EMAIL#<address>` for a claim, `LIMIT#…` for counters.
 pub const PK: &str = "PK";
+/// The table's sort key: which item of the partition (`PROFILE`, `EMAIL#<id>`, `UNIQUE`, …).
 pub const SK: &str = "SK";
+/// The index that finds an address's email records across users, for the look-up by address.
 pub const GSI1: &str = "GSI1";
+/// GSI1's partition key, on email records only: `EMAIL#<address>`.
 pub const GSI1PK: &str = "GSI1PK";
+/// GSI1's sort key: the record owner's `USER#<sub>`.
 pub const GSI1SK: &str = "GSI1SK";
 
 /// Key attributes of the table, as (name, key type) pairs: HASH then RANGE.
@@ -73,20 +78,25 @@ const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 /// `SK` prefix shared by every email record of a user.
 pub const EMAIL_SK_PREFIX: &str = EMAIL_PREFIX;
 
+/// A stored item, or a key, as the SDK passes it: attribute name to value.
 pub type Item = HashMap<String, AttributeValue>;
 
+/// The partition holding a user's profile and email records, so one Query reads the account.
 pub fn user_pk(user: &UserId) -> String {
     format!("{USER_PREFIX}{user}")
 }
 
+/// The sort key of one email record within its user's partition.
 pub fn email_sk(email_id: EmailId) -> String {
     format!("{EMAIL_PREFIX}{email_id}")
 }
 
+/// The GSI1 key under which an address's email records are found.
 pub fn email_gsi1pk(email: &EmailAddress) -> String {
     format!("{EMAIL_PREFIX}{}", email.as_str())
 }
 
+/// The partition of an address's uniqueness claim: one item per address, so one holder.
 pub fn claim_pk(email: &EmailAddress) -> String {
     format!("{EMAIL_PREFIX}{}", email.as_str())
 }
@@ -106,6 +116,7 @@ pub fn connection_key() -> Item {
     key(connection_pk(), CONNECTION_PK.to_owned())
 }
 
+/// The partition of `connection_key`, for functions granted Query but not GetItem.
 pub fn connection_pk() -> String {
     CONNECTION_PK.to_owned()
 }
@@ -157,14 +168,19 @@ pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &EmailAddress)
 /// What kind of item a stored key addresses, told from the key alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemKind {
+    /// A user's profile (`USER#…`, `PROFILE`).
     Profile,
+    /// One email record of a user (`USER#…`, `EMAIL#…`).
     Email,
+    /// An address's uniqueness claim (`EMAIL#…`, `UNIQUE`).
     Claim,
     /// A rate-limit counter (`LIMIT#…`): no address in it, never in GSI1.
     Limit,
+    /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
 
+/// The kind of a stored item, from its `PK` and `SK` alone, so readers can tell a partition's items apart.
 pub fn classify(pk: &str, sk: &str) -> ItemKind {
     match (pk.starts_with(USER_PREFIX), pk.starts_with(EMAIL_PREFIX)) {
         (true, _) if sk == PROFILE_SK => ItemKind::Profile,

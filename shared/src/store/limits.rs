@@ -29,8 +29,11 @@ pub const WINDOW_SECONDS: i64 = 86_400;
 /// final, and an admission is checked again by the write's condition.
 #[derive(Debug, Clone, Default)]
 pub struct Seen {
+    /// Codes issued for the address, by anyone (adds and resends).
     pub codes_issued: Option<LimitItem>,
+    /// Wrong codes the user sent, for any address.
     pub wrong_codes: Option<LimitItem>,
+    /// The user with the address: wrong codes, and when the user first added it.
     pub user_address: Option<LimitItem>,
 }
 

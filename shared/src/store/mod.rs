@@ -51,6 +51,7 @@ pub use ops::create_user::Created;
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
 
+/// The service's only access to its DynamoDB table: every read and write of users, addresses and counters.
 #[derive(Debug, Clone)]
 pub struct Store {
     client: Client,
@@ -79,6 +80,7 @@ pub async fn dynamodb_client(timeouts: ClientTimeouts) -> Client {
 }
 
 impl Store {
+    /// A store without the verification key, for functions that never hash codes or addresses.
     pub fn new(client: Client, config: StoreConfig) -> Self {
         Self {
             client,
@@ -87,6 +89,7 @@ impl Store {
         }
     }
 
+    /// Adds the key the functions that hash codes or addresses need.
     pub fn with_key(self, key: VerificationKey) -> Self {
         Self { key: Some(key), ..self }
     }
@@ -95,10 +98,12 @@ impl Store {
         self.key.as_ref().ok_or(StoreError::NoVerificationKey)
     }
 
+    /// The table name and limits in force, for logs and for responses that state a limit.
     pub fn config(&self) -> &StoreConfig {
         &self.config
     }
 
+    /// The raw DynamoDB client, for test tools that scan the table to check invariants.
     pub fn client(&self) -> &Client {
         &self.client
     }

@@ -11,15 +11,19 @@ use aws_sdk_dynamodb::types::{
 
 use crate::store::keys;
 
+/// Why creating the table for tests or a local run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
+    /// CreateTable failed for a reason other than the table existing already.
     #[error("CreateTable failed")]
     Create(
         #[source]
         Box<aws_sdk_dynamodb::error::SdkError<CreateTableError, aws_sdk_dynamodb::config::http::HttpResponse>>,
     ),
+    /// A part of the table definition lacked a required field: a bug here, not an answer from DynamoDB.
     #[error("request could not be built")]
     Build(#[from] aws_sdk_dynamodb::error::BuildError),
+    /// The table was created but Time to Live could not be enabled, so rate-limit items would never expire.
     #[error("UpdateTimeToLive failed")]
     Ttl(
         #[source]

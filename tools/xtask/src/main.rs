@@ -1,11 +1,13 @@
 //! `cargo xtask template` writes the parts of template.yaml and samconfig.toml
 //! that follow from the function catalog and the business metrics (the functions,
-//! the alarms, the dashboard, the watch list); `--check` fails when they are
-//! stale, and `make test` runs it. Everything outside the marked regions is
-//! hand-written.
+//! the alarms, the dashboard, the watch list); `cargo xtask docs` writes the
+//! docs' tables that follow from the catalog, the configuration and the
+//! template's parameters. `--check` fails when they are stale, and `make test`
+//! runs both. Everything outside the marked regions is hand-written.
 
 mod alarms;
 mod dashboard;
+mod docs;
 mod regions;
 mod template;
 
@@ -30,6 +32,13 @@ enum Task {
     /// samconfig.toml's watch list.
     Template {
         /// Change nothing; fail, with what differs, when a file is not current.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write the docs' generated tables: docs/api.md's routes, and
+    /// docs/configuration.md's environment variables and stack parameters.
+    Docs {
+        /// Change nothing; fail, with what differs, when a page is not current.
         #[arg(long)]
         check: bool,
     },
@@ -72,10 +81,40 @@ fn generated() -> Vec<(&'static str, Region, String)> {
     ]
 }
 
-fn run(check: bool) -> Result<Vec<String>, RegionError> {
+/// Every generated table of the docs, rendered now.
+fn generated_docs() -> Result<Vec<(&'static str, Region, String)>, RegionError> {
+    let template =
+        std::fs::read_to_string(workspace_root().join("template.yaml")).map_err(|source| RegionError::Io {
+            file: "template.yaml".to_owned(),
+            source,
+        })?;
+    let parameters = docs::parameters(&template).map_err(|reason| RegionError::Source {
+        file: "template.yaml".to_owned(),
+        reason,
+    })?;
+    Ok(vec![
+        (
+            "docs/api.md",
+            Region::markdown("routes", "shared/src/catalog.rs"),
+            docs::routes(FUNCTIONS),
+        ),
+        (
+            "docs/configuration.md",
+            Region::markdown("variables", "shared/src/config.rs (VARIABLES)"),
+            docs::variables(),
+        ),
+        (
+            "docs/configuration.md",
+            Region::markdown("parameters", "template.yaml's Parameters"),
+            parameters,
+        ),
+    ])
+}
+
+fn run(check: bool, regions: Vec<(&'static str, Region, String)>) -> Result<Vec<String>, RegionError> {
     let root = workspace_root();
     let mut stale = Vec::new();
-    for (file, region, content) in generated() {
+    for (file, region, content) in regions {
         let path = root.join(file);
         let text = std::fs::read_to_string(&path).map_err(|source| RegionError::Io {
             file: file.to_owned(),
@@ -97,27 +136,38 @@ fn run(check: bool) -> Result<Vec<String>, RegionError> {
 
 #[allow(clippy::print_stdout)]
 fn main() -> ExitCode {
-    let Cli {
-        task: Task::Template { check },
-    } = Cli::parse();
-    match run(check) {
+    let (task, check, regions, edit) = match Cli::parse().task {
+        Task::Template { check } => (
+            "template",
+            check,
+            Ok(generated()),
+            "edit shared/src/catalog.rs, not the generated blocks",
+        ),
+        Task::Docs { check } => (
+            "docs",
+            check,
+            generated_docs(),
+            "edit shared/src/catalog.rs, shared/src/config.rs or template.yaml's Parameters, not the generated tables",
+        ),
+    };
+    match regions.and_then(|regions| run(check, regions)) {
         Ok(stale) if stale.is_empty() => {
-            println!("template: generated regions are current");
+            println!("{task}: generated regions are current");
             ExitCode::SUCCESS
         }
         Ok(stale) if check => {
             eprintln!(
-                "template: not current: {}. Run `cargo xtask template` and commit the result; edit shared/src/catalog.rs, not the generated blocks.",
+                "{task}: not current: {}. Run `cargo xtask {task}` and commit the result; {edit}.",
                 stale.join(", ")
             );
             ExitCode::FAILURE
         }
         Ok(stale) => {
-            println!("template: rewrote {}", stale.join(", "));
+            println!("{task}: rewrote {}", stale.join(", "));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("template: {e}");
+            eprintln!("{task}: {e}");
             ExitCode::FAILURE
         }
     }
@@ -131,7 +181,14 @@ mod tests {
     /// fails the test suite, naming the command that fixes it.
     #[test]
     fn generated_regions_are_current() {
-        let stale = run(true).unwrap();
+        let stale = run(true, generated()).unwrap();
         assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask template`");
+    }
+
+    /// The same check as `cargo xtask docs --check`.
+    #[test]
+    fn generated_docs_are_current() {
+        let stale = run(true, generated_docs().unwrap()).unwrap();
+        assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask docs`");
     }
 }

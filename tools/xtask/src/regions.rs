@@ -9,6 +9,8 @@ pub(crate) enum RegionError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{file}: {reason}")]
+    Source { file: String, reason: String },
     #[error("{file}: expected exactly one `{marker}` line, found {found}")]
     Marker { file: String, marker: String, found: usize },
 }
@@ -41,6 +43,15 @@ impl Region {
                 "    # >>> generated: {name}. Written by `cargo xtask template` from shared/src/catalog.rs."
             ),
             end: format!("    # <<< generated: {name}"),
+        }
+    }
+
+    /// A region of a Markdown page, between HTML comments.
+    pub(crate) fn markdown(name: &'static str, sources: &str) -> Self {
+        Self {
+            name,
+            begin: format!("<!-- >>> generated: {name}. Written by `cargo xtask docs` from {sources}. -->"),
+            end: format!("<!-- <<< generated: {name} -->"),
         }
     }
 

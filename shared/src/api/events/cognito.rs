@@ -43,6 +43,7 @@ pub fn store_failure(err: StoreError) -> Diagnostic {
     }
 }
 
+/// The refusal of a sign-up whose address another user holds: EMAIL_TAKEN, as the client sees it.
 pub fn email_taken() -> Diagnostic {
     refuse("EMAIL_TAKEN", "An account with this email address already exists.")
 }

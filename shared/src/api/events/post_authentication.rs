@@ -17,6 +17,7 @@ use super::cognito;
 use crate::app::App;
 use crate::domain::{UserId, UserStatus};
 
+/// The Lambda entry point of Cognito PostAuthentication: refuses deleted and suspended accounts, creates a missing profile, returns the event.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPostAuthentication::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-in event could not be read."))?;

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::cognito;
 use crate::app::App;
 
+/// The Lambda entry point of Cognito PostConfirmation: creates the confirmed sign-up's user and returns the event unchanged.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The confirmation event could not be read."))?;

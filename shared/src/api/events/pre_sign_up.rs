@@ -12,6 +12,7 @@ use super::cognito;
 use crate::app::App;
 use crate::domain::EmailAddress;
 
+/// The Lambda entry point of Cognito PreSignUp: the event unchanged, or EMAIL_TAKEN when another user has verified the address.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-up event could not be read."))?;

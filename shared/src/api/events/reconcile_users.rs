@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::app::App;
 use crate::deadline;
 
+/// The Lambda entry point of the daily schedule: erases users Cognito no longer has and answers how many were checked and erased.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let span = tracing::info_span!("sweep", request_id = %event.context.request_id);
     let deadline = deadline::from_lambda(event.context.deadline, None);

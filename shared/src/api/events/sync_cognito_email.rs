@@ -29,11 +29,17 @@ use crate::store::changes::{NotAProfile, ProfileChange, ProfileImage, user_of_re
 /// One write to bring Cognito, or the former primary's inbox, up to date.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
+    /// Revoke every refresh token, before an active user is disabled or deleted.
     SignOutEverywhere,
+    /// Disable the Cognito user, so a suspended account cannot sign in.
     Disable,
+    /// Enable the Cognito user again, on re-activation.
     Enable,
+    /// Delete the Cognito user, freeing the address for the next owner's sign-up.
     Delete,
+    /// Make this address Cognito's `email`, already verified: the new primary.
     SetEmail(EmailAddress),
+    /// Mail this former primary address that the primary moved away from it.
     NotifyFormerPrimary(EmailAddress),
 }
 
@@ -81,6 +87,7 @@ enum RecordError {
     OutOfTime,
 }
 
+/// The Lambda entry point of the table stream's profile changes: applies them to Cognito in order, reporting the first record that failed.
 pub async fn handle(app: &App, event: LambdaEvent<Event>) -> Result<DynamoDbEventResponse, lambda_runtime::Diagnostic> {
     let deadline = deadline::from_lambda(event.context.deadline, None);
     let span = tracing::info_span!("stream", request_id = %event.context.request_id);

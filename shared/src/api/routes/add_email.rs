@@ -1,3 +1,5 @@
+//! POST /me/emails: the caller adds an address, unverified until its mailed code is entered.
+
 use std::convert::Infallible;
 
 use lambda_http::http::{StatusCode, header};
@@ -9,6 +11,7 @@ use crate::http::lambda::serve;
 use crate::http::routes;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of POST /me/emails: 201 with the new address and its Location; the code goes out by mail.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }

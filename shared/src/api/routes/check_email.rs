@@ -1,3 +1,5 @@
+//! GET /emails/availability: lets a client tell whether an address is free before adding it.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -11,6 +13,7 @@ use crate::http::lambda::serve;
 use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of GET /emails/availability?email=: the address and whether the caller may add it now.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }

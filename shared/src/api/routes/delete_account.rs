@@ -1,3 +1,5 @@
+//! DELETE /me: the caller closes their own account, under If-Match.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -10,6 +12,7 @@ use crate::http::request::if_match;
 use crate::http::{Caller, Failure, response};
 use crate::store::Deleter;
 
+/// The Lambda entry point of DELETE /me: 204 once the account is erased and its addresses released.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, DELETE_ACCOUNT.access(), |caller, req| run(app, caller, req)).await
 }

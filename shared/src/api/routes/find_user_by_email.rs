@@ -1,3 +1,5 @@
+//! GET /admin/users: an admin finds the account that holds an address; every lookup is audited.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -12,6 +14,7 @@ use crate::http::request::query_param;
 use crate::http::{Caller, Failure, response};
 use crate::metrics::Metric;
 
+/// The Lambda entry point of GET /admin/users?email=: the account holding the address, profile and addresses.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, FIND_USER_BY_EMAIL.access(), |caller, req| {
         run(app, caller, req)

@@ -1,3 +1,5 @@
+//! GET /me/account: the caller's whole account, profile and addresses, in one read.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -8,6 +10,7 @@ use crate::catalog::GET_ACCOUNT;
 use crate::http::lambda::serve;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of GET /me/account: the caller's profile with all their addresses.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, GET_ACCOUNT.access(), |caller, _| run(app, caller)).await
 }

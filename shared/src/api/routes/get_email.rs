@@ -1,3 +1,5 @@
+//! GET /me/emails/{emailId}: one of the caller's addresses, where add-email's Location points.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -9,6 +11,7 @@ use crate::http::lambda::serve;
 use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of GET /me/emails/{emailId}: that address, if it is the caller's.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, GET_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }

@@ -1,3 +1,5 @@
+//! GET /me: the caller's profile, whose ETag the changes to it send back in If-Match.
+
 use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
@@ -7,6 +9,7 @@ use crate::catalog::GET_PROFILE;
 use crate::http::lambda::serve;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of GET /me: the caller's profile with its ETag.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, GET_PROFILE.access(), |caller, _| run(app, caller)).await
 }

@@ -1,3 +1,5 @@
+//! GET /me/emails: every address on the caller's account, verified or not.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -9,6 +11,7 @@ use crate::catalog::LIST_EMAILS;
 use crate::http::lambda::serve;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of GET /me/emails: the caller's addresses under `emails`, oldest first.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, LIST_EMAILS.access(), |caller, _| run(app, caller)).await
 }

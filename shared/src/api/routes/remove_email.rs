@@ -1,3 +1,5 @@
+//! DELETE /me/emails/{emailId}: the caller drops an address other than the primary, releasing it.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -9,6 +11,7 @@ use crate::http::lambda::serve;
 use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of DELETE /me/emails/{emailId}: 204 once the address is gone and free for others.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, REMOVE_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }

@@ -1,3 +1,5 @@
+//! POST /me/emails/{emailId}/verification: a new code for an unverified address, within its daily limit.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -9,6 +11,7 @@ use crate::http::lambda::serve;
 use crate::http::request::email_id_param;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of POST /me/emails/{emailId}/verification: 202 once a new code is issued; delivery failures are only logged.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SEND_VERIFICATION.access(), |caller, req| {
         run(app, caller, req)

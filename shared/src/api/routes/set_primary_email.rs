@@ -1,3 +1,5 @@
+//! PUT /me/primary-email: the caller moves their primary to another verified address.
+
 use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
@@ -8,6 +10,7 @@ use crate::http::lambda::serve;
 use crate::http::routes;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of PUT /me/primary-email: the caller's profile with the new primary and its new ETag.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| {
         run(app, caller, req)

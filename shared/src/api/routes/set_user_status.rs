@@ -1,3 +1,5 @@
+//! PUT /admin/users/{userId}/status: an admin suspends, re-activates or deletes another user; every attempt is audited.
+
 use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
@@ -11,6 +13,7 @@ use crate::http::routes;
 use crate::http::{Caller, Failure, Problem, response};
 use crate::metrics::Metric;
 
+/// The Lambda entry point of PUT /admin/users/{userId}/status: the user's profile with its new status.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, SET_USER_STATUS.access(), |caller, req| run(app, caller, req)).await
 }

@@ -1,3 +1,5 @@
+//! PATCH /me: the caller changes their names or phone, under If-Match.
+
 use std::convert::Infallible;
 
 use lambda_http::{Body, Request, Response};
@@ -7,6 +9,7 @@ use crate::catalog::UPDATE_PROFILE;
 use crate::http::lambda::serve;
 use crate::http::{Caller, Failure, response, routes};
 
+/// The Lambda entry point of PATCH /me: the updated profile with its new ETag.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, UPDATE_PROFILE.access(), |caller, req| run(app, caller, req)).await
 }

@@ -1,3 +1,5 @@
+//! POST /me/emails/{emailId}/verify: the caller proves they read an address by entering its code.
+
 use std::convert::Infallible;
 
 use lambda_http::http::StatusCode;
@@ -9,6 +11,7 @@ use crate::http::lambda::serve;
 use crate::http::routes;
 use crate::http::{Caller, Failure, response};
 
+/// The Lambda entry point of POST /me/emails/{emailId}/verify: the address, now verified.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
 }

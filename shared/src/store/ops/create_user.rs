@@ -14,7 +14,9 @@ use super::profile::read_changed;
 /// Whether a confirmed sign-up created the user or found it created already.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Created {
+    /// This delivery wrote the profile, record and claim: counted as a sign-up.
     New,
+    /// The profile existed already (a repeated delivery, or the other trigger was first): nothing changed.
     Existing,
 }
 
