@@ -216,7 +216,7 @@ pub const VARIABLES: &[Variable] = &[
     text_var(
         "VERIFICATION_KEY_SECRET_ID",
         "(deployed)",
-        "the Secrets Manager secret holding the key of code and address hashes; read at init by add-email, send-verification and verify-email only",
+        "the Secrets Manager secret holding the key of code and address hashes; read at init only by the functions the catalog gives the key",
     ),
     text_var(
         "VERIFICATION_KEY",
@@ -226,7 +226,7 @@ pub const VARIABLES: &[Variable] = &[
     text_var(
         "VERIFICATION_SENDER",
         "`ses`",
-        "`ses`: SES from `SENDER_ADDRESS`; `log`: one JSON log event per message, local runs and test stacks only. Read by add-email, send-verification and sync-cognito-email only, as are the next three",
+        "`ses`: SES from `SENDER_ADDRESS`; `log`: one JSON log event per message, local runs and test stacks only. Read only by the functions the catalog lets send mail, as are the next three",
     ),
     text_var(
         "ALLOW_LOG_SENDER",
@@ -246,7 +246,7 @@ pub const VARIABLES: &[Variable] = &[
     text_var(
         "USER_POOL_ID",
         "(deployed)",
-        "the stack's user pool: reconcile-users and sync-cognito-email",
+        "the stack's user pool, for the functions the catalog lets call Cognito",
     ),
     text_var(
         "ADMIN_GROUP",
