@@ -173,28 +173,6 @@ pub(crate) fn push_room_check(
     Ok(())
 }
 
-impl super::Store {
-    /// Reads the counters a write will name, concurrently, before its first
-    /// attempt: the attempt then pins the versions they have, instead of
-    /// assuming them absent and losing a transaction to learn them. Nothing is
-    /// guarded by this read; the write's own conditions still are.
-    pub(crate) async fn read_counters(
-        &self,
-        seen: &mut Seen,
-        wanted: impl IntoIterator<Item = (Counter, Item)>,
-    ) -> Result<(), StoreError> {
-        let (counters, reads): (Vec<Counter>, Vec<_>) = wanted
-            .into_iter()
-            .map(|(counter, key)| (counter, self.get(key)))
-            .unzip();
-        let items = futures::future::try_join_all(reads).await?;
-        for (counter, item) in counters.into_iter().zip(items) {
-            seen.learn(counter, parse(item.as_ref())?);
-        }
-        Ok(())
-    }
-}
-
 /// After a write with rate-limit counters: a counter that moved is remembered as
 /// it is now, and the operation decides again from it. A counter believed
 /// absent that was there is first seen, not raced for (adds do not read them).

@@ -39,17 +39,36 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 use crate::config::{ClientTimeouts, StoreConfig};
-use crate::domain::{EmailId, Profile, UserId};
+use crate::domain::{EmailId, IfMatch, Profile, UserId};
 use crate::verification_key::VerificationKey;
 use keys::Item;
 
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
-pub use ops::Deleter;
-pub use ops::create_user::Created;
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
+
+/// Who deletes a user, which decides the write's conditions.
+#[derive(Debug, Clone, Copy)]
+pub enum Deleter<'a> {
+    /// The user closing their own account: the profile must be active and
+    /// match the precondition (If-Match).
+    Owner(&'a IfMatch),
+    /// An admin: the admin's own profile must be active, in the same write.
+    Admin(&'a UserId),
+    /// The service itself (the sweep erasing a user Cognito no longer has).
+    System,
+}
+
+/// Whether a confirmed sign-up created the user or found it created already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    /// This delivery wrote the profile, record and claim: counted as a sign-up.
+    New,
+    /// The profile existed already (a repeated delivery, or the other trigger was first): nothing changed.
+    Existing,
+}
 
 /// The service's only access to its DynamoDB table: every read and write of users, addresses and counters.
 #[derive(Debug, Clone)]

@@ -6,6 +6,7 @@ use crate::store::keys::{self, Item};
 
 use super::expr::{Expr, and};
 use super::items::{self, ClaimItem, EmailItem, EntityType, IndexedEmail, ProfileItem, attr};
+use super::limits::{self, Counter, Seen};
 use super::ops::visible;
 use super::{Store, StoreError, query_all};
 
@@ -142,6 +143,26 @@ impl Store {
             .filter_map(|item| keys::key_string(&item, attr::USER_ID).and_then(|id| UserId::parse(id).ok()))
             .collect();
         Ok((users, page.last_evaluated_key.filter(|k| !k.is_empty())))
+    }
+
+    /// Reads the counters a write will name, concurrently, before its first
+    /// attempt: the attempt then pins the versions they have, instead of
+    /// assuming them absent and losing a transaction to learn them. Nothing is
+    /// guarded by this read; the write's own conditions still are.
+    pub(crate) async fn read_counters(
+        &self,
+        seen: &mut Seen,
+        wanted: impl IntoIterator<Item = (Counter, Item)>,
+    ) -> Result<(), StoreError> {
+        let (counters, reads): (Vec<Counter>, Vec<_>) = wanted
+            .into_iter()
+            .map(|(counter, key)| (counter, self.get(key)))
+            .unzip();
+        let items = futures::future::try_join_all(reads).await?;
+        for (counter, item) in counters.into_iter().zip(items) {
+            seen.learn(counter, limits::parse(item.as_ref())?);
+        }
+        Ok(())
     }
 
     /// One of the user's addresses.

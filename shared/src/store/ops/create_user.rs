@@ -6,19 +6,10 @@ use crate::store::items::{self, ClaimItem, EmailItem, ProfileItem};
 use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
-use crate::store::{Store, StoreError};
+use crate::store::{Created, Store, StoreError};
 
 use super::claim::{after_claim_write, push_new_claim};
 use super::profile::read_changed;
-
-/// Whether a confirmed sign-up created the user or found it created already.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Created {
-    /// This delivery wrote the profile, record and claim: counted as a sign-up.
-    New,
-    /// The profile existed already (a repeated delivery, or the other trigger was first): nothing changed.
-    Existing,
-}
 
 impl Store {
     /// Creates a confirmed user with a verified primary address. Idempotent: a

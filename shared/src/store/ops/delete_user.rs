@@ -9,22 +9,10 @@ use crate::store::items::{EmailItem, ProfileItem, attr};
 use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
-use crate::store::{Store, StoreError};
+use crate::store::{Deleter, Store, StoreError};
 
 use super::claim::push_own_claim_delete;
 use super::profile::{push_acting_admin_check, read_changed, read_deletable, read_profile, visible, writable};
-
-/// Who deletes a user, which decides the write's conditions.
-#[derive(Debug, Clone, Copy)]
-pub enum Deleter<'a> {
-    /// The user closing their own account: the profile must be active and
-    /// match the precondition (If-Match).
-    Owner(&'a IfMatch),
-    /// An admin: the admin's own profile must be active, in the same write.
-    Admin(&'a UserId),
-    /// The service itself (the sweep erasing a user Cognito no longer has).
-    System,
-}
 
 impl Store {
     /// Deletes a user: every address released and the profile erased (no address,

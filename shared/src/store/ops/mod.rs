@@ -7,7 +7,7 @@ mod claim;
 mod profile;
 
 mod add_email;
-pub(super) mod create_user;
+mod create_user;
 mod delete_user;
 mod issue_code;
 mod remove_email;
@@ -16,7 +16,6 @@ mod set_status;
 mod update_profile;
 mod verify_email;
 
-pub use delete_user::Deleter;
 pub(super) use profile::visible;
 
 #[cfg(test)]
