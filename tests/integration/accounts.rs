@@ -164,3 +164,27 @@ async fn admin_powers_end_with_the_admins_account() {
         .await
         .assert_problem(403, "FORBIDDEN");
 }
+
+#[tokio::test]
+async fn an_admin_delete_of_a_user_with_the_most_addresses_fits_one_transaction() {
+    // 1 profile + 49 records + 49 claims + the acting admin's check: 100 items,
+    // DynamoDB's limit for one TransactWriteItems.
+    let cap = user_service::config::StoreConfig::MAX_EMAILS_CAP;
+    let app = TestApp::spawn_with(|c| c.max_emails_per_user = cap).await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let ada = UserId::parse(ADA).unwrap();
+    for i in 1..cap {
+        let code = user_service::verification::VerificationCode::parse("123456").unwrap();
+        let email = user_service::domain::EmailAddress::parse(&format!("ada{i}@example.com")).unwrap();
+        app.store.add_email(&ada, &email, &code, app.clock.now()).await.unwrap();
+    }
+    assert_eq!(app.store.list_emails(&ada).await.unwrap().len(), cap as usize);
+    let reply = app.set_user_status(ADMIN, ADA, "deleted").await;
+    reply.assert_status(200);
+    assert_eq!(reply.body["status"], "deleted");
+    app.assert_invariants().await;
+    // Every address is free again.
+    let reply = app.check_email(ADMIN, &format!("ada{}@example.com", cap - 1)).await;
+    assert_eq!(reply.body["available"], true);
+}
