@@ -1,6 +1,7 @@
 //! PersonName: what parses is trimmed, NFC, 1 to 100 characters, without
-//! control or format characters, and parses to itself; refusals are exactly
-//! the inputs that break one of those rules.
+//! control or format characters or line and paragraph separators (U+2028,
+//! U+2029), and parses to itself; refusals are exactly the inputs that break
+//! one of those rules.
 #![no_main]
 
 use fuzz_support::{assert_visible, is_format};
@@ -19,8 +20,9 @@ fuzz_target!(|data: &[u8]| {
 
     let expected: String = raw.trim().nfc().collect();
     let chars = expected.chars().count();
-    let acceptable =
-        (1..=PersonName::MAX_CHARS).contains(&chars) && !expected.chars().any(|c| c.is_control() || is_format(c));
+    let line_break = |c: char| matches!(c, '\u{2028}' | '\u{2029}');
+    let acceptable = (1..=PersonName::MAX_CHARS).contains(&chars)
+        && !expected.chars().any(|c| c.is_control() || is_format(c) || line_break(c));
     assert_eq!(parsed.is_ok(), acceptable, "verdict differs from the rules");
     let Ok(name) = parsed else {
         return;
