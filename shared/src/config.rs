@@ -514,7 +514,8 @@ mod tests {
     fn a_delete_of_the_most_addresses_fits_one_transaction() {
         // The profile, a record and a claim per address, and an admin's delete
         // the acting admin's own profile: at most 100 items.
-        const { assert!(1 + StoreConfig::MAX_EMAILS_CAP * 2 + 1 <= 100) };
+        const ITEMS: u32 = 1 + StoreConfig::MAX_EMAILS_CAP * 2 + 1;
+        const { assert!(ITEMS <= 100) };
         let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "50")])).unwrap_err();
         assert_eq!(
             err.to_string(),
