@@ -368,13 +368,7 @@ impl StoreConfig {
         )?;
         set(&mut c.max_wrong_codes_per_user, VERIFICATION_MAX_WRONG_CODES_PER_USER)?;
         set(&mut c.max_codes_per_address, VERIFICATION_MAX_CODES_PER_ADDRESS)?;
-        let set_seconds = |target: &mut i64, var| {
-            number(&lookup, var).map(|value| {
-                if let Some(value) = value {
-                    *target = i64::from(value);
-                }
-            })
-        };
+        let set_seconds = |target: &mut i64, var| override_number(&lookup, target, var);
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;
         set_seconds(&mut c.resend_interval_seconds, VERIFICATION_RESEND_INTERVAL_SECONDS)?;
@@ -411,13 +405,13 @@ impl ClientTimeouts {
 }
 
 /// Sets `target` from the variable `var` when it is set.
-fn override_number(
+fn override_number<T: From<u32>>(
     lookup: &impl Fn(&str) -> Option<String>,
-    target: &mut u32,
+    target: &mut T,
     var: NumberVar,
 ) -> Result<(), ConfigError> {
     if let Some(value) = number(lookup, var)? {
-        *target = value;
+        *target = T::from(value);
     }
     Ok(())
 }

@@ -41,12 +41,7 @@ where
     lambda_runtime::run(service_fn(move |mut event: LambdaEvent<LambdaRequest>| {
         let unreadable = drop_undecodable_body(&mut event.payload);
         let mut inner = handler.clone();
-        let marked = service_fn(move |mut req: Request| {
-            if unreadable {
-                req.extensions_mut().insert(request::UnreadableBody);
-            }
-            inner.call(req)
-        });
+        let marked = service_fn(move |req: Request| inner.call(mark_unreadable(req, unreadable)));
         Adapter::from(marked).call(event)
     }))
     .await
@@ -65,7 +60,11 @@ fn drop_undecodable_body(event: &mut lambda_http::request::LambdaRequest) -> boo
 /// what a deployed function does.
 pub fn request_from_event(mut event: lambda_http::request::LambdaRequest) -> Request {
     let unreadable = drop_undecodable_body(&mut event);
-    let mut req: Request = event.into();
+    mark_unreadable(event.into(), unreadable)
+}
+
+/// `req`, marked [`request::UnreadableBody`] when its body was dropped.
+fn mark_unreadable(mut req: Request, unreadable: bool) -> Request {
     if unreadable {
         req.extensions_mut().insert(request::UnreadableBody);
     }
