@@ -2,7 +2,7 @@
 
 use crate::catalog::Function;
 use crate::clock::Clock;
-use crate::config::{ClientTimeouts, ConfigError, StoreConfig};
+use crate::config::{ClientTimeouts, ConfigError, ReconcileConfig, StoreConfig};
 use crate::identity::UserPool;
 use crate::mail::Sender;
 use crate::metrics::Emf;
@@ -30,6 +30,8 @@ pub struct App {
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
     pub users: Option<UserPool>,
+    /// How reconcile-users runs its pass (the defaults elsewhere).
+    pub reconcile: ReconcileConfig,
     /// The business metrics' recorder, flushed after every invocation
     /// ([`App::metered`]); `None` where none is installed (tests, tools), and
     /// counting does nothing.
@@ -48,6 +50,7 @@ impl App {
             sender: Some(Sender::Log),
             clock: Clock::System,
             users: None,
+            reconcile: ReconcileConfig::default(),
             metrics: None,
         }
     }
@@ -101,6 +104,12 @@ impl App {
         }
         let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
+        // Only the reconcile reads its settings: a bad value fails its init alone.
+        let reconcile = if clients.function.name == crate::catalog::RECONCILE_USERS.name {
+            ReconcileConfig::from_lookup(lookup)?
+        } else {
+            ReconcileConfig::default()
+        };
         tracing::info!(function = function.name, table = %store.config().table_name, "initialised");
         Ok(Self {
             store,
@@ -108,6 +117,7 @@ impl App {
             sender,
             clock: Clock::System,
             users,
+            reconcile,
             metrics: None,
         })
     }

@@ -37,6 +37,8 @@ pub enum Trigger {
         event: &'static str,
         /// The schedule expression, such as `rate(1 day)`.
         rate: &'static str,
+        /// CloudTrail records of API calls that invoke it too, as they happen.
+        api_calls: Option<ApiCalls>,
     },
     /// The table's stream (NEW_AND_OLD_IMAGES), through an event source mapping
     /// that passes only the records matching `filter` (a Lambda filter pattern).
@@ -48,6 +50,17 @@ pub enum Trigger {
         /// The Lambda filter pattern (JSON) a record must match to be delivered.
         filter: &'static str,
     },
+}
+
+/// An EventBridge rule on CloudTrail's records of API calls ("AWS API Call via
+/// CloudTrail"), on the default bus. Such records reach EventBridge only where
+/// a trail with logging on exists (the template's `CreateTrail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiCalls {
+    /// The SAM event name; renaming it replaces the deployed rule.
+    pub event: &'static str,
+    /// The rule's event pattern (JSON).
+    pub pattern: &'static str,
 }
 
 /// A CloudWatch alarm on one function. Each notifies the stack's alarm topic
@@ -75,6 +88,12 @@ pub enum Alarm {
     /// Records that exhausted their retries wait in the on-failure queue.
     /// Exists in every stack, as `IteratorAge`.
     FailedRecords,
+    /// No reconcile pass completed (`ReconcilePassesCompleted`) for
+    /// `ReconcileAlarmDays` days (7 by default): users who deleted themselves
+    /// in Cognito may be keeping their data. On the reconcile, whose runs use
+    /// their whole time by design, `Duration` watches for a run that went
+    /// past the point where it stops itself instead.
+    PassOverdue,
 }
 
 /// Every function is watched for these.
@@ -325,20 +344,42 @@ pub const POST_AUTHENTICATION: Function = Function {
 };
 
 /// Profiles of users who deleted themselves in Cognito (DeleteUser with their own
-/// access token fires no trigger) are found by a daily sweep and erased.
+/// access token fires no trigger) are erased: as CloudTrail records the call,
+/// and by a resumable pass that diffs the table against Cognito's users, which
+/// the schedule moves on every 15 minutes.
 pub const RECONCILE_USERS: Function = Function {
-    timeout_seconds: 300,
-    cognito_actions: &["AdminGetUser"],
+    // Lambda's longest: a run stops itself before it, and the next goes on.
+    timeout_seconds: 900,
+    alarms: &[
+        Alarm::Errors,
+        Alarm::Throttles,
+        // Past the point where a run stops itself, not 80 % of the timeout:
+        // a run of a large pool uses its whole time.
+        Alarm::Duration,
+        Alarm::ConditionalCheckFailures,
+        Alarm::PassOverdue,
+    ],
+    cognito_actions: &["ListUsers", "AdminGetUser"],
     ..function(
         "reconcile-users",
         Trigger::Schedule {
-            event: "Daily",
-            rate: "rate(1 day)",
+            event: "Every15Minutes",
+            rate: "rate(15 minutes)",
+            api_calls: Some(ApiCalls {
+                event: "CognitoDeleteUser",
+                pattern: DELETE_USER_RECORDS,
+            }),
         },
         "erases the profiles of users who deleted themselves in Cognito.",
         &["Scan", "Query", "UpdateItem", "DeleteItem"],
     )
 };
+
+/// CloudTrail's records of Cognito's DeleteUser (a user deleting themselves
+/// with their access token). A failed call is let through and ignored by the
+/// handler: its record may carry an empty `errorCode`, which a pattern cannot
+/// tell from a real one.
+pub const DELETE_USER_RECORDS: &str = r#"{"source":["aws.cognito-idp"],"detail-type":["AWS API Call via CloudTrail"],"detail":{"eventSource":["cognito-idp.amazonaws.com"],"eventName":["DeleteUser"]}}"#;
 
 /// Profile changes reach Cognito: its `email` follows the primary address,
 /// suspensions disable the user and deletions delete them. The old primary

@@ -143,6 +143,49 @@ pub const DYNAMODB_OPERATION_TIMEOUT_MS: NumberVar = NumberVar {
     max: 60_000,
 };
 
+/// A reconcile pass starts this long after the last one started.
+pub const RECONCILE_INTERVAL_HOURS: NumberVar = NumberVar {
+    name: "RECONCILE_INTERVAL_HOURS",
+    default: 24,
+    min: 1,
+    max: 168,
+};
+/// The share of each Cognito quota category the pass may use, in percent.
+pub const RECONCILE_QUOTA_SHARE_PERCENT: NumberVar = NumberVar {
+    name: "RECONCILE_QUOTA_SHARE_PERCENT",
+    default: 50,
+    min: 1,
+    max: 100,
+};
+/// The account's UserList quota (ListUsers), requests a second.
+pub const COGNITO_USER_LIST_RPS: NumberVar = NumberVar {
+    name: "COGNITO_USER_LIST_RPS",
+    default: 30,
+    min: 1,
+    max: 100_000,
+};
+/// The account's UserRead quota (AdminGetUser, GetUser), requests a second.
+pub const COGNITO_USER_READ_RPS: NumberVar = NumberVar {
+    name: "COGNITO_USER_READ_RPS",
+    default: 120,
+    min: 1,
+    max: 100_000,
+};
+/// Segments of the pass's parallel scan of the table.
+pub const RECONCILE_SCAN_SEGMENTS: NumberVar = NumberVar {
+    name: "RECONCILE_SCAN_SEGMENTS",
+    default: 4,
+    min: 1,
+    max: 64,
+};
+/// Partitions the pass lists from Cognito at once.
+pub const RECONCILE_PARTITIONS_AT_ONCE: NumberVar = NumberVar {
+    name: "RECONCILE_PARTITIONS_AT_ONCE",
+    default: 4,
+    min: 1,
+    max: 64,
+};
+
 /// How a variable is given a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Setting {
@@ -253,6 +296,30 @@ pub const VARIABLES: &[Variable] = &[
         "ADMIN_GROUP",
         "`admin`",
         "the Cognito group whose members may use the admin routes",
+    ),
+    number_var(
+        RECONCILE_INTERVAL_HOURS,
+        "reconcile-users: a pass starts this long after the last one started",
+    ),
+    number_var(
+        RECONCILE_QUOTA_SHARE_PERCENT,
+        "reconcile-users: the share of each Cognito quota category the pass may use; the rest is the sign-in path's",
+    ),
+    number_var(
+        COGNITO_USER_LIST_RPS,
+        "the account's UserList quota (ListUsers), requests a second: fixed at 30 by Cognito",
+    ),
+    number_var(
+        COGNITO_USER_READ_RPS,
+        "the account's UserRead quota (AdminGetUser), requests a second: 120 unless raised",
+    ),
+    number_var(
+        RECONCILE_SCAN_SEGMENTS,
+        "reconcile-users: segments of the parallel scan of the table",
+    ),
+    number_var(
+        RECONCILE_PARTITIONS_AT_ONCE,
+        "reconcile-users: partitions listed from Cognito at once",
     ),
     text_var(
         "METRICS_NAMESPACE",
@@ -372,6 +439,51 @@ impl StoreConfig {
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;
         set_seconds(&mut c.resend_interval_seconds, VERIFICATION_RESEND_INTERVAL_SECONDS)?;
+        Ok(c)
+    }
+}
+
+/// How the reconcile pass runs, and the quotas it shares with the sign-in path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReconcileConfig {
+    /// A pass starts this long after the last one started.
+    pub interval_hours: u32,
+    /// The share of each Cognito quota category the pass may use, in percent.
+    pub quota_share_percent: u32,
+    /// The account's UserList quota, requests a second.
+    pub user_list_rps: u32,
+    /// The account's UserRead quota, requests a second.
+    pub user_read_rps: u32,
+    /// Segments of the parallel scan.
+    pub scan_segments: u32,
+    /// Partitions listed at once.
+    pub partitions_at_once: u32,
+}
+
+impl Default for ReconcileConfig {
+    fn default() -> Self {
+        Self {
+            interval_hours: RECONCILE_INTERVAL_HOURS.default,
+            quota_share_percent: RECONCILE_QUOTA_SHARE_PERCENT.default,
+            user_list_rps: COGNITO_USER_LIST_RPS.default,
+            user_read_rps: COGNITO_USER_READ_RPS.default,
+            scan_segments: RECONCILE_SCAN_SEGMENTS.default,
+            partitions_at_once: RECONCILE_PARTITIONS_AT_ONCE.default,
+        }
+    }
+}
+
+impl ReconcileConfig {
+    /// The settings `lookup` gives, each within its range.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut c = Self::default();
+        let set = |target: &mut u32, var| override_number(&lookup, target, var);
+        set(&mut c.interval_hours, RECONCILE_INTERVAL_HOURS)?;
+        set(&mut c.quota_share_percent, RECONCILE_QUOTA_SHARE_PERCENT)?;
+        set(&mut c.user_list_rps, COGNITO_USER_LIST_RPS)?;
+        set(&mut c.user_read_rps, COGNITO_USER_READ_RPS)?;
+        set(&mut c.scan_segments, RECONCILE_SCAN_SEGMENTS)?;
+        set(&mut c.partitions_at_once, RECONCILE_PARTITIONS_AT_ONCE)?;
         Ok(c)
     }
 }

@@ -3,7 +3,7 @@
 
 use aws_sdk_cognitoidentityprovider::Client;
 use aws_sdk_cognitoidentityprovider::error::SdkError;
-use aws_sdk_cognitoidentityprovider::types::AttributeType;
+use aws_sdk_cognitoidentityprovider::types::{AttributeType, UserStatusType};
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
 use crate::config::ConfigError;
@@ -106,6 +106,26 @@ macro_rules! on_user {
     };
 }
 
+/// A user as ListUsers gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedUser {
+    /// The user's `sub`.
+    pub user_id: UserId,
+    /// Whether the sign-up was confirmed (an unconfirmed one has no profile yet).
+    pub confirmed: bool,
+    /// When Cognito created the user, in epoch seconds.
+    pub created_at: Option<i64>,
+}
+
+/// One page of ListUsers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListedPage {
+    /// The users of the page.
+    pub users: Vec<ListedUser>,
+    /// The token of the next page; `None` after the last.
+    pub next: Option<String>,
+}
+
 /// The user pool, through its admin API.
 #[derive(Debug, Clone)]
 pub struct UserPool {
@@ -148,6 +168,51 @@ impl UserPool {
             );
         }
         builder
+    }
+
+    /// One page of the pool's users whose sub starts with `prefix` (all of
+    /// them for `""`), [`crate::reconcile::LIST_PAGE`] at most, from `token` on.
+    /// ListUsers, unlike AdminGetUser, does not count its users as active for
+    /// billing, and spends the UserList quota rather than the sign-in path's.
+    pub async fn list_users(&self, prefix: &str, token: Option<String>) -> Result<ListedPage, IdentityError> {
+        let mut request = self
+            .client
+            .list_users()
+            .user_pool_id(&self.pool_id)
+            .attributes_to_get("sub")
+            .limit(crate::reconcile::LIST_PAGE)
+            .set_pagination_token(token);
+        if !prefix.is_empty() {
+            // Only hex digits reach here; nothing in it needs quoting.
+            request = request.filter(format!("sub ^= \"{prefix}\""));
+        }
+        let out = request
+            .customize()
+            .config_override(self.timeouts())
+            .send()
+            .await
+            .map_err(|err| IdentityError::new("ListUsers", err))?;
+        let users = out
+            .users()
+            .iter()
+            .filter_map(|user| {
+                let sub = user
+                    .attributes()
+                    .iter()
+                    .find(|a| a.name() == "sub")
+                    .and_then(|a| a.value())
+                    .or(user.username())?;
+                Some(ListedUser {
+                    user_id: UserId::parse(sub).ok()?,
+                    confirmed: user.user_status() == Some(&UserStatusType::Confirmed),
+                    created_at: user.user_create_date().map(|d| d.secs()),
+                })
+            })
+            .collect();
+        Ok(ListedPage {
+            users,
+            next: out.pagination_token().filter(|t| !t.is_empty()).map(str::to_owned),
+        })
     }
 
     /// Whether Cognito still has the user.

@@ -25,6 +25,8 @@ pub mod identity;
 pub mod mail;
 pub mod metrics;
 #[cfg(feature = "aws")]
+pub mod reconcile;
+#[cfg(feature = "aws")]
 pub mod secrets;
 #[cfg(feature = "aws")]
 pub mod store;

@@ -68,6 +68,10 @@ pub enum Metric {
     /// Any other DynamoDB error (validation, access denied): a bug or a
     /// misconfiguration, never expected.
     DynamoDbOtherErrors,
+    /// A reconcile pass compared every live profile with Cognito and erased
+    /// the users Cognito no longer has; an alarm fires when none completes
+    /// for `ReconcileAlarmDays` days.
+    ReconcilePassesCompleted,
     /// An admin looked a user up by address (found or not).
     AdminLookups,
     /// An admin suspended, re-activated or deleted a user.
@@ -90,6 +94,7 @@ impl Metric {
         Metric::PrimarySwitches,
         Metric::EmailsRemoved,
         Metric::UsersDeleted,
+        Metric::ReconcilePassesCompleted,
         Metric::ContentionRetries,
         Metric::ConditionalCheckFailures,
         Metric::DynamoDbThrottled,
@@ -115,6 +120,7 @@ impl Metric {
             Metric::PrimarySwitches => "PrimarySwitches",
             Metric::EmailsRemoved => "EmailsRemoved",
             Metric::UsersDeleted => "UsersDeleted",
+            Metric::ReconcilePassesCompleted => "ReconcilePassesCompleted",
             Metric::ContentionRetries => "ContentionRetries",
             Metric::ConditionalCheckFailures => "ConditionalCheckFailures",
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
@@ -135,7 +141,8 @@ impl Metric {
             | Metric::TakeOvers
             | Metric::PrimarySwitches
             | Metric::EmailsRemoved
-            | Metric::UsersDeleted => Group::Accounts,
+            | Metric::UsersDeleted
+            | Metric::ReconcilePassesCompleted => Group::Accounts,
             Metric::CodesIssued
             | Metric::CodesRefusedByLimit
             | Metric::VerificationsSucceeded

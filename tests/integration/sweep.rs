@@ -1,60 +1,407 @@
-//! The daily sweep against moto's Cognito: a user who deleted themselves in
-//! Cognito (no trigger fires) loses profile, claims and personal data.
+//! Erasure that reaches everyone, against DynamoDB Local and moto's Cognito:
+//! the reconcile's pass (a diff of the table against ListUsers, resumable from
+//! its checkpoint, one run at a time) and CloudTrail's DeleteUser records.
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
 use integration_tests::moto::Moto;
-use serde_json::json;
-use user_service::domain::UserId;
+use serde_json::Value;
+use user_service::StoreError;
+use user_service::domain::{EmailAddress, UserId, UserStatus};
 use user_service::identity::UserPool;
 
 use crate::handler_support::*;
 
-#[tokio::test]
-async fn users_deleted_in_cognito_are_erased_by_the_sweep() {
-    let moto = Moto::start();
-    // Grace deleted herself in Cognito: only Ada is left in the pool.
-    let (cognito, pool_id) = moto.pool_of_subs(&[ADA]).await;
-    let mut app = TestApp::spawn().await;
-    app.users = Some(UserPool::new(cognito, pool_id));
-    app.sign_up(ADA, "ada@example.com").await;
-    app.sign_up(ADMIN, "grace@example.com").await;
-    app.add_address(ADMIN, "grace.pending@example.com").await;
+/// Users of the pass at scale: a small size here, `RECONCILE_SCALE_USERS`
+/// (20,000 in `make bench`) for the full one.
+fn scale_users() -> usize {
+    std::env::var("RECONCILE_SCALE_USERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000)
+}
 
-    assert_eq!(app.reconcile_users().await.unwrap(), json!({"checked": 2, "erased": 1}));
-    let grace = UserId::parse(ADMIN).unwrap();
-    assert!(matches!(
-        app.store.get_profile(&grace).await,
-        Err(user_service::StoreError::NotFound)
-    ));
-    for address in ["grace@example.com", "grace.pending@example.com"] {
-        let email = user_service::domain::EmailAddress::parse(address).unwrap();
-        assert!(
-            app.store.is_available(&email, app.clock.now()).await.unwrap(),
-            "{address}"
-        );
+/// A pool shaped like the template's (username = sub) with a user per
+/// address, and an app on a fresh table that has their profiles. Quotas as
+/// moto takes them: the pace is unit-tested apart.
+async fn pool_and_table(
+    moto: &Moto,
+    addresses: &[String],
+) -> (TestApp, aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
+    let refs: Vec<&str> = addresses.iter().map(String::as_str).collect();
+    let (cognito, pool_id, subs) = moto.user_pool(&refs).await;
+    let mut app = TestApp::spawn().await;
+    app.users = Some(UserPool::new(cognito.clone(), pool_id.clone()));
+    // 20 ListUsers a second: 2,000 users take 1.7 s of listing at least,
+    // whatever the machine, more than a 3 s run leaves for work.
+    app.reconcile.user_list_rps = 20;
+    app.reconcile.scan_segments = 2;
+    app.reconcile.user_read_rps = 1_000;
+    app.reconcile.quota_share_percent = 100;
+    stream::iter(subs.iter().zip(addresses))
+        .for_each_concurrent(16, |(sub, address)| {
+            let app = &app;
+            async move { app.sign_up(sub, address).await }
+        })
+        .await;
+    // Profiles created before the pass starts are the pass's to check.
+    app.clock.advance(60);
+    (app, cognito, pool_id, subs)
+}
+
+fn addresses(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("user{i}@example.com")).collect()
+}
+
+async fn delete_in_cognito(cognito: &aws_sdk_cognitoidentityprovider::Client, pool: &str, sub: &str) {
+    cognito
+        .admin_delete_user()
+        .user_pool_id(pool)
+        .username(sub)
+        .send()
+        .await
+        .unwrap();
+}
+
+async fn status_of(app: &TestApp, sub: &str) -> Option<UserStatus> {
+    match app.store.get_profile(&UserId::parse(sub).unwrap()).await {
+        Ok(profile) => Some(profile.status),
+        Err(StoreError::NotFound) => None,
+        Err(err) => panic!("{err}"),
     }
-    assert_eq!(
-        app.store
-            .get_profile(&UserId::parse(ADA).unwrap())
-            .await
-            .unwrap()
-            .status,
-        user_service::domain::UserStatus::Active
-    );
-    app.assert_invariants().await;
-    // Nothing left to do on the next run.
-    assert_eq!(app.reconcile_users().await.unwrap(), json!({"checked": 1, "erased": 0}));
+}
+
+async fn is_free(app: &TestApp, address: &str) -> bool {
+    let email = EmailAddress::parse(address).unwrap();
+    app.store.is_available(&email, app.clock.now()).await.unwrap()
+}
+
+/// Runs of `limit` each until the pass completes; the answers of every run.
+async fn runs_until_complete(app: &TestApp, limit: Duration) -> Vec<Value> {
+    let mut answers = Vec::new();
+    for _ in 0..500 {
+        let answer = app.reconcile_run(limit).await.unwrap();
+        let complete = answer["complete"] == true;
+        answers.push(answer);
+        if complete {
+            return answers;
+        }
+    }
+    panic!("the pass did not complete in 500 runs: {:?}", answers.last());
 }
 
 #[tokio::test]
-async fn a_sweep_that_cannot_ask_cognito_erases_nothing_and_fails() {
+async fn users_deleted_in_cognito_are_erased_by_the_pass_and_nobody_else() {
+    let moto = Moto::start();
+    let addresses = addresses(3);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    app.add_address(&subs[1], "second.pending@example.com").await;
+    delete_in_cognito(&cognito, &pool, &subs[1]).await;
+
+    let answer = app.reconcile_users().await.unwrap();
+    assert_eq!(answer["complete"], true, "{answer}");
+    let tally = &answer["tally"];
+    assert_eq!(
+        (
+            &tally["live"],
+            &tally["listed"],
+            &tally["candidates"],
+            &tally["erased"],
+            &tally["failed"]
+        ),
+        (&3.into(), &2.into(), &1.into(), &1.into(), &0.into()),
+        "{answer}"
+    );
+    assert_eq!(status_of(&app, &subs[1]).await, None, "erased");
+    for address in [addresses[1].as_str(), "second.pending@example.com"] {
+        assert!(is_free(&app, address).await, "{address} released");
+    }
+    for i in [0, 2] {
+        assert_eq!(status_of(&app, &subs[i]).await, Some(UserStatus::Active));
+        assert!(!is_free(&app, &addresses[i]).await);
+    }
+    app.assert_invariants().await;
+
+    // The next run finds the pass done and not yet due: nothing to do.
+    let idle = app.reconcile_users().await.unwrap();
+    assert_eq!(idle["idle"], true, "{idle}");
+    let checkpoint = app.store.reconcile_checkpoint().await.unwrap();
+    let last = checkpoint.last_complete.unwrap();
+    assert_eq!(last.tally.erased, 1);
+    assert!(last.finished_at >= last.started_at);
+    assert!(checkpoint.pass.is_none());
+    // A day later the next pass runs, and finds nobody to erase.
+    app.clock.advance(24 * 3600);
+    let next = app.reconcile_users().await.unwrap();
+    assert_eq!(
+        (&next["complete"], &next["tally"]["erased"]),
+        (&true.into(), &0.into()),
+        "{next}"
+    );
+}
+
+#[tokio::test]
+async fn a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted() {
+    let moto = Moto::start();
+    let n = scale_users();
+    let addresses = addresses(n);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    // 1 % deleted themselves in Cognito.
+    let deleted: BTreeSet<&String> = subs.iter().step_by(100).collect();
+    for sub in &deleted {
+        delete_in_cognito(&cognito, &pool, sub).await;
+    }
+    let before = app.item_count().await;
+
+    let started = std::time::Instant::now();
+    let answers = runs_until_complete(&app, Duration::from_secs(3)).await;
+    let elapsed = started.elapsed();
+    let last = answers.last().unwrap();
+    let tally = &last["tally"];
+    assert!(answers.len() >= 2, "the pass needed several runs: {answers:?}");
+    assert_eq!(tally["erased"], deleted.len(), "{last}");
+    assert_eq!(tally["live"], n, "{last}");
+    assert_eq!(tally["failed"], 0, "{last}");
+    // A figure for the closing note, never asserted.
+    eprintln!(
+        "reconcile: {n} users in {} runs, {:.1} s, {:.0} users/s, {} ListUsers calls",
+        answers.len(),
+        elapsed.as_secs_f64(),
+        n as f64 / elapsed.as_secs_f64(),
+        tally["list_calls"]
+            .as_u64()
+            .or(tally["listCalls"].as_u64())
+            .unwrap_or(0),
+    );
+    for (sub, address) in subs.iter().zip(&addresses) {
+        let gone = deleted.contains(sub);
+        assert_eq!(status_of(&app, sub).await.is_none(), gone, "{sub}");
+        assert_eq!(is_free(&app, address).await, gone, "{sub}");
+    }
+    // Each erased user had three items (profile, record, claim); the profile
+    // stays as a tombstone. What the pass added is its own.
+    let erased_items = 2 * deleted.len();
+    assert!(app.item_count().await >= before - erased_items);
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_run_killed_between_checkpoints_is_taken_over_once_its_lease_expires() {
+    let moto = Moto::start();
+    let addresses = addresses(400);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let deleted = [&subs[7], &subs[123], &subs[399]];
+    for sub in deleted {
+        delete_in_cognito(&cognito, &pool, sub).await;
+    }
+    // The run is killed mid-way (no deadline it knows of, so no checkpoint of its own at the end).
+    let killed = tokio::time::timeout(
+        Duration::from_millis(150),
+        app.reconcile_event(integration_tests::events::load("reconcile-users"), None),
+    )
+    .await;
+    assert!(killed.is_err(), "the run was killed before it finished");
+    // Its lease holds: another run now does nothing.
+    let skipped = app.reconcile_run(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(skipped["skipped"], "another run holds the lease", "{skipped}");
+    // Once the lease has expired, the next runs go on from the last checkpoint.
+    app.clock.advance(16 * 60);
+    let answers = runs_until_complete(&app, Duration::from_secs(5)).await;
+    assert_eq!(answers.last().unwrap()["tally"]["erased"], 3, "{answers:?}");
+    for sub in &subs {
+        assert_eq!(status_of(&app, sub).await.is_none(), deleted.contains(&sub), "{sub}");
+    }
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn two_runs_at_once_one_moves_the_pass_the_other_refuses() {
+    let moto = Moto::start();
+    let addresses = addresses(300);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    delete_in_cognito(&cognito, &pool, &subs[42]).await;
+    let (a, b) = tokio::join!(
+        app.reconcile_run(Duration::from_secs(30)),
+        app.reconcile_run(Duration::from_secs(30))
+    );
+    let answers = [a.unwrap(), b.unwrap()];
+    let skipped = answers
+        .iter()
+        .filter(|a| a["skipped"] == "another run holds the lease")
+        .count();
+    let complete: Vec<_> = answers.iter().filter(|a| a["complete"] == true).collect();
+    assert_eq!((skipped, complete.len()), (1, 1), "{answers:?}");
+    assert_eq!(complete[0]["tally"]["erased"], 1);
+    assert_eq!(status_of(&app, &subs[42]).await, None);
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn users_who_sign_up_while_a_pass_runs_are_never_erased() {
+    let moto = Moto::start();
+    let addresses = addresses(200);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    delete_in_cognito(&cognito, &pool, &subs[3]).await;
+    // The pass starts, and is cut short by its deadline.
+    let mut answers = vec![app.reconcile_run(Duration::from_millis(2_500)).await.unwrap()];
+    // Meanwhile a user signs up (Cognito first, then the profile), and one
+    // signs up in Cognito and never confirms (no profile).
+    let late = users_added(&cognito, &pool, &["late@example.com".to_owned()])
+        .await
+        .remove(0);
+    app.clock.advance(1);
+    app.sign_up(&late, "late@example.com").await;
+    if answers[0]["complete"] != true {
+        answers.extend(runs_until_complete(&app, Duration::from_secs(5)).await);
+    }
+    assert_eq!(answers.last().unwrap()["tally"]["erased"], 1, "{answers:?}");
+    assert_eq!(status_of(&app, &late).await, Some(UserStatus::Active));
+    assert_eq!(status_of(&app, &subs[3]).await, None);
+    app.assert_invariants().await;
+}
+
+/// Users added to an existing pool, as `Moto::user_pool` adds them: their subs.
+async fn users_added(cognito: &aws_sdk_cognitoidentityprovider::Client, pool: &str, emails: &[String]) -> Vec<String> {
+    use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType};
+    let mut subs = Vec::new();
+    for email in emails {
+        let user = cognito
+            .admin_create_user()
+            .user_pool_id(pool)
+            .username(email)
+            .user_attributes(AttributeType::builder().name("email").value(email).build().unwrap())
+            .message_action(MessageActionType::Suppress)
+            .send()
+            .await
+            .unwrap()
+            .user
+            .unwrap();
+        subs.push(user.username.unwrap());
+    }
+    subs
+}
+
+#[tokio::test]
+async fn a_confirmed_cognito_user_without_a_profile_is_counted_and_left_to_the_repair_path() {
+    let moto = Moto::start();
+    let addresses = addresses(5);
+    let (app, cognito, pool, _) = pool_and_table(&moto, &addresses).await;
+    // Confirmed in Cognito before the pass, with no profile here.
+    let orphan = users_added(&cognito, &pool, &["orphan@example.com".to_owned()]).await;
+    cognito
+        .admin_set_user_password()
+        .user_pool_id(&pool)
+        .username(&orphan[0])
+        .password("Correct-Horse-9")
+        .permanent(true)
+        .send()
+        .await
+        .unwrap();
+    // Cognito's creation date is the real clock's; the pass starts after it.
+    let behind = app.clock.now().seconds_until(user_service::domain::Timestamp::now());
+    app.clock.advance(i64::try_from(behind).unwrap() + 60);
+    let answer = app.reconcile_users().await.unwrap();
+    assert_eq!(answer["tally"]["withoutProfile"], 1, "{answer}");
+    assert_eq!(answer["tally"]["erased"], 0, "{answer}");
+    assert_eq!(status_of(&app, &orphan[0]).await, None, "no profile is made here");
+}
+
+#[tokio::test]
+async fn a_pass_that_cannot_ask_cognito_erases_nothing_and_fails() {
     let moto = Moto::start();
     let (cognito, _) = moto.pool_of_subs(&[]).await;
     let mut app = TestApp::spawn().await;
     app.users = Some(UserPool::new(cognito, "us-east-1_NoSuchPool"));
     app.sign_up(ADA, "ada@example.com").await;
-    let before = app.item_count().await;
+    app.clock.advance(60);
     let err = app.reconcile_users().await.unwrap_err();
     assert_eq!(err.error_type, "SWEEP_FAILED");
-    assert_eq!(app.item_count().await, before);
-    assert!(app.store.get_profile(&UserId::parse(ADA).unwrap()).await.is_ok());
+    assert_eq!(status_of(&app, ADA).await, Some(UserStatus::Active));
+    assert!(!is_free(&app, "ada@example.com").await);
+    // The pass stays under way, for the next run to retry.
+    assert!(app.store.reconcile_checkpoint().await.unwrap().pass.is_some());
+    app.assert_invariants().await;
+}
+
+// ---- CloudTrail's DeleteUser records ----
+
+#[tokio::test]
+async fn a_delete_user_record_erases_that_user_once_the_pool_confirms_it() {
+    let moto = Moto::start();
+    let addresses = addresses(2);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    app.add_address(&subs[0], "zero.pending@example.com").await;
+    delete_in_cognito(&cognito, &pool, &subs[0]).await;
+
+    let answer = app.cognito_delete_user_record(Some(&subs[0])).await.unwrap();
+    assert_eq!(answer["erased"], 1, "{answer}");
+    assert_eq!(status_of(&app, &subs[0]).await, None);
+    assert!(is_free(&app, &addresses[0]).await);
+    assert!(is_free(&app, "zero.pending@example.com").await);
+    // A replay, or a record of a user erased already, changes nothing.
+    let items = app.item_count().await;
+    let replay = app.cognito_delete_user_record(Some(&subs[0])).await.unwrap();
+    assert_eq!(replay["erased"], 0, "{replay}");
+    assert_eq!(app.item_count().await, items);
+    assert_eq!(status_of(&app, &subs[1]).await, Some(UserStatus::Active));
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_record_for_a_user_the_pool_still_has_or_another_pools_user_changes_nothing() {
+    let moto = Moto::start();
+    let addresses = addresses(2);
+    let (app, _cognito, _pool, subs) = pool_and_table(&moto, &addresses).await;
+    let items = app.item_count().await;
+    // Still in this pool: a record from another pool with the same sub, or a forged one.
+    let still = app.cognito_delete_user_record(Some(&subs[0])).await.unwrap();
+    assert_eq!(still["erased"], 0, "{still}");
+    // Another pool's user: not in this pool, and no profile here.
+    let other = app.cognito_delete_user_record(Some(NOBODY)).await.unwrap();
+    assert_eq!(other["erased"], 0, "{other}");
+    assert_eq!(app.item_count().await, items);
+    for sub in &subs {
+        assert_eq!(status_of(&app, sub).await, Some(UserStatus::Active));
+    }
+}
+
+#[tokio::test]
+async fn an_old_record_never_touches_the_user_who_signed_up_again_with_the_address() {
+    let moto = Moto::start();
+    let addresses = addresses(1);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    // Deleted in Cognito, erased by the pass, then signed up again: a new sub.
+    delete_in_cognito(&cognito, &pool, &subs[0]).await;
+    let pass = app.reconcile_users().await.unwrap();
+    assert_eq!(pass["tally"]["erased"], 1, "{pass}");
+    let again = users_added(&cognito, &pool, &addresses).await;
+    app.sign_up(&again[0], &addresses[0]).await;
+    // The first deletion's record arrives late (or is replayed).
+    let late = app.cognito_delete_user_record(Some(&subs[0])).await.unwrap();
+    assert_eq!(late["erased"], 0, "{late}");
+    assert_eq!(status_of(&app, &again[0]).await, Some(UserStatus::Active));
+    assert!(!is_free(&app, &addresses[0]).await, "the new owner keeps the address");
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_record_that_names_no_user_starts_a_pass_at_once() {
+    let moto = Moto::start();
+    let addresses = addresses(3);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    // A pass completed a moment ago: none is due for a day.
+    let first = app.reconcile_users().await.unwrap();
+    assert_eq!(first["complete"], true);
+    delete_in_cognito(&cognito, &pool, &subs[2]).await;
+    app.clock.advance(60);
+    assert_eq!(app.reconcile_users().await.unwrap()["idle"], true);
+    let answer = app.cognito_delete_user_record(None).await.unwrap();
+    assert_eq!(
+        (&answer["complete"], &answer["tally"]["erased"]),
+        (&true.into(), &1.into()),
+        "{answer}"
+    );
+    assert_eq!(status_of(&app, &subs[2]).await, None);
 }

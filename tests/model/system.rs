@@ -366,7 +366,7 @@ impl System {
                         None => panic!("a counter of no user or address of the case"),
                     }
                 }
-                ItemKind::Unknown => panic!("an unknown item {pk}/{sk}"),
+                ItemKind::Reconcile | ItemKind::Unknown => panic!("an item the model never writes: {pk}/{sk}"),
             }
         }
         for (a, claim) in claims.into_iter().enumerate() {

@@ -52,6 +52,12 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
                 Err(e) => out.push(format!("claim {pk} does not parse: {e}")),
             },
+            ItemKind::Reconcile => {
+                // A snapshot holds subs alone: erasure stays complete.
+                if format!("{item:?}").contains('@') || item.contains_key(keys::GSI1PK) {
+                    out.push(format!("reconcile item {pk}/{sk} holds an address or is in GSI1"));
+                }
+            }
             ItemKind::Limit => {
                 // Erasure stays complete only while no counter holds an address.
                 if format!("{item:?}").contains('@') {

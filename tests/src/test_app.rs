@@ -253,10 +253,48 @@ impl TestApp {
         self.invoke(f, event).await
     }
 
-    /// The daily sweep, on the scheduled event from `events/`.
+    /// reconcile-users on the schedule's event from `events/`, with no
+    /// deadline: the run goes on until the pass is complete.
     pub async fn reconcile_users(&self) -> Result<Value, Diagnostic> {
         let f = &catalog::RECONCILE_USERS;
         self.invoke(f, events::load(f.name)).await
+    }
+
+    /// One run of reconcile-users on the schedule's event, as Lambda invokes
+    /// it with `limit` to its deadline and a request id of its own.
+    pub async fn reconcile_run(&self, limit: std::time::Duration) -> Result<Value, Diagnostic> {
+        let f = &catalog::RECONCILE_USERS;
+        self.reconcile_event(events::load(f.name), Some(limit)).await
+    }
+
+    /// reconcile-users on CloudTrail's record of `sub`'s DeleteUser call
+    /// (`events/reconcile-users-delete-user.json`); `None` leaves the record
+    /// without a sub.
+    pub async fn cognito_delete_user_record(&self, sub: Option<&str>) -> Result<Value, Diagnostic> {
+        let mut event = events::load("reconcile-users-delete-user");
+        match sub {
+            Some(sub) => event["detail"]["additionalEventData"]["sub"] = json!(sub),
+            None => event["detail"]["additionalEventData"] = json!({}),
+        }
+        self.reconcile_event(event, None).await
+    }
+
+    /// `event` delivered to reconcile-users with a fresh request id and, with
+    /// `limit`, a deadline that far away.
+    pub async fn reconcile_event(&self, event: Value, limit: Option<std::time::Duration>) -> Result<Value, Diagnostic> {
+        let mut context = Context::default();
+        context.request_id = uuid::Uuid::new_v4().to_string();
+        if let Some(limit) = limit {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            context.deadline = u64::try_from((now + limit).as_millis()).unwrap_or(u64::MAX);
+        }
+        Box::pin(api::events::reconcile_users::handle(
+            &self.app,
+            LambdaEvent::new(event, context),
+        ))
+        .await
     }
 
     /// A batch of the table's stream, delivered to the consumer.

@@ -17,6 +17,8 @@ pub struct ProfileImage {
     pub email: Option<EmailAddress>,
     /// Active, suspended or deleted.
     pub status: UserStatus,
+    /// Erased because Cognito no longer has the user: nothing to delete there.
+    pub gone_from_cognito: bool,
 }
 
 /// One change of a profile: its image before and after.
@@ -55,6 +57,7 @@ impl From<ProfileItem> for ProfileImage {
             user_id: item.user_id,
             email: item.email,
             status: item.status,
+            gone_from_cognito: item.gone_from_cognito,
         }
     }
 }

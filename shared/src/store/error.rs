@@ -20,7 +20,7 @@ pub enum DynamoError {
     /// Querying a user's partition, or GSI1 by address, failed.
     #[error("Query failed")]
     Query(#[from] SdkError<QueryError, HttpResponse>),
-    /// Scanning for live users, in the daily reconcile sweep, failed.
+    /// Scanning for live profiles, in the reconcile's first phase, failed.
     #[error("Scan failed")]
     Scan(#[from] SdkError<ScanError, HttpResponse>),
     /// A single-item update of a profile failed.
@@ -199,6 +199,9 @@ pub enum StoreError {
     /// The admin acting is no longer an active user (checked inside the write).
     #[error("the acting admin's own account is not active")]
     AdminInactive,
+    /// Another reconcile run took the lease over: this one writes nothing more.
+    #[error("another reconcile run holds the lease")]
+    Superseded,
     /// `If-Match: *` found no current profile to match.
     #[error("there is no profile for the precondition to match")]
     NothingToMatch,

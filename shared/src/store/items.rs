@@ -55,6 +55,10 @@ pub struct ProfileItem {
     pub created_at: Timestamp,
     /// When the profile last changed.
     pub updated_at: Timestamp,
+    /// Set on a user erased because Cognito no longer has them (they deleted
+    /// themselves there): the stream consumer has nothing to delete in Cognito.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone_from_cognito: bool,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -129,6 +133,7 @@ impl ProfileItem {
             email_count,
             created_at: now,
             updated_at: now,
+            gone_from_cognito: false,
         }
     }
 
@@ -304,7 +309,8 @@ impl UserItems {
             match kind {
                 keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
                 keys::ItemKind::Email => out.emails.push(from_item(item)?),
-                keys::ItemKind::Claim | keys::ItemKind::Limit | keys::ItemKind::Unknown => {}
+                keys::ItemKind::Claim | keys::ItemKind::Limit | keys::ItemKind::Reconcile | keys::ItemKind::Unknown => {
+                }
             }
         }
         sort_oldest_first(&mut out.emails);

@@ -61,6 +61,11 @@ pub mod attr {
         EXPIRES_AT = "expiresAt",
         CREATED_AT = "createdAt",
         ENTITY_TYPE = "entityType",
+        GONE_FROM_COGNITO = "goneFromCognito",
+        STATE = "state",
+        LEASE_OWNER = "leaseOwner",
+        LEASE_UNTIL = "leaseUntil",
+        SUBS = "subs",
     );
 }
 
@@ -165,6 +170,36 @@ pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &EmailAddress)
     item
 }
 
+const RECONCILE_PK: &str = "RECONCILE";
+const CHECKPOINT_SK: &str = "CHECKPOINT";
+const PASS_PREFIX: &str = "RECONCILE#PASS#";
+const LIVE_SK_PREFIX: &str = "LIVE#";
+
+/// Key of the reconcile's checkpoint: where the pass stands, and its lease.
+pub fn reconcile_checkpoint_key() -> Item {
+    key(RECONCILE_PK.to_owned(), CHECKPOINT_SK.to_owned())
+}
+
+/// The partition of one pass's snapshot of live subs.
+pub fn snapshot_pk(pass: &str) -> String {
+    format!("{PASS_PREFIX}{pass}")
+}
+
+/// The sort keys of a snapshot's chunks whose subs start with `prefix`.
+pub fn snapshot_sk_prefix(prefix: &str) -> String {
+    format!("{LIVE_SK_PREFIX}{prefix}")
+}
+
+/// Key of one snapshot chunk: its subs' bucket (their first hex digits,
+/// ending with `#`), then the scan segment and that segment's chunk number, so a run that
+/// writes a chunk again after a crash overwrites it.
+pub fn snapshot_chunk_key(pass: &str, bucket: &str, segment: u32, chunk: u32) -> Item {
+    key(
+        snapshot_pk(pass),
+        format!("{LIVE_SK_PREFIX}{bucket}#{segment:03}#{chunk:06}"),
+    )
+}
+
 /// What kind of item a stored key addresses, told from the key alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemKind {
@@ -176,6 +211,8 @@ pub enum ItemKind {
     Claim,
     /// A rate-limit counter (`LIMIT#…`): no address in it, never in GSI1.
     Limit,
+    /// The reconcile's checkpoint, or a snapshot chunk of live subs: no address in it.
+    Reconcile,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -187,6 +224,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         (true, _) if sk.starts_with(EMAIL_PREFIX) => ItemKind::Email,
         (_, true) if sk == CLAIM_SK => ItemKind::Claim,
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
+        _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,
         _ => ItemKind::Unknown,
     }
 }

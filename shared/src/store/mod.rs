@@ -46,6 +46,7 @@ use keys::Item;
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
+pub use ops::{LivePage, LiveProfile};
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
 
@@ -57,8 +58,11 @@ pub enum Deleter<'a> {
     Owner(&'a IfMatch),
     /// An admin: the admin's own profile must be active, in the same write.
     Admin(&'a UserId),
-    /// The service itself (the sweep erasing a user Cognito no longer has).
+    /// The service itself, with no acting admin.
     System,
+    /// The reconcile, erasing a user Cognito no longer has: the tombstone says
+    /// so, and the stream consumer makes no Cognito call for it.
+    GoneFromCognito,
 }
 
 /// Whether a confirmed sign-up created the user or found it created already.

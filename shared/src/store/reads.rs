@@ -4,8 +4,8 @@
 use crate::domain::{Account, Email, EmailAddress, EmailId, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
-use super::expr::{Expr, and};
-use super::items::{self, ClaimItem, EmailItem, EntityType, IndexedEmail, ProfileItem, attr};
+use super::expr::and;
+use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem};
 use super::limits::{self, Counter, Seen};
 use super::ops::visible;
 use super::{Store, StoreError, query_all};
@@ -111,38 +111,6 @@ impl Store {
             .await?
             .map(items::from_item)
             .transpose()
-    }
-
-    /// One page of the users that are not deleted, from `start` on, for sweeps;
-    /// the key to go on from, while there is more.
-    pub async fn live_users(&self, start: Option<Item>) -> Result<(Vec<UserId>, Option<Item>), StoreError> {
-        let mut x = Expr::default();
-        // The entity type as items store it: the serde form is its one spelling.
-        let user_type: aws_sdk_dynamodb::types::AttributeValue =
-            serde_dynamo::to_attribute_value(EntityType::User).map_err(StoreError::Corrupt)?;
-        let filter = and([
-            x.eq(attr::ENTITY_TYPE, user_type),
-            x.ne(attr::STATUS, UserStatus::Deleted),
-        ]);
-        let projection = x.name(attr::USER_ID);
-        let page = self
-            .client
-            .scan()
-            .table_name(self.table())
-            .filter_expression(filter)
-            .projection_expression(projection)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none())
-            .set_exclusive_start_key(start)
-            .send()
-            .await?;
-        let users = page
-            .items
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|item| keys::key_string(&item, attr::USER_ID).and_then(|id| UserId::parse(id).ok()))
-            .collect();
-        Ok((users, page.last_evaluated_key.filter(|k| !k.is_empty())))
     }
 
     /// Reads the counters a write will name, concurrently, before its first

@@ -16,8 +16,10 @@
 
 mod capacity;
 mod charts;
+mod cost;
 mod emf;
 mod proxy;
+mod reconcile_sim;
 mod report;
 mod requests;
 mod runtime;
@@ -66,7 +68,7 @@ struct Args {
     /// to see what an emulator that leaves it on adds to every invocation.
     #[arg(long)]
     nagle: bool,
-    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics).
+    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics, reconcile, cost).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -232,10 +234,29 @@ async fn main() {
         only: args.only.clone(),
     };
     std::fs::create_dir_all(&plan.out).unwrap();
+    // Arithmetic, not a measurement: it needs no binary and no database, so
+    // `--only reconcile` ends after it.
+    let reconcile = plan.runs("reconcile").then(reconcile_sim::section);
+    if !plan.only.is_empty() && plan.only.iter().all(|s| s == "reconcile") {
+        let mut report = Report::new(&plan);
+        report.reconcile(reconcile.unwrap_or_default());
+        println!("bench: report in {}", report.write().unwrap().display());
+        return;
+    }
+    // The cost model is arithmetic too: with the committed measurements it
+    // needs no binary and no database either.
+    if !plan.only.is_empty() && plan.only.iter().all(|s| s == "cost" || s == "reconcile") {
+        let mut report = Report::new(&plan);
+        report.reconcile(reconcile.unwrap_or_default());
+        report.cost(cost::section(&cost::Inputs::Committed).unwrap());
+        println!("bench: report in {}", report.write().unwrap().display());
+        return;
+    }
     if !args.no_build {
         build(&plan);
     }
     let mut report = Report::new(&plan);
+    report.reconcile(reconcile.unwrap_or_default());
 
     let store = ddb::store().await;
     let table = store.config().table_name.clone();
@@ -341,6 +362,11 @@ async fn main() {
     if plan.runs("size") {
         let rows = sizes::measure(&plan, !args.no_build);
         report.sizes(rows);
+    }
+
+    if plan.runs("cost") {
+        let section = cost::section(&report.cost_inputs()).unwrap();
+        report.cost(section);
     }
 
     let written = report.write().unwrap();

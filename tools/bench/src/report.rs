@@ -48,6 +48,10 @@ pub(crate) struct Report {
     metrics: Vec<MetricsRow>,
     /// (metric × function pairs that can occur, all pairs).
     metric_pairs: (usize, usize),
+    /// The simulated reconcile pass, as Markdown (empty when not run).
+    reconcile: String,
+    /// The cost model's section, as Markdown (empty when not run).
+    cost: String,
 }
 
 fn mb(bytes: u64) -> String {
@@ -153,6 +157,8 @@ impl Report {
             sizes: Vec::new(),
             metrics: Vec::new(),
             metric_pairs: (0, 0),
+            reconcile: String::new(),
+            cost: String::new(),
         }
     }
 
@@ -204,6 +210,33 @@ impl Report {
     pub(crate) fn metrics(&mut self, rows: Vec<MetricsRow>, pairs: (usize, usize)) {
         self.metrics = rows;
         self.metric_pairs = pairs;
+    }
+
+    pub(crate) fn reconcile(&mut self, section: String) {
+        self.reconcile = section;
+    }
+
+    pub(crate) fn cost(&mut self, section: String) {
+        self.cost = section;
+    }
+
+    /// What the cost model takes from this run: the requests section's rows
+    /// and the warm p50s of one GetItem and of the add + remove cycle.
+    pub(crate) fn cost_inputs(&self) -> crate::cost::Inputs<'_> {
+        if self.requests.is_empty() && self.warm.is_empty() {
+            return crate::cost::Inputs::Committed;
+        }
+        // A smoke's debug binaries are no measure of time: units only.
+        let p50 = |operation: &str, who: &str| {
+            (!self.smoke)
+                .then(|| self.warm_of(operation, who).map(|s| millis(s.p50())))
+                .flatten()
+        };
+        crate::cost::Inputs::Run {
+            rows: &self.requests,
+            get_profile_ms: p50("get-profile", "get-profile"),
+            add_remove_ms: p50("add+remove email", "add-email + remove-email"),
+        }
     }
 
     pub(crate) fn sizes(&mut self, rows: Vec<SizeRow>) {
@@ -541,6 +574,9 @@ impl Report {
             }
             md.push('\n');
         }
+
+        md.push_str(&self.reconcile);
+        md.push_str(&self.cost);
 
         if !self.sizes.is_empty() {
             let _ = writeln!(

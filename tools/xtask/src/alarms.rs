@@ -3,7 +3,7 @@
 //! of template.yaml and the dashboard's alarm widget cannot disagree.
 
 use user_service::catalog::{Alarm, Function, Trigger};
-use user_service::metrics;
+use user_service::{metrics, reconcile};
 use user_service::store::keys;
 
 use crate::template::{Yaml, logical_name};
@@ -75,6 +75,9 @@ pub(crate) struct AlarmDef {
     pub rule: Rule,
     pub evaluation_periods: u32,
     pub datapoints_to_alarm: u32,
+    /// A template parameter that gives both the evaluation periods and the
+    /// datapoints to alarm, instead of the figures above.
+    pub periods_parameter: Option<&'static str>,
     pub treat_missing_data: &'static str,
 }
 
@@ -174,6 +177,7 @@ fn stack_alarms() -> Vec<AlarmDef> {
         evaluation_periods: 1,
         datapoints_to_alarm: 1,
         treat_missing_data: "notBreaching",
+        periods_parameter: None,
     };
     let mut read = throttles(
         "TableReadThrottleEventsAlarm",
@@ -230,6 +234,7 @@ fn stack_alarms() -> Vec<AlarmDef> {
         evaluation_periods: 1,
         datapoints_to_alarm: 1,
         treat_missing_data: "ignore",
+        periods_parameter: None,
     };
     let mut bounces = ses(
         "SesBounceRateAlarm",
@@ -278,6 +283,7 @@ fn stack_alarms() -> Vec<AlarmDef> {
             evaluation_periods: 3,
             datapoints_to_alarm: 3,
             treat_missing_data: "notBreaching",
+            periods_parameter: None,
         },
         read,
         write,
@@ -300,6 +306,7 @@ fn stack_alarms() -> Vec<AlarmDef> {
             evaluation_periods: 3,
             datapoints_to_alarm: 2,
             treat_missing_data: "notBreaching",
+            periods_parameter: None,
         },
         bounces,
         complaints,
@@ -321,6 +328,7 @@ fn function_alarm(function: &Function, alarm: Alarm) -> AlarmDef {
         evaluation_periods: periods,
         datapoints_to_alarm: datapoints,
         treat_missing_data: "notBreaching",
+        periods_parameter: None,
     };
     match alarm {
         Alarm::Errors => def(
@@ -339,8 +347,27 @@ fn function_alarm(function: &Function, alarm: Alarm) -> AlarmDef {
             1,
             1,
         ),
+        // A function whose runs use their whole time by design (the
+        // reconcile's) is watched for a run that went past the point where
+        // it stops itself: a loop that does not look at its deadline.
+        Alarm::Duration if function.alarms.contains(&Alarm::PassOverdue) => def(
+            "Duration",
+            "duration",
+            format!(
+                "A run of ${{{id}Function}} went on past the point where it stops itself ({} s of its {} s timeout).",
+                function.timeout_seconds - reconcile::RUN_RESERVE_SECONDS,
+                function.timeout_seconds
+            ),
+            Rule::Threshold {
+                metric: lambda("Duration", "Maximum"),
+                threshold: ((function.timeout_seconds - reconcile::RUN_RESERVE_SECONDS) * 1000).to_string(),
+                comparison: "GreaterThanThreshold",
+            },
+            1,
+            1,
+        ),
         Alarm::Duration => {
-            // A scheduled function runs once a day: its one run is the sample.
+            // A scheduled function runs seldom: its one run is the sample.
             let periods = if matches!(function.trigger, Trigger::Schedule { .. }) {
                 1
             } else {
@@ -390,6 +417,38 @@ fn function_alarm(function: &Function, alarm: Alarm) -> AlarmDef {
                 },
                 3,
                 3,
+            )
+        },
+        Alarm::PassOverdue => AlarmDef {
+            comment: &[
+                "The reconcile's pass is the safety net of erasure: when none completes",
+                "for ReconcileAlarmDays days (a day per period), users who deleted",
+                "themselves in Cognito may keep their data. No data is breaching: a",
+                "function that stopped running completes no pass either.",
+            ],
+            treat_missing_data: "breaching",
+            periods_parameter: Some("ReconcileAlarmDays"),
+            ..def(
+                "PassOverdue",
+                "pass-overdue",
+                format!(
+                    "No reconcile pass of ${{{id}Function}} completed in ${{ReconcileAlarmDays}} days: users who deleted themselves in Cognito may keep their data."
+                ),
+                Rule::Threshold {
+                    metric: MetricStat {
+                        period: 86_400,
+                        ..single(
+                            &format!("!Sub {METRICS_NAMESPACE}"),
+                            metrics::Metric::ReconcilePassesCompleted.name(),
+                            vec![(metrics::DIMENSION, format!("!Ref {id}Function"))],
+                            "Sum",
+                        )
+                    },
+                    threshold: "1".to_owned(),
+                    comparison: "LessThanThreshold",
+                },
+                7,
+                7,
             )
         },
         Alarm::FailedRecords => AlarmDef {
@@ -517,8 +576,16 @@ fn block(y: &mut Yaml, a: &AlarmDef) {
             y.line(3, "ComparisonOperator: GreaterThanUpperThreshold");
         }
     }
-    y.line(3, &format!("EvaluationPeriods: {}", a.evaluation_periods));
-    y.line(3, &format!("DatapointsToAlarm: {}", a.datapoints_to_alarm));
+    match a.periods_parameter {
+        Some(parameter) => {
+            y.line(3, &format!("EvaluationPeriods: !Ref {parameter}"));
+            y.line(3, &format!("DatapointsToAlarm: !Ref {parameter}"));
+        }
+        None => {
+            y.line(3, &format!("EvaluationPeriods: {}", a.evaluation_periods));
+            y.line(3, &format!("DatapointsToAlarm: {}", a.datapoints_to_alarm));
+        }
+    }
     y.line(3, &format!("TreatMissingData: {}", a.treat_missing_data));
     for actions in ["AlarmActions", "OKActions"] {
         if a.always {
@@ -547,6 +614,7 @@ mod tests {
             Alarm::ConditionalCheckFailures => "ConditionalCheckFailures",
             Alarm::IteratorAge => "IteratorAge",
             Alarm::FailedRecords => "Failures",
+            Alarm::PassOverdue => "PassOverdue",
         }
     }
 
@@ -593,8 +661,12 @@ mod tests {
     fn the_duration_alarm_sits_at_80_percent_of_the_timeout() {
         assert_eq!(duration_threshold_ms(&catalog::GET_PROFILE), 8000);
         assert_eq!(duration_threshold_ms(&catalog::PRE_SIGN_UP), 3200);
-        let text = render(&all(&[catalog::RECONCILE_USERS]));
+        let text = render(&all(&[catalog::SYNC_COGNITO_EMAIL]));
         assert!(text.contains("ExtendedStatistic: p99\n"));
-        assert!(text.contains("Threshold: 240000\n"));
+        assert!(text.contains("Threshold: 48000\n"));
+        // The reconcile stops itself 5 s before its timeout: a run past that is the alarm.
+        let text = render(&all(&[catalog::RECONCILE_USERS]));
+        assert!(text.contains("MetricName: Duration\n"));
+        assert!(text.contains("Threshold: 895000\n"));
     }
 }

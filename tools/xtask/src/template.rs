@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use user_service::catalog::{Function, Trigger};
+use user_service::catalog::{self, Function, Trigger};
 use user_service::store::keys;
-use user_service::{identity, mail, secrets};
+use user_service::{config, identity, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
 pub(crate) fn logical_name(function: &Function) -> String {
@@ -149,6 +149,16 @@ fn environment(y: &mut Yaml, f: &Function) {
             (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
         ]);
     }
+    if *f == catalog::RECONCILE_USERS {
+        variables.extend([
+            (config::RECONCILE_INTERVAL_HOURS.name, "!Ref ReconcileIntervalHours"),
+            (
+                config::RECONCILE_QUOTA_SHARE_PERCENT.name,
+                "!Ref ReconcileQuotaSharePercent",
+            ),
+            (config::COGNITO_USER_READ_RPS.name, "!Ref CognitoUserReadRps"),
+        ]);
+    }
     if variables.is_empty() {
         return;
     }
@@ -214,13 +224,23 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
             y.line(6, &format!("Method: {method}"));
             y.line(6, &format!("Path: {path}"));
         }
-        Trigger::Schedule { event, rate } => {
+        Trigger::Schedule { event, rate, api_calls } => {
             y.line(3, "Events:");
             y.line(4, &format!("{event}:"));
             y.line(5, "Type: Schedule");
             y.line(5, "Properties:");
             y.line(6, &format!("Schedule: {rate}"));
             y.line(6, &format!("Description: {}", description(f)));
+            if let Some(calls) = api_calls {
+                y.line(4, &format!("{}:", calls.event));
+                y.line(5, "Type: EventBridgeRule");
+                y.line(5, "Properties:");
+                y.line(6, &format!("Pattern: {}", calls.pattern));
+                y.line(6, "# Delivery is best effort; the pass is the safety net.");
+                y.line(6, "RetryPolicy:");
+                y.line(7, "MaximumRetryAttempts: 10");
+                y.line(7, "MaximumEventAgeInSeconds: 3600");
+            }
         }
         Trigger::TableStream { event, filter } => {
             y.line(3, "Events:");

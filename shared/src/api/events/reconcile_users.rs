@@ -1,82 +1,689 @@
-//! The daily sweep: a user who deleted themselves in Cognito (DeleteUser with their
-//! own access token fires no trigger) must not leave a profile, claims and personal
-//! data behind. Every live profile whose user Cognito no longer has is deleted and
-//! erased, as an admin's delete would. The sweep stops before the deadline; what it
-//! did not reach, the next day's run reaches.
+//! Erasure that reaches everyone. A user who deletes themselves in Cognito
+//! (DeleteUser with their own access token) fires no trigger, yet must not
+//! leave a profile, claims and personal data behind. Two routes reach them:
+//!
+//! - **As it happens.** CloudTrail records the DeleteUser call, with the
+//!   user's `sub`, and an EventBridge rule delivers the record here within
+//!   minutes. The user is erased once this pool confirms it has no such user
+//!   (the record does not name the pool; another pool's user has no profile
+//!   here). A record that names no user starts a pass at once.
+//! - **The pass**, the safety net for what delivery (best effort) misses: the
+//!   diff of `crate::reconcile`, resumable from its checkpoint. The schedule
+//!   runs this every 15 minutes: a run continues the pass under way, or starts
+//!   one when the last started `RECONCILE_INTERVAL_HOURS` ago, and stops
+//!   before its deadline. One run at a time holds the checkpoint's lease.
 
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use crate::app::App;
+use crate::config::ReconcileConfig;
 use crate::deadline;
+use crate::domain::{Timestamp, UserId};
+use crate::identity::{IdentityError, UserPool};
+use crate::metrics::{self, Metric};
+use crate::reconcile::{self, Checkpoint, OutOfTime, Pace, Pass, PassSummary, Phase, Segment, Sub, Tally};
+use crate::store::{Deleter, Store, StoreError};
 
-/// The Lambda entry point of the daily schedule: erases users Cognito no longer has and answers how many were checked and erased.
+/// The detail type of a CloudTrail record EventBridge delivers.
+const API_CALL: &str = "AWS API Call via CloudTrail";
+
+/// Snapshot chunks written at once when a run flushes its buffers.
+const CHUNK_WRITES_AT_ONCE: usize = 64;
+
+/// How often the scan phase writes its position, so a run that is killed
+/// loses at most this much work.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(60);
+
+/// Held back from the deadline to flush the snapshot buffers and write the
+/// checkpoint: a quarter of the run, at least [`MIN_RESERVE`] (but never
+/// more than half), at most this.
+const RESERVE: Duration = Duration::from_secs(reconcile::RUN_RESERVE_SECONDS as u64);
+const MIN_RESERVE: Duration = Duration::from_secs(1);
+
+/// A lease outlives its run's deadline by this much, so a run that was killed
+/// holding it delays the next by no more.
+const LEASE_GRACE_SECONDS: i64 = 60;
+
+/// The Lambda entry point: a CloudTrail record of a DeleteUser call, or the schedule's tick.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
-    let span = tracing::info_span!("sweep", request_id = %event.context.request_id);
+    let span = tracing::info_span!("reconcile", request_id = %event.context.request_id);
     let deadline = deadline::from_lambda(event.context.deadline, None);
-    Box::pin(deadline::within(
-        deadline,
-        tracing::Instrument::instrument(sweep(app), span),
-    ))
-    .await
+    let lease_until = match event.context.deadline {
+        0 => app.clock.now().plus_seconds(15 * 60),
+        ms => Timestamp::from_unix_millis(i64::try_from(ms).unwrap_or(i64::MAX)).plus_seconds(LEASE_GRACE_SECONDS),
+    };
+    let run = Run {
+        app,
+        id: event.context.request_id.clone(),
+        lease_until,
+    };
+    let work = async move {
+        match Delivery::of(&event.payload) {
+            Delivery::Deleted(Some(user)) => run.erase_one(&user).await,
+            Delivery::Deleted(None) => run.tick(true).await,
+            Delivery::FailedCall => Ok(json!({ "ignored": "the DeleteUser call failed" })),
+            Delivery::Tick => run.tick(false).await,
+        }
+    };
+    Box::pin(deadline::within(deadline, tracing::Instrument::instrument(work, span))).await
 }
 
-async fn sweep(app: &App) -> Result<Value, Diagnostic> {
-    let Some(users) = &app.users else {
-        return Err(failure("the user pool is not configured"));
-    };
-    let (mut checked, mut erased, mut failed) = (0u64, 0u64, 0u64);
-    let mut start = None;
-    loop {
-        let (page, next) = app.store.live_users(start).await.map_err(|err| {
-            tracing::error!(cause = %crate::error::chain(&err), "the sweep could not read the table");
-            failure("the table could not be read")
-        })?;
-        for user in page {
-            checked += 1;
-            match users.has_user(&user).await {
-                Ok(true) => {}
-                Ok(false) => match app
-                    .store
-                    .delete_user(&user, crate::store::Deleter::System, app.clock.now())
-                    .await
-                {
-                    Ok(_) | Err(crate::StoreError::NotFound) => {
-                        erased += 1;
-                        tracing::info!(sub = %user, "deleted in Cognito: profile erased, addresses released");
+/// What an event asks of the function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// CloudTrail's record of a successful DeleteUser: the user's `sub`, when the record names it.
+    Deleted(Option<UserId>),
+    /// A DeleteUser that failed (the record has an error code): nobody was deleted.
+    FailedCall,
+    /// The schedule, or anything else: move the pass on.
+    Tick,
+}
+
+impl Delivery {
+    /// Reads an EventBridge event. Cognito records the user's `sub` (never
+    /// the username) in `additionalEventData.sub` for user-token calls.
+    pub fn of(event: &Value) -> Self {
+        if event["detail-type"] != API_CALL || event["detail"]["eventName"] != "DeleteUser" {
+            return Self::Tick;
+        }
+        let detail = &event["detail"];
+        if detail["errorCode"].as_str().is_some_and(|code| !code.is_empty()) {
+            return Self::FailedCall;
+        }
+        Self::Deleted(
+            detail["additionalEventData"]["sub"]
+                .as_str()
+                .and_then(|sub| UserId::parse_sub(sub).ok()),
+        )
+    }
+}
+
+/// Why a run stopped short of its work.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Cognito(#[from] IdentityError),
+    #[error("the user pool is not configured")]
+    NoPool,
+}
+
+/// How far one step of the pass got.
+enum Step {
+    /// Done: the pass may go on.
+    Done,
+    /// The run's time is up; the checkpoint says where to go on.
+    OutOfTime,
+}
+
+impl From<OutOfTime> for Step {
+    fn from(_: OutOfTime) -> Self {
+        Self::OutOfTime
+    }
+}
+
+struct Run<'a> {
+    app: &'a App,
+    id: String,
+    lease_until: Timestamp,
+}
+
+impl Run<'_> {
+    fn store(&self) -> &Store {
+        &self.app.store
+    }
+
+    fn users(&self) -> Result<&UserPool, RunError> {
+        self.app.users.as_ref().ok_or(RunError::NoPool)
+    }
+
+    fn config(&self) -> &ReconcileConfig {
+        &self.app.reconcile
+    }
+
+    /// Erases one user CloudTrail saw delete themselves, once this pool
+    /// confirms it has no such user. A replay, or a user erased already,
+    /// changes nothing; so does another pool's user, who has no profile here.
+    async fn erase_one(&self, user: &UserId) -> Result<Value, Diagnostic> {
+        let users = self.users().map_err(|e| failure(&e))?;
+        if users.has_user(user).await.map_err(|e| failure(&RunError::Cognito(e)))? {
+            // The user pool still has them: the call was in another pool, or
+            // the record is not what it seems. Nothing to erase.
+            tracing::info!(sub = %user, "a DeleteUser record for a user this pool still has");
+            return Ok(json!({ "erased": 0 }));
+        }
+        match erase(self.store(), user, self.app.clock.now()).await {
+            Ok(Erased::Now) => Ok(json!({ "erased": 1 })),
+            Ok(Erased::Before) => Ok(json!({ "erased": 0 })),
+            Err(err) => Err(failure(&RunError::Store(err))),
+        }
+    }
+
+    /// Moves the pass on as far as this run's time allows; with `requested`,
+    /// starts one now if none is under way.
+    async fn tick(&self, requested: bool) -> Result<Value, Diagnostic> {
+        let now = self.app.clock.now();
+        let Some(mut checkpoint) = self
+            .store()
+            .take_reconcile_lease(&self.id, now, self.lease_until)
+            .await
+            .map_err(|e| failure(&RunError::Store(e)))?
+        else {
+            tracing::info!("another run holds the reconcile's lease");
+            return Ok(json!({ "skipped": "another run holds the lease" }));
+        };
+        checkpoint.requested |= requested;
+        let mut pass = match checkpoint.pass.take() {
+            Some(pass) => pass,
+            None if checkpoint.due(now, u64::from(self.config().interval_hours) * 3_600) => {
+                checkpoint.requested = false;
+                // v7: a pass's snapshot partition sorts by when it started.
+                let id = uuid::Uuid::now_v7().to_string();
+                tracing::info!(pass = %id, "reconcile pass started");
+                let last_live = checkpoint.last_complete.as_ref().map(|last| last.tally.live);
+                Pass::start(id, now, self.config().scan_segments, last_live)
+            }
+            None => {
+                self.save(&checkpoint, true).await?;
+                return Ok(json!({ "idle": true }));
+            }
+        };
+        pass.tally.runs += 1;
+        let reserve = deadline::current_deadline().map_or(RESERVE, |d| {
+            let left = deadline::left(d);
+            (left / 4).clamp(MIN_RESERVE.min(left / 2), RESERVE)
+        });
+        let latest = deadline::current_deadline().map(|d| d.checked_sub(reserve).unwrap_or(d));
+        // Half the reserve for the snapshot's buffers, half for the checkpoint.
+        let flush_by = deadline::current_deadline().map(|d| d.checked_sub(reserve / 2).unwrap_or(d));
+        let outcome = self.advance(&mut checkpoint, &mut pass, latest, flush_by).await;
+        let failed = pass.tally.failed;
+        let answer = if pass.is_complete() {
+            let summary = PassSummary {
+                id: pass.id.clone(),
+                started_at: pass.started_at,
+                finished_at: self.app.clock.now(),
+                tally: pass.tally,
+            };
+            let tally = summary.tally;
+            tracing::info!(
+                pass = %summary.id,
+                live = tally.live,
+                runs = tally.runs,
+                list_calls = tally.list_calls,
+                candidates = tally.candidates,
+                erased = tally.erased,
+                still_present = tally.still_present,
+                without_profile = tally.without_profile,
+                not_a_sub = tally.not_a_sub,
+                failed = tally.failed,
+                "reconcile pass complete"
+            );
+            metrics::count(Metric::ReconcilePassesCompleted);
+            checkpoint.last_complete = Some(summary);
+            json!({ "complete": true, "tally": tally_json(&tally) })
+        } else {
+            let answer =
+                json!({ "complete": false, "phase": phase_name(&pass.phase), "tally": tally_json(&pass.tally) });
+            checkpoint.pass = Some(pass);
+            answer
+        };
+        self.save(&checkpoint, true).await?;
+        match outcome {
+            Err(err) => Err(failure(&err)),
+            // An error makes the run count as failed, so the function's error
+            // alarm fires; the next pass retries those users.
+            Ok(()) if failed > 0 && answer["complete"] == true => Err(Diagnostic {
+                error_type: "SWEEP_FAILED".to_owned(),
+                error_message: "some users could not be checked or erased; see the log".to_owned(),
+            }),
+            Ok(()) => Ok(answer),
+        }
+    }
+
+    async fn save(&self, checkpoint: &Checkpoint, release: bool) -> Result<(), Diagnostic> {
+        self.store()
+            .save_reconcile(&self.id, checkpoint, release)
+            .await
+            .map_err(|e| failure(&RunError::Store(e)))
+    }
+
+    /// Runs the pass's phases until it is complete or the run's time is up,
+    /// writing the checkpoint as it goes.
+    async fn advance(
+        &self,
+        checkpoint: &mut Checkpoint,
+        pass: &mut Pass,
+        latest: Option<Instant>,
+        flush_by: Option<Instant>,
+    ) -> Result<(), RunError> {
+        loop {
+            let step = match &pass.phase {
+                Phase::Table { .. } => self.scan_table(pass, latest, flush_by).await?,
+                Phase::Cognito { .. } => self.list_cognito(checkpoint, pass, latest).await?,
+            };
+            if matches!(step, Step::OutOfTime) || pass.is_complete() {
+                return Ok(());
+            }
+            pass.after_table();
+            // A checkpoint between steps: a run killed later loses no more.
+            checkpoint.pass = Some(pass.clone());
+            self.store().save_reconcile(&self.id, checkpoint, false).await?;
+            checkpoint.pass = None;
+        }
+    }
+
+    /// Phase one, for at most [`CHECKPOINT_EVERY`]: every segment reads pages
+    /// and buffers the live subs by bucket, then writes its buffers as chunks.
+    async fn scan_table(
+        &self,
+        pass: &mut Pass,
+        latest: Option<Instant>,
+        flush_by: Option<Instant>,
+    ) -> Result<Step, RunError> {
+        let Phase::Table { segments } = &mut pass.phase else {
+            return Ok(Step::Done);
+        };
+        let stop = Instant::now() + CHECKPOINT_EVERY;
+        let stop = latest.map_or(stop, |latest| latest.min(stop));
+        let total = u32::try_from(segments.len()).unwrap_or(1);
+        let snapshot = Snapshot {
+            pass: &pass.id,
+            started_at: pass.started_at,
+            bucket_digits: pass.bucket_digits,
+        };
+        let work = segments.iter().cloned().enumerate().map(|(i, segment)| {
+            let index = u32::try_from(i).unwrap_or(0);
+            deadline::within(flush_by, self.scan_segment(&snapshot, index, total, segment, stop))
+        });
+        let results = futures::future::join_all(work).await;
+        let mut out_of_time = false;
+        for (i, result) in results.into_iter().enumerate() {
+            let (segment, tally, finished) = result?;
+            segments[i] = segment;
+            pass.tally.live += tally.live;
+            pass.tally.not_a_sub += tally.not_a_sub;
+            out_of_time |= !finished && latest.is_some_and(|l| Instant::now() >= l);
+        }
+        Ok(if out_of_time { Step::OutOfTime } else { Step::Done })
+    }
+
+    /// One segment until `stop` or its end: its new position, what it counted,
+    /// and whether it stopped for want of time (`false`) or not.
+    async fn scan_segment(
+        &self,
+        snapshot: &Snapshot<'_>,
+        index: u32,
+        total: u32,
+        segment: Segment,
+        stop: Instant,
+    ) -> Result<(Segment, Tally, bool), RunError> {
+        let before = segment.clone();
+        let mut segment = segment;
+        let Snapshot {
+            pass,
+            started_at,
+            bucket_digits,
+        } = *snapshot;
+        let mut buckets: HashMap<String, Vec<Sub>> = HashMap::new();
+        let mut tally = Tally::default();
+        let expires = started_at.plus_seconds(reconcile::CHUNK_LIFETIME_SECONDS);
+        let mut finished = true;
+        'pages: while !segment.done {
+            if Instant::now() >= stop {
+                finished = false;
+                break;
+            }
+            // Cut to the run's work time: the flush below needs the rest.
+            let page = deadline::within(
+                Some(stop),
+                self.store().scan_live_profiles(index, total, segment.after.as_ref()),
+            )
+            .await;
+            let page = match page {
+                Ok(page) => page,
+                Err(_) if Instant::now() >= stop => {
+                    finished = false;
+                    break;
+                }
+                Err(err) => return Err(err.into()),
+            };
+            for profile in page.profiles {
+                // Checked per item: a page cut here goes on after its last item taken.
+                if Instant::now() >= stop {
+                    finished = false;
+                    break 'pages;
+                }
+                segment.after = Some(profile.key);
+                // A profile younger than the pass is not the pass's to erase.
+                if profile.created_at >= started_at {
+                    continue;
+                }
+                let Some(sub) = Sub::of(&profile.user_id) else {
+                    tally.not_a_sub += 1;
+                    continue;
+                };
+                tally.live += 1;
+                let bucket = buckets.entry(sub.bucket(bucket_digits)).or_default();
+                bucket.push(sub);
+                if bucket.len() >= reconcile::CHUNK_SUBS {
+                    let subs = std::mem::take(bucket);
+                    self.store()
+                        .write_snapshot_chunk(pass, &sub.bucket(bucket_digits), index, segment.chunks, &subs, expires)
+                        .await?;
+                    segment.chunks += 1;
+                }
+            }
+            match page.next {
+                Some(next) => segment.after = Some(next),
+                None => segment.done = true,
+            }
+        }
+        // The buffers, before the position that counts them is written.
+        let first = segment.chunks;
+        let chunks: Vec<_> = buckets.into_iter().filter(|(_, subs)| !subs.is_empty()).collect();
+        segment.chunks += u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        let writes = chunks.iter().enumerate().map(|(n, (bucket, subs))| {
+            let chunk = first + u32::try_from(n).unwrap_or(u32::MAX);
+            self.store()
+                .write_snapshot_chunk(pass, bucket, index, chunk, subs, expires)
+        });
+        let results: Vec<_> = stream::iter(writes)
+            .buffer_unordered(CHUNK_WRITES_AT_ONCE)
+            .collect()
+            .await;
+        match results.into_iter().collect::<Result<Vec<()>, _>>() {
+            Ok(_) => Ok((segment, tally, finished)),
+            // The buffers were not all written (out of time, or DynamoDB
+            // failed): the step counts for nothing, and the next run scans
+            // it again from the position before it.
+            Err(err) => {
+                tracing::warn!(segment = index, cause = %crate::error::chain(&err), "snapshot not written; the step is scanned again");
+                Ok((before, Tally::default(), false))
+            }
+        }
+    }
+
+    /// Phase two: partitions in order, a few at once; the checkpoint moves past
+    /// each one done, in order.
+    async fn list_cognito(
+        &self,
+        checkpoint: &mut Checkpoint,
+        pass: &mut Pass,
+        latest: Option<Instant>,
+    ) -> Result<Step, RunError> {
+        let Phase::Cognito { digits, next } = pass.phase else {
+            return Ok(Step::Done);
+        };
+        let users = self.users()?;
+        let share = f64::from(self.config().quota_share_percent) / 100.0;
+        let list_pace = Pace::new(f64::from(self.config().user_list_rps) * share);
+        let read_pace = Pace::new(f64::from(self.config().user_read_rps) * share);
+        let id = pass.id.clone();
+        let context = Partitions {
+            store: self.store(),
+            users,
+            pass: &id,
+            bucket_digits: pass.bucket_digits,
+            started_at: pass.started_at,
+            now: self.app.clock.now(),
+            digits,
+            list_pace: &list_pace,
+            read_pace: &read_pace,
+            latest,
+        };
+        let at_once = usize::try_from(self.config().partitions_at_once).unwrap_or(1).max(1);
+        let mut done = stream::iter(next..reconcile::partition_count(digits))
+            .map(|index| context.partition_in_time(index))
+            .buffered(at_once);
+        let mut step = Step::Done;
+        let mut error = None;
+        let mut finished_one = false;
+        while let Some(result) = done.next().await {
+            match result {
+                Ok(Some(tally)) => {
+                    finished_one = true;
+                    add(&mut pass.tally, &tally);
+                    if let Phase::Cognito { next, .. } = &mut pass.phase {
+                        *next += 1;
                     }
+                    checkpoint.pass = Some(pass.clone());
+                    let saved = self.store().save_reconcile(&self.id, checkpoint, false).await;
+                    checkpoint.pass = None;
+                    if let Err(err) = saved {
+                        error = Some(RunError::Store(err));
+                        break;
+                    }
+                }
+                Ok(None) => {
+                    step = Step::OutOfTime;
+                    break;
+                }
+                Err(err) => {
+                    error = Some(err);
+                    break;
+                }
+            }
+        }
+        // Partitions still in flight stop here; they are redone from their start.
+        drop(done);
+        if matches!(step, Step::OutOfTime) && !finished_one && error.is_none() && pass.split() {
+            // Not one partition fit in the run: the next run gets them smaller.
+            tracing::warn!(phase = ?pass.phase, "no partition fit in one run; partitions split in sixteen");
+            checkpoint.pass = Some(pass.clone());
+            let saved = self.store().save_reconcile(&self.id, checkpoint, false).await;
+            checkpoint.pass = None;
+            saved?;
+        }
+        match error {
+            Some(err) => Err(err),
+            None => Ok(step),
+        }
+    }
+}
+
+/// The snapshot a scan segment writes into.
+#[derive(Clone, Copy)]
+struct Snapshot<'a> {
+    pass: &'a str,
+    started_at: Timestamp,
+    bucket_digits: usize,
+}
+
+/// What every partition of a run shares.
+struct Partitions<'a> {
+    store: &'a Store,
+    users: &'a UserPool,
+    pass: &'a str,
+    bucket_digits: usize,
+    started_at: Timestamp,
+    now: Timestamp,
+    digits: usize,
+    list_pace: &'a Pace,
+    read_pace: &'a Pace,
+    latest: Option<Instant>,
+}
+
+impl Partitions<'_> {
+    /// [`Partitions::partition`], every call of it cut to the run's work
+    /// time; a failure once that time is up is the run's end, not an error.
+    async fn partition_in_time(&self, index: u32) -> Result<Option<Tally>, RunError> {
+        match Box::pin(deadline::within(self.latest, self.partition(index))).await {
+            Err(_) if self.latest.is_some_and(|latest| Instant::now() >= latest) => Ok(None),
+            other => other,
+        }
+    }
+
+    /// One partition: the snapshot's subs of its prefix, less those Cognito
+    /// lists, are confirmed gone one by one and erased. `None` when the run's
+    /// time ran out inside it.
+    async fn partition(&self, index: u32) -> Result<Option<Tally>, RunError> {
+        let prefix = reconcile::partition_prefix(index, self.digits);
+        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
+        if out_of_time() {
+            return Ok(None);
+        }
+        let mut table: HashSet<Sub> = self
+            .store
+            .snapshot_subs(self.pass, self.bucket_digits, &prefix)
+            .await?
+            .into_iter()
+            .collect();
+        let mut tally = Tally::default();
+        let mut token = None;
+        let started = self.started_at.unix_seconds();
+        loop {
+            if self.list_pace.take(self.latest).await.is_err() {
+                return Ok(None);
+            }
+            let page = self.users.list_users(&prefix, token).await?;
+            tally.list_calls += 1;
+            for user in page.users {
+                tally.listed += 1;
+                let in_table = Sub::of(&user.user_id).is_some_and(|sub| table.remove(&sub));
+                if !in_table && user.confirmed && user.created_at.is_some_and(|at| at < started) {
+                    tally.without_profile += 1;
+                }
+            }
+            match page.next {
+                Some(next) => token = Some(next),
+                None => break,
+            }
+        }
+        let mut candidates: Vec<Sub> = table.into_iter().collect();
+        candidates.sort_unstable();
+        for sub in candidates {
+            // Checked per user: a partition cut short is redone from its start.
+            if out_of_time() || self.read_pace.take(self.latest).await.is_err() {
+                return Ok(None);
+            }
+            tally.candidates += 1;
+            let user = sub.user_id();
+            match self.users.has_user(&user).await {
+                // Cut by the run's end: the partition is redone, not failed.
+                Err(_) if out_of_time() => return Ok(None),
+                Ok(true) => tally.still_present += 1,
+                Ok(false) => match erase(self.store, &user, self.now).await {
+                    Ok(_) => tally.erased += 1,
+                    Err(_) if out_of_time() => return Ok(None),
                     Err(err) => {
-                        failed += 1;
+                        tally.failed += 1;
                         tracing::error!(sub = %user, cause = %crate::error::chain(&err), "erasure failed");
                     }
                 },
                 Err(err) => {
-                    failed += 1;
+                    tally.failed += 1;
                     tracing::error!(sub = %user, cause = %crate::error::chain(&err), "Cognito could not be asked");
                 }
             }
         }
-        let out_of_time = deadline::current_deadline().is_some_and(|d| deadline::left(d).is_zero());
-        match next {
-            Some(key) if !out_of_time => start = Some(key),
-            Some(_) => {
-                tracing::warn!(checked, "the sweep ran out of time; the next run goes on");
-                break;
-            }
-            None => break,
-        }
+        Ok(Some(tally))
     }
-    tracing::info!(checked, erased, failed, "sweep done");
-    if failed > 0 {
-        // An error makes the run count as failed, so the function's error alarm fires.
-        return Err(failure("some users could not be checked or erased; see the log"));
-    }
-    Ok(json!({ "checked": checked, "erased": erased }))
 }
 
-fn failure(message: &str) -> Diagnostic {
+/// Whether this erasure did it, or an earlier one had.
+enum Erased {
+    Now,
+    Before,
+}
+
+/// Erases a user Cognito no longer has: profile erased, every address
+/// released, in one transaction; the tombstone says Cognito has no such user.
+async fn erase(store: &Store, user: &UserId, now: Timestamp) -> Result<Erased, StoreError> {
+    match store.delete_user(user, Deleter::GoneFromCognito, now).await {
+        Ok(_) => {
+            tracing::info!(sub = %user, "deleted in Cognito: profile erased, addresses released");
+            Ok(Erased::Now)
+        }
+        Err(StoreError::NotFound) => Ok(Erased::Before),
+        Err(err) => Err(err),
+    }
+}
+
+fn add(total: &mut Tally, part: &Tally) {
+    total.list_calls += part.list_calls;
+    total.listed += part.listed;
+    total.candidates += part.candidates;
+    total.still_present += part.still_present;
+    total.erased += part.erased;
+    total.without_profile += part.without_profile;
+    total.failed += part.failed;
+}
+
+fn phase_name(phase: &Phase) -> &'static str {
+    match phase {
+        Phase::Table { .. } => "table",
+        Phase::Cognito { .. } => "cognito",
+    }
+}
+
+fn tally_json(tally: &Tally) -> Value {
+    serde_json::to_value(tally).unwrap_or(Value::Null)
+}
+
+fn failure(err: &RunError) -> Diagnostic {
+    tracing::error!(cause = %crate::error::chain(err), "reconcile run failed");
     Diagnostic {
         error_type: "SWEEP_FAILED".to_owned(),
-        error_message: message.to_owned(),
+        error_message: match err {
+            RunError::Store(_) => "the table could not be read or written",
+            RunError::Cognito(_) => "Cognito could not be asked",
+            RunError::NoPool => "the user pool is not configured",
+        }
+        .to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(detail: Value) -> Value {
+        json!({
+            "version": "0",
+            "detail-type": API_CALL,
+            "source": "aws.cognito-idp",
+            "detail": detail,
+        })
+    }
+
+    #[test]
+    fn a_delete_user_record_names_the_user_by_sub() {
+        let sub = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
+        let event = record(json!({ "eventName": "DeleteUser", "additionalEventData": { "sub": sub } }));
+        assert_eq!(
+            Delivery::of(&event),
+            Delivery::Deleted(Some(UserId::parse_sub(sub).unwrap()))
+        );
+    }
+
+    #[test]
+    fn a_record_without_a_sub_starts_a_pass_and_a_failed_call_is_ignored() {
+        let unnamed = record(json!({ "eventName": "DeleteUser", "additionalEventData": {} }));
+        assert_eq!(Delivery::of(&unnamed), Delivery::Deleted(None));
+        let forged = record(json!({ "eventName": "DeleteUser", "additionalEventData": { "sub": "PROFILE" } }));
+        assert_eq!(Delivery::of(&forged), Delivery::Deleted(None));
+        let failed = record(json!({ "eventName": "DeleteUser", "errorCode": "NotAuthorizedException" }));
+        assert_eq!(Delivery::of(&failed), Delivery::FailedCall);
+        let empty_code = record(json!({ "eventName": "DeleteUser", "errorCode": "" }));
+        assert_eq!(Delivery::of(&empty_code), Delivery::Deleted(None));
+    }
+
+    #[test]
+    fn anything_else_is_the_schedule() {
+        assert_eq!(
+            Delivery::of(&json!({ "detail-type": "Scheduled Event" })),
+            Delivery::Tick
+        );
+        let other_call = record(json!({ "eventName": "AdminDeleteUser" }));
+        assert_eq!(Delivery::of(&other_call), Delivery::Tick);
+        assert_eq!(Delivery::of(&json!(null)), Delivery::Tick);
     }
 }

@@ -47,6 +47,9 @@ pub enum Step {
 pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
     if new.status == UserStatus::Deleted {
         return match old.status {
+            // Erased because Cognito has no such user: a call would spend the
+            // UserUpdate quota (25 requests a second, not adjustable) on nothing.
+            _ if new.gone_from_cognito => Vec::new(),
             UserStatus::Deleted => Vec::new(),
             // Disabling revoked its tokens already.
             UserStatus::Suspended => vec![Step::Delete],
@@ -199,6 +202,7 @@ mod tests {
             user_id: UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
             email: email.map(address),
             status,
+            gone_from_cognito: false,
         }
     }
 
@@ -240,6 +244,17 @@ mod tests {
         let suspended = profile(Some("a@example.com"), Suspended);
         assert_eq!(plan(&suspended, &new), [Step::Delete], "disabling revoked its tokens");
         assert_eq!(plan(&new, &new), [], "an erased profile that changes again");
+    }
+
+    #[test]
+    fn an_erasure_of_a_user_cognito_no_longer_has_asks_nothing_of_cognito() {
+        let gone = ProfileImage {
+            gone_from_cognito: true,
+            ..profile(None, Deleted)
+        };
+        for status in [Active, Suspended] {
+            assert_eq!(plan(&profile(Some("ada@example.com"), status), &gone), []);
+        }
     }
 
     #[test]

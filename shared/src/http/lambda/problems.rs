@@ -114,6 +114,7 @@ impl From<&StoreError> for Problem {
             E::Dynamo(_)
             | E::UnexpectedCancellation(_)
             | E::Inconsistent(_)
+            | E::Superseded
             | E::Build(_)
             | E::Corrupt(_)
             | E::NoVerificationKey => Self::internal(),
@@ -155,6 +156,7 @@ mod tests {
             StoreError::Dynamo(dynamo()),
             StoreError::UnexpectedCancellation("reason".into()),
             StoreError::Inconsistent("why"),
+            StoreError::Superseded,
             StoreError::Build(BuildError::missing_field("field", "why")),
             StoreError::Corrupt(<serde_dynamo::Error as serde::de::Error>::custom("bad item")),
         ];
@@ -181,6 +183,7 @@ mod tests {
                 | StoreError::Dynamo(_)
                 | StoreError::UnexpectedCancellation(_)
                 | StoreError::Inconsistent(_)
+                | StoreError::Superseded
                 | StoreError::Build(_)
                 | StoreError::Corrupt(_) => {}
             }

@@ -21,7 +21,9 @@ impl Store {
         retrying!({
             let items = self.user_items(user).await?;
             let profile = match by {
-                Deleter::Admin(_) | Deleter::System => visible(items.profile.ok_or(StoreError::NotFound)?)?,
+                Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito => {
+                    visible(items.profile.ok_or(StoreError::NotFound)?)?
+                }
                 Deleter::Owner(precondition) => {
                     let profile = match writable(items.profile) {
                         // `If-Match: *` with no current profile fails (RFC 9110 13.1.1).
@@ -80,6 +82,11 @@ fn plan(
             .remove(x.name(attr::FIRST_NAME))
             .remove(x.name(attr::LAST_NAME))
             .remove(x.name(attr::PHONE));
+        let update = if matches!(by, Deleter::GoneFromCognito) {
+            update.set(x.eq(attr::GONE_FROM_COGNITO, true))
+        } else {
+            update
+        };
         let condition = and([
             x.eq(attr::VERSION, profile.version),
             x.eq(attr::EMAIL_COUNT, profile.email_count),
@@ -88,7 +95,7 @@ fn plan(
     })?;
     match by {
         Deleter::Owner(_) => plan.push(erase, read_profile),
-        Deleter::Admin(_) | Deleter::System => plan.push(erase, read_deletable),
+        Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito => plan.push(erase, read_deletable),
     }
     if let Deleter::Admin(admin) = by {
         push_acting_admin_check(&mut plan, table, admin)?;

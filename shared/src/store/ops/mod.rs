@@ -10,6 +10,7 @@ mod add_email;
 mod create_user;
 mod delete_user;
 mod issue_code;
+mod reconcile;
 mod remove_email;
 mod set_primary;
 mod set_status;
@@ -17,6 +18,7 @@ mod update_profile;
 mod verify_email;
 
 pub(super) use profile::visible;
+pub use reconcile::{LivePage, LiveProfile};
 
 #[cfg(test)]
 mod fixtures {

@@ -1,0 +1,464 @@
+//! The reconcile pass as data and arithmetic, without a network: how the sub
+//! space is cut, how subs are packed into snapshot chunks, where a pass stands
+//! (its checkpoint), when the next one is due, and the pace of Cognito calls.
+//!
+//! A pass diffs the table's live profiles against Cognito's users. Phase one
+//! scans the table in parallel segments and writes the live subs, bucketed by
+//! their first two hex digits, as snapshot chunks. Phase two cuts the sub space
+//! into partitions by prefix; per partition it reads that prefix's chunks and
+//! pages through Cognito's ListUsers filtered by the same prefix. A sub the
+//! table has and Cognito did not list is confirmed gone with AdminGetUser, then
+//! erased. No call per user but for those: a user Cognito lists costs a
+//! sixtieth of a ListUsers call, which does not count as activity for billing.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::domain::{Timestamp, UserId};
+
+/// Users per ListUsers call: Cognito's maximum.
+pub const LIST_PAGE: i32 = 60;
+/// A partition of phase two holds about this many users at most: its table
+/// subs are held in memory, and a run that stops inside one redoes it.
+pub const PARTITION_TARGET: u64 = 8_000;
+/// The longest partition prefix a pass starts with, in hex digits (256
+/// partitions), and the longest bucket of the snapshot.
+pub const MAX_PREFIX_DIGITS: usize = 2;
+/// A partition that does not fit in one run is split in sixteen, down to
+/// this many hex digits of prefix (65,536 partitions).
+pub const MAX_SPLIT_DIGITS: usize = 4;
+/// Subs per snapshot chunk: 16 bytes each, 320 KB, under DynamoDB's 400 KB.
+pub const CHUNK_SUBS: usize = 20_000;
+/// Table items a Scan page evaluates at most, so one page never outlasts
+/// what is left of a run.
+pub const SCAN_PAGE_ITEMS: i32 = 1_000;
+/// A run stops this many seconds before its Lambda timeout, at most, to
+/// write its buffers and checkpoint; running past it is a bug the Duration
+/// alarm sees.
+pub const RUN_RESERVE_SECONDS: u32 = 5;
+/// Snapshot chunks outlive their pass by this long, then TTL removes them.
+pub const CHUNK_LIFETIME_SECONDS: i64 = 7 * 24 * 3600;
+
+/// The partition prefix length for a pass over `live` profiles: the fewest
+/// hex digits that bring a partition under [`PARTITION_TARGET`] users. A small
+/// pool is one partition and one listing; 10M users are 256 partitions.
+pub fn prefix_digits(live: u64) -> usize {
+    let mut digits = 0;
+    let mut per_partition = live;
+    while digits < MAX_PREFIX_DIGITS && per_partition > PARTITION_TARGET {
+        per_partition /= 16;
+        digits += 1;
+    }
+    digits
+}
+
+/// How many partitions `digits` hex digits cut the sub space into.
+pub fn partition_count(digits: usize) -> u32 {
+    16u32.pow(u32::try_from(digits).unwrap_or(0))
+}
+
+/// The prefix of partition `index` (`""` for the one partition of a small pool).
+pub fn partition_prefix(index: u32, digits: usize) -> String {
+    if digits == 0 {
+        return String::new();
+    }
+    format!("{index:0digits$x}")
+}
+
+/// A Cognito sub, packed: the snapshot stores 16 bytes per user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sub(u128);
+
+impl Sub {
+    /// The sub of a user id in Cognito's form (a lower-case UUID); `None` for
+    /// anything else, which no ListUsers filter by prefix can find.
+    pub fn of(user: &UserId) -> Option<Self> {
+        UserId::parse_sub(user.as_str())
+            .ok()
+            .and_then(|_| Uuid::try_parse(user.as_str()).ok())
+            .map(|uuid| Self(uuid.as_u128()))
+    }
+
+    /// The user id it packs.
+    pub fn user_id(self) -> UserId {
+        // A UUID's hyphenated form is always a valid sub.
+        UserId::parse_sub(&Uuid::from_u128(self.0).hyphenated().to_string())
+            .unwrap_or_else(|_| unreachable!("a UUID is a sub"))
+    }
+
+    /// Its snapshot bucket: its first `digits` hex digits.
+    pub fn bucket(self, digits: usize) -> String {
+        let hex = format!("{:032x}", self.0);
+        hex[..digits.min(hex.len())].to_owned()
+    }
+
+    /// Whether its hex form starts with `prefix` (hex digits).
+    pub fn starts_with(self, prefix: &str) -> bool {
+        format!("{:032x}", self.0).starts_with(prefix)
+    }
+}
+
+/// Subs as a chunk stores them: 16 big-endian bytes each.
+pub fn pack(subs: &[Sub]) -> Vec<u8> {
+    subs.iter().flat_map(|s| s.0.to_be_bytes()).collect()
+}
+
+/// A chunk's subs; `None` if its length is not a whole number of subs.
+pub fn unpack(bytes: &[u8]) -> Option<Vec<Sub>> {
+    let chunks = bytes.chunks_exact(16);
+    if !chunks.remainder().is_empty() {
+        return None;
+    }
+    Some(
+        chunks
+            .map(|c| {
+                let mut raw = [0u8; 16];
+                raw.copy_from_slice(c);
+                Sub(u128::from_be_bytes(raw))
+            })
+            .collect(),
+    )
+}
+
+/// Where the reconcile stands, as the checkpoint item stores it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoint {
+    /// The pass under way, if any.
+    pub pass: Option<Pass>,
+    /// The last pass that finished.
+    pub last_complete: Option<PassSummary>,
+    /// A pass was asked for (a deletion in Cognito the record did not name):
+    /// the next run starts one whether or not it is due.
+    pub requested: bool,
+}
+
+/// A pass under way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pass {
+    /// Names the pass's snapshot chunks.
+    pub id: String,
+    /// Hex digits of the snapshot's buckets: as many as the last pass's
+    /// partitions had, so a small pool writes few chunks; any number is
+    /// correct, since a partition reads the buckets its prefix covers.
+    pub bucket_digits: usize,
+    /// Profiles created from this moment on are not the pass's to erase.
+    pub started_at: Timestamp,
+    /// Its phase and position.
+    pub phase: Phase,
+    /// What it has found so far.
+    pub tally: Tally,
+}
+
+/// A pass's phase, with the position a run continues from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "phase")]
+pub enum Phase {
+    /// Scanning the table's live profiles into the snapshot.
+    Table {
+        /// One position per scan segment.
+        segments: Vec<Segment>,
+    },
+    /// Listing Cognito partition by partition against the snapshot.
+    Cognito {
+        /// Hex digits of each partition's prefix.
+        digits: usize,
+        /// The first partition not yet done; those before it are.
+        next: u32,
+    },
+}
+
+/// One scan segment's position.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Segment {
+    /// The key (`PK`, `SK`) of the last item taken; the scan resumes after it.
+    pub after: Option<(String, String)>,
+    /// Chunks this segment has written, which numbers the next.
+    pub chunks: u32,
+    /// The segment has been read to its end.
+    pub done: bool,
+}
+
+/// What a pass found, added up across its runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tally {
+    /// Live profiles the snapshot holds (created before the pass started).
+    pub live: u64,
+    /// Profiles whose id is not a Cognito sub: no listing can find them, so
+    /// they are left alone and counted.
+    pub not_a_sub: u64,
+    /// Runs the pass has taken so far.
+    pub runs: u32,
+    /// ListUsers calls made.
+    pub list_calls: u64,
+    /// Users Cognito listed.
+    pub listed: u64,
+    /// Profiles Cognito did not list, asked about one by one.
+    pub candidates: u64,
+    /// Of those, users Cognito still had (created or changed during the listing).
+    pub still_present: u64,
+    /// Profiles erased: their user is gone from Cognito.
+    pub erased: u64,
+    /// Confirmed Cognito users created before the pass with no profile: left
+    /// to the repair path (the next sign-in creates one), and counted.
+    pub without_profile: u64,
+    /// Candidates that could not be checked or erased; the next pass retries them.
+    pub failed: u64,
+}
+
+/// A finished pass, for the record and the alarm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassSummary {
+    /// Which pass.
+    pub id: String,
+    /// When its first run started it.
+    pub started_at: Timestamp,
+    /// When its last run finished it.
+    pub finished_at: Timestamp,
+    /// What it found.
+    pub tally: Tally,
+}
+
+impl Checkpoint {
+    /// Whether a new pass should start at `now`: asked for, never run, or the
+    /// last one started `interval_seconds` ago or more.
+    pub fn due(&self, now: Timestamp, interval_seconds: u64) -> bool {
+        self.requested
+            || self
+                .last_complete
+                .as_ref()
+                .is_none_or(|last| last.started_at.seconds_until(now) >= interval_seconds)
+    }
+}
+
+impl Pass {
+    /// A new pass, scanning the table in `segments` segments, its snapshot
+    /// bucketed for the size the last pass found (`None`: the largest).
+    pub fn start(id: String, started_at: Timestamp, segments: u32, last_live: Option<u64>) -> Self {
+        Self {
+            id,
+            bucket_digits: last_live.map_or(MAX_PREFIX_DIGITS, prefix_digits),
+            started_at,
+            phase: Phase::Table {
+                segments: vec![Segment::default(); usize::try_from(segments.max(1)).unwrap_or(1)],
+            },
+            tally: Tally::default(),
+        }
+    }
+
+    /// Once every segment is read, phase two, cut to the snapshot's size.
+    pub fn after_table(&mut self) {
+        if let Phase::Table { segments } = &self.phase
+            && segments.iter().all(|s| s.done)
+        {
+            self.phase = Phase::Cognito {
+                digits: prefix_digits(self.tally.live),
+                next: 0,
+            };
+        }
+    }
+
+    /// A run that could not finish one partition cuts every partition left in
+    /// sixteen, so the next run can; `false` at [`MAX_SPLIT_DIGITS`].
+    pub fn split(&mut self) -> bool {
+        match &mut self.phase {
+            Phase::Cognito { digits, next } if *digits < MAX_SPLIT_DIGITS => {
+                *digits += 1;
+                *next *= 16;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether every partition is done.
+    pub fn is_complete(&self) -> bool {
+        matches!(self.phase, Phase::Cognito { digits, next } if next >= partition_count(digits))
+    }
+}
+
+/// Out of time: the call was not started, so the run can stop cleanly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no time left in the run for another call")]
+pub struct OutOfTime;
+
+/// A token bucket in one process: calls of one quota category at most
+/// `per_second`, with no burst, so the pass never takes more than its share
+/// of the account's quota and leaves the rest to the sign-in path.
+#[derive(Debug)]
+pub struct Pace {
+    interval: Duration,
+    next: Mutex<Instant>,
+}
+
+impl Pace {
+    /// A pace of `per_second` calls (at least one a minute).
+    pub fn new(per_second: f64) -> Self {
+        let per_second = if per_second.is_finite() && per_second > 1.0 / 60.0 {
+            per_second
+        } else {
+            1.0 / 60.0
+        };
+        Self {
+            interval: Duration::from_secs_f64(1.0 / per_second),
+            next: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Waits for the next slot; refuses one that would start after `latest`
+    /// without taking it, so a run that stops leaves no slot spent.
+    pub async fn take(&self, latest: Option<Instant>) -> Result<(), OutOfTime> {
+        let at = {
+            let Ok(mut next) = self.next.lock() else {
+                return Err(OutOfTime);
+            };
+            let at = (*next).max(Instant::now());
+            if latest.is_some_and(|latest| at > latest) {
+                return Err(OutOfTime);
+            }
+            *next = at + self.interval;
+            at
+        };
+        tokio::time::sleep_until(at).await;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(raw: &str) -> Sub {
+        Sub::of(&UserId::parse(raw).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn small_pools_are_one_partition_large_ones_256() {
+        assert_eq!(prefix_digits(0), 0);
+        assert_eq!(prefix_digits(PARTITION_TARGET), 0);
+        assert_eq!(prefix_digits(PARTITION_TARGET + 1), 1);
+        assert_eq!(prefix_digits(16 * PARTITION_TARGET + 15), 1);
+        assert_eq!(prefix_digits(16 * PARTITION_TARGET + 16), 2);
+        assert_eq!(prefix_digits(10_000_000), 2);
+        assert_eq!(prefix_digits(u64::MAX), MAX_PREFIX_DIGITS);
+        assert_eq!(partition_count(0), 1);
+        assert_eq!(partition_count(2), 256);
+        assert_eq!(partition_prefix(0, 0), "");
+        assert_eq!(partition_prefix(10, 1), "a");
+        assert_eq!(partition_prefix(10, 2), "0a");
+        assert_eq!(partition_prefix(255, 2), "ff");
+    }
+
+    #[test]
+    fn subs_pack_to_16_bytes_and_back() {
+        let subs = [
+            sub("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"),
+            sub("00000000-0000-4000-8000-000000000001"),
+            sub("ffffffff-ffff-4fff-bfff-ffffffffffff"),
+        ];
+        let bytes = pack(&subs);
+        assert_eq!(bytes.len(), 48);
+        assert_eq!(unpack(&bytes).unwrap(), subs);
+        assert_eq!(unpack(&bytes[..47]), None);
+        assert_eq!(subs[0].user_id().as_str(), "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert_eq!(subs[0].bucket(2), "3f");
+        assert_eq!(subs[0].bucket(0), "");
+        assert_eq!(subs[1].bucket(2), "00");
+        // A bucket is the start of the sub as ListUsers' prefix filter reads it.
+        assert!(subs[2].user_id().as_str().starts_with(&subs[2].bucket(2)));
+        assert!(subs[0].starts_with("3f1c2"));
+        assert!(subs[0].starts_with(""));
+        assert!(!subs[0].starts_with("3f1d"));
+        assert_eq!(CHUNK_SUBS * 16, 320_000);
+    }
+
+    #[test]
+    fn ids_that_are_not_subs_are_not_packed() {
+        for raw in [
+            "user-a",
+            "3F1C2A7E-2B7D-4B0E-9A57-0E0F0B1C2D3E",
+            "3f1c2a7e2b7d4b0e9a570e0f0b1c2d3e",
+        ] {
+            assert_eq!(Sub::of(&UserId::parse(raw).unwrap()), None, "{raw}");
+        }
+    }
+
+    #[test]
+    fn a_pass_is_due_when_asked_never_run_or_an_interval_after_the_last_start() {
+        let t0 = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        let mut checkpoint = Checkpoint::default();
+        assert!(checkpoint.due(t0, 86_400));
+        checkpoint.last_complete = Some(PassSummary {
+            id: "p".into(),
+            started_at: t0,
+            finished_at: t0.plus_seconds(3_600),
+            tally: Tally::default(),
+        });
+        assert!(!checkpoint.due(t0.plus_seconds(86_399), 86_400));
+        assert!(checkpoint.due(t0.plus_seconds(86_400), 86_400));
+        checkpoint.requested = true;
+        assert!(checkpoint.due(t0.plus_seconds(1), 86_400));
+    }
+
+    #[test]
+    fn a_pass_moves_to_cognito_once_every_segment_is_read_and_completes_after_the_last_partition() {
+        let t0 = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        assert_eq!(Pass::start("p".into(), t0, 2, None).bucket_digits, 2);
+        assert_eq!(Pass::start("p".into(), t0, 2, Some(100)).bucket_digits, 0);
+        let mut pass = Pass::start("p".into(), t0, 2, Some(20_000));
+        assert_eq!(pass.bucket_digits, 1);
+        pass.tally.live = 20_000;
+        let Phase::Table { segments } = &mut pass.phase else {
+            panic!()
+        };
+        segments[0].done = true;
+        pass.after_table();
+        assert!(matches!(pass.phase, Phase::Table { .. }));
+        let Phase::Table { segments } = &mut pass.phase else {
+            panic!()
+        };
+        segments[1].done = true;
+        pass.after_table();
+        assert_eq!(pass.phase, Phase::Cognito { digits: 1, next: 0 });
+        assert!(!pass.is_complete());
+        pass.phase = Phase::Cognito { digits: 1, next: 3 };
+        // Partitions 0-2 of 16 are done; split, 0x00-0x2f of 256 are.
+        assert!(pass.split());
+        assert_eq!(pass.phase, Phase::Cognito { digits: 2, next: 48 });
+        assert_eq!(partition_prefix(48, 2), "30");
+        pass.phase = Phase::Cognito {
+            digits: MAX_SPLIT_DIGITS,
+            next: 7,
+        };
+        assert!(!pass.split());
+        pass.phase = Phase::Cognito { digits: 1, next: 16 };
+        assert!(pass.is_complete());
+        // Stored as JSON, read back the same.
+        let json = serde_json::to_string(&pass).unwrap();
+        assert_eq!(serde_json::from_str::<Pass>(&json).unwrap(), pass);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_pace_spaces_calls_and_refuses_a_slot_past_the_deadline() {
+        let pace = Pace::new(10.0);
+        let start = Instant::now();
+        for _ in 0..5 {
+            pace.take(None).await.unwrap();
+        }
+        // Five slots at 10 a second: the first at once, the fifth 400 ms later.
+        assert_eq!(Instant::now() - start, Duration::from_millis(400));
+        let latest = Instant::now() + Duration::from_millis(50);
+        assert_eq!(pace.take(Some(latest)).await, Err(OutOfTime));
+        // The refused slot was not spent.
+        pace.take(None).await.unwrap();
+        assert_eq!(Instant::now() - start, Duration::from_millis(500));
+    }
+}

@@ -1,0 +1,246 @@
+//! The reconcile's own items: its checkpoint, under a lease so one run at a
+//! time moves the pass, and the snapshot chunks of live subs a pass writes in
+//! its first phase and reads back partition by partition in its second.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+use crate::domain::{Timestamp, UserId, UserStatus};
+use crate::reconcile::{self, Checkpoint, Sub};
+use crate::store::expr::{Expr, Update, and, or};
+use crate::store::items::{EntityType, attr};
+use crate::store::keys::{self, Item};
+use crate::store::retry::send_by_deadline;
+use crate::store::{Store, StoreError, query_all};
+
+/// One live profile as the scan reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveProfile {
+    /// Whose profile.
+    pub user_id: UserId,
+    /// When the sign-up created it: a profile younger than the pass is not its to erase.
+    pub created_at: Timestamp,
+    /// Its key (`PK`, `SK`), for a scan position just after it.
+    pub key: (String, String),
+}
+
+/// One page of a scan segment.
+#[derive(Debug, Clone, Default)]
+pub struct LivePage {
+    /// The live profiles of the page, in scan order.
+    pub profiles: Vec<LiveProfile>,
+    /// Where the segment goes on; `None` at its end.
+    pub next: Option<(String, String)>,
+}
+
+fn key_pair(item: &Item) -> Option<(String, String)> {
+    Some((
+        keys::key_string(item, keys::PK)?.to_owned(),
+        keys::key_string(item, keys::SK)?.to_owned(),
+    ))
+}
+
+fn start_key((pk, sk): &(String, String)) -> Item {
+    Item::from([
+        (keys::PK.to_owned(), AttributeValue::S(pk.clone())),
+        (keys::SK.to_owned(), AttributeValue::S(sk.clone())),
+    ])
+}
+
+impl Store {
+    /// Takes the reconcile's lease for `run` until `until`, and reads where the
+    /// pass stands. `None` when another run holds an unexpired lease: two runs
+    /// never move the pass at once. One conditioned UpdateItem.
+    pub async fn take_reconcile_lease(
+        &self,
+        run: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<Option<Checkpoint>, StoreError> {
+        let mut x = Expr::default();
+        let update = Update::default()
+            .set(x.eq(attr::LEASE_OWNER, run))
+            .set(x.eq(attr::LEASE_UNTIL, until));
+        let free = or(
+            or(x.not_exists(attr::LEASE_UNTIL), x.lt(attr::LEASE_UNTIL, now)),
+            x.eq(attr::LEASE_OWNER, run),
+        );
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::reconcile_checkpoint_key()))
+            .update_expression(update.text())
+            .condition_expression(free)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .return_values(ReturnValue::AllNew);
+        match send_by_deadline!(&self.client, request) {
+            Ok(out) => checkpoint_of(out.attributes.as_ref()).map(Some),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Writes where the pass stands, while `run` still holds the lease, and
+    /// gives the lease up when `release`. A run whose lease another took over
+    /// gets `Superseded` and writes nothing.
+    pub async fn save_reconcile(&self, run: &str, checkpoint: &Checkpoint, release: bool) -> Result<(), StoreError> {
+        let state =
+            serde_json::to_string(checkpoint).map_err(|_| StoreError::Inconsistent("checkpoint not encoded"))?;
+        let mut x = Expr::default();
+        let mut update = Update::default().set(x.eq(attr::STATE, state));
+        if release {
+            update = update
+                .remove(x.name(attr::LEASE_OWNER))
+                .remove(x.name(attr::LEASE_UNTIL));
+        }
+        let held = x.eq(attr::LEASE_OWNER, run);
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::reconcile_checkpoint_key()))
+            .update_expression(update.text())
+            .condition_expression(held)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match send_by_deadline!(&self.client, request) {
+            Ok(_) => Ok(()),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Err(StoreError::Superseded)
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Where the pass stands, without the lease (for tests and operators).
+    pub async fn reconcile_checkpoint(&self) -> Result<Checkpoint, StoreError> {
+        let item = self.get(keys::reconcile_checkpoint_key()).await?;
+        checkpoint_of(item.as_ref())
+    }
+
+    /// One page of scan segment `segment` of `segments`: the live profiles
+    /// (not deleted) after `after`. A page evaluates at most
+    /// [`reconcile::SCAN_PAGE_ITEMS`] items, so it returns quickly.
+    pub async fn scan_live_profiles(
+        &self,
+        segment: u32,
+        segments: u32,
+        after: Option<&(String, String)>,
+    ) -> Result<LivePage, StoreError> {
+        let mut x = Expr::default();
+        let user_type: AttributeValue =
+            serde_dynamo::to_attribute_value(EntityType::User).map_err(StoreError::Corrupt)?;
+        let filter = and([
+            x.eq(attr::ENTITY_TYPE, user_type),
+            x.ne(attr::STATUS, UserStatus::Deleted),
+        ]);
+        let projection = [keys::PK, keys::SK, attr::USER_ID, attr::CREATED_AT]
+            .map(|name| x.name(name))
+            .join(", ");
+        let request = self
+            .client
+            .scan()
+            .table_name(self.table())
+            .segment(i32::try_from(segment).unwrap_or(0))
+            .total_segments(i32::try_from(segments).unwrap_or(1))
+            .limit(reconcile::SCAN_PAGE_ITEMS)
+            .filter_expression(filter)
+            .projection_expression(projection)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .set_exclusive_start_key(after.map(start_key));
+        let page = send_by_deadline!(&self.client, request)?;
+        let profiles = page
+            .items
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|item| {
+                Some(LiveProfile {
+                    user_id: UserId::parse(keys::key_string(item, attr::USER_ID)?).ok()?,
+                    created_at: Timestamp::parse(keys::key_string(item, attr::CREATED_AT)?).ok()?,
+                    key: key_pair(item)?,
+                })
+            })
+            .collect();
+        Ok(LivePage {
+            profiles,
+            next: page.last_evaluated_key.as_ref().and_then(key_pair),
+        })
+    }
+
+    /// Writes one snapshot chunk (the same key again overwrites it: a run that
+    /// crashed before its checkpoint writes its chunks again). TTL removes it
+    /// after `expires`.
+    pub async fn write_snapshot_chunk(
+        &self,
+        pass: &str,
+        bucket: &str,
+        segment: u32,
+        chunk: u32,
+        subs: &[Sub],
+        expires: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut x = Expr::default();
+        let update = Update::default()
+            .set(x.eq(attr::SUBS, AttributeValue::B(Blob::new(reconcile::pack(subs)))))
+            .set(x.eq(keys::TTL, expires.unix_seconds()));
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::snapshot_chunk_key(pass, bucket, segment, chunk)))
+            .update_expression(update.text())
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        send_by_deadline!(&self.client, request)?;
+        Ok(())
+    }
+
+    /// Every sub of the pass's snapshot that starts with `prefix`: the chunks
+    /// of the buckets (of `bucket_digits` hex digits) it covers, filtered when
+    /// the prefix is longer than a bucket.
+    pub async fn snapshot_subs(&self, pass: &str, bucket_digits: usize, prefix: &str) -> Result<Vec<Sub>, StoreError> {
+        let bucket = &prefix[..prefix.len().min(bucket_digits)];
+        let query = self.query(|x| {
+            and([
+                x.eq(keys::PK, keys::snapshot_pk(pass)),
+                x.begins_with(keys::SK, keys::snapshot_sk_prefix(bucket)),
+            ])
+        });
+        let mut subs = Vec::new();
+        for item in query_all(&self.client, query).await? {
+            let bytes = item
+                .get(attr::SUBS)
+                .and_then(|v| v.as_b().ok())
+                .ok_or(StoreError::Inconsistent("a snapshot chunk has no subs"))?;
+            let chunk = reconcile::unpack(bytes.as_ref()).ok_or(StoreError::Inconsistent("a snapshot chunk is cut"))?;
+            subs.extend(chunk.into_iter().filter(|sub| sub.starts_with(prefix)));
+        }
+        Ok(subs)
+    }
+}
+
+fn checkpoint_of(item: Option<&Item>) -> Result<Checkpoint, StoreError> {
+    match item.and_then(|item| item.get(attr::STATE)).map(AttributeValue::as_s) {
+        None => Ok(Checkpoint::default()),
+        Some(Ok(state)) => {
+            serde_json::from_str(state).map_err(|_| StoreError::Inconsistent("the reconcile checkpoint does not parse"))
+        }
+        Some(Err(_)) => Err(StoreError::Inconsistent("the reconcile checkpoint is not a string")),
+    }
+}
