@@ -30,7 +30,7 @@ pub struct App {
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
     pub users: Option<UserPool>,
-    /// How reconcile-users runs its pass (the defaults elsewhere).
+    /// How the reconcile runs its pass (the defaults elsewhere).
     pub reconcile: ReconcileConfig,
     /// The business metrics' recorder, flushed after every invocation
     /// ([`App::metered`]); `None` where none is installed (tests, tools), and
@@ -104,8 +104,9 @@ impl App {
         }
         let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
-        // Only the reconcile reads its settings: a bad value fails its init alone.
-        let reconcile = if clients.function.name == crate::catalog::RECONCILE_USERS.name {
+        // Only the function that lists the pool's users (the reconcile) reads
+        // these settings: a bad value fails its init alone.
+        let reconcile = if function.cognito_actions.contains(&"ListUsers") {
             ReconcileConfig::from_lookup(lookup)?
         } else {
             ReconcileConfig::default()

@@ -299,11 +299,11 @@ pub const VARIABLES: &[Variable] = &[
     ),
     number_var(
         RECONCILE_INTERVAL_HOURS,
-        "reconcile-users: a pass starts this long after the last one started",
+        "the reconcile: a pass starts this long after the last one started",
     ),
     number_var(
         RECONCILE_QUOTA_SHARE_PERCENT,
-        "reconcile-users: the share of each Cognito quota category the pass may use; the rest is the sign-in path's",
+        "the reconcile: the share of each Cognito quota category the pass may use; the rest is the sign-in path's",
     ),
     number_var(
         COGNITO_USER_LIST_RPS,
@@ -315,11 +315,11 @@ pub const VARIABLES: &[Variable] = &[
     ),
     number_var(
         RECONCILE_SCAN_SEGMENTS,
-        "reconcile-users: segments of the parallel scan of the table",
+        "the reconcile: segments of the parallel scan of the table",
     ),
     number_var(
         RECONCILE_PARTITIONS_AT_ONCE,
-        "reconcile-users: partitions listed from Cognito at once",
+        "the reconcile: partitions listed from Cognito at once",
     ),
     text_var(
         "METRICS_NAMESPACE",

@@ -12,6 +12,9 @@ use crate::domain::{EmailAddress, UserId};
 /// The variable naming the Cognito user pool the functions act on.
 pub const POOL_ID_VAR: &str = "USER_POOL_ID";
 
+/// Users per ListUsers call: Cognito's maximum.
+pub const LIST_USERS_PAGE: i32 = 60;
+
 /// Less time than this left in the invocation, and a call is not started.
 pub const MIN_CALL_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -171,7 +174,7 @@ impl UserPool {
     }
 
     /// One page of the pool's users whose sub starts with `prefix` (all of
-    /// them for `""`), [`crate::reconcile::LIST_PAGE`] at most, from `token` on.
+    /// them for `""`), [`LIST_USERS_PAGE`] at most, from `token` on.
     /// ListUsers, unlike AdminGetUser, does not count its users as active for
     /// billing, and spends the UserList quota rather than the sign-in path's.
     pub async fn list_users(&self, prefix: &str, token: Option<String>) -> Result<ListedPage, IdentityError> {
@@ -180,7 +183,7 @@ impl UserPool {
             .list_users()
             .user_pool_id(&self.pool_id)
             .attributes_to_get("sub")
-            .limit(crate::reconcile::LIST_PAGE)
+            .limit(LIST_USERS_PAGE)
             .set_pagination_token(token);
         if !prefix.is_empty() {
             // Only hex digits reach here; nothing in it needs quoting.

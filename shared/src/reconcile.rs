@@ -21,7 +21,7 @@ use uuid::Uuid;
 use crate::domain::{Timestamp, UserId};
 
 /// Users per ListUsers call: Cognito's maximum.
-pub const LIST_PAGE: i32 = 60;
+pub const LIST_PAGE: i32 = crate::identity::LIST_USERS_PAGE;
 /// A partition of phase two holds about this many users at most: its table
 /// subs are held in memory, and a run that stops inside one redoes it.
 pub const PARTITION_TARGET: u64 = 8_000;
@@ -31,6 +31,11 @@ pub const MAX_PREFIX_DIGITS: usize = 2;
 /// A partition that does not fit in one run is split in sixteen, down to
 /// this many hex digits of prefix (65,536 partitions).
 pub const MAX_SPLIT_DIGITS: usize = 4;
+/// A chunk's bucket is as narrow as leaves it this many subs on average:
+/// a small step writes one chunk, not one per bucket.
+pub const CHUNK_FILL: usize = 500;
+/// A segment writes its buffer out once it holds this many subs (16 MB).
+pub const BUFFER_SUBS: usize = 1_000_000;
 /// Subs per snapshot chunk: 16 bytes each, 320 KB, under DynamoDB's 400 KB.
 pub const CHUNK_SUBS: usize = 20_000;
 /// Table items a Scan page evaluates at most, so one page never outlasts
@@ -102,6 +107,28 @@ impl Sub {
     }
 }
 
+/// The snapshot chunks of `subs` (one step of one segment): sorted, grouped
+/// by bucket, the bucket as wide as leaves [`CHUNK_FILL`] subs a chunk on
+/// average (0 to [`MAX_PREFIX_DIGITS`] hex digits), each chunk at most
+/// [`CHUNK_SUBS`]. Pure: the step's writes, in order.
+pub fn chunks(mut subs: Vec<Sub>) -> Vec<(String, Vec<Sub>)> {
+    subs.sort_unstable();
+    subs.dedup();
+    let mut digits = 0;
+    while digits < MAX_PREFIX_DIGITS && subs.len() / 16usize.pow(u32::try_from(digits + 1).unwrap_or(0)) >= CHUNK_FILL {
+        digits += 1;
+    }
+    let mut out: Vec<(String, Vec<Sub>)> = Vec::new();
+    for sub in subs {
+        let bucket = sub.bucket(digits);
+        match out.last_mut() {
+            Some((last, chunk)) if *last == bucket && chunk.len() < CHUNK_SUBS => chunk.push(sub),
+            _ => out.push((bucket, vec![sub])),
+        }
+    }
+    out
+}
+
 /// Subs as a chunk stores them: 16 big-endian bytes each.
 pub fn pack(subs: &[Sub]) -> Vec<u8> {
     subs.iter().flat_map(|s| s.0.to_be_bytes()).collect()
@@ -143,10 +170,6 @@ pub struct Checkpoint {
 pub struct Pass {
     /// Names the pass's snapshot chunks.
     pub id: String,
-    /// Hex digits of the snapshot's buckets: as many as the last pass's
-    /// partitions had, so a small pool writes few chunks; any number is
-    /// correct, since a partition reads the buckets its prefix covers.
-    pub bucket_digits: usize,
     /// Profiles created from this moment on are not the pass's to erase.
     pub started_at: Timestamp,
     /// Its phase and position.
@@ -240,12 +263,10 @@ impl Checkpoint {
 }
 
 impl Pass {
-    /// A new pass, scanning the table in `segments` segments, its snapshot
-    /// bucketed for the size the last pass found (`None`: the largest).
-    pub fn start(id: String, started_at: Timestamp, segments: u32, last_live: Option<u64>) -> Self {
+    /// A new pass, scanning the table in `segments` segments.
+    pub fn start(id: String, started_at: Timestamp, segments: u32) -> Self {
         Self {
             id,
-            bucket_digits: last_live.map_or(MAX_PREFIX_DIGITS, prefix_digits),
             started_at,
             phase: Phase::Table {
                 segments: vec![Segment::default(); usize::try_from(segments.max(1)).unwrap_or(1)],
@@ -381,6 +402,36 @@ mod tests {
     }
 
     #[test]
+    fn a_small_step_is_one_chunk_a_large_one_a_chunk_per_bucket() {
+        let subs = |n: u128| -> Vec<Sub> {
+            (0..n)
+                .map(|i| Sub(i.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)))
+                .collect()
+        };
+        let small = chunks(subs(2_000));
+        assert_eq!(small.len(), 1);
+        assert_eq!(small[0].0, "");
+        assert_eq!(small[0].1.len(), 2_000);
+        let middle = chunks(subs(20_000));
+        assert!(middle.iter().all(|(bucket, _)| bucket.len() == 1));
+        assert_eq!(middle.iter().map(|(_, c)| c.len()).sum::<usize>(), 20_000);
+        let large = chunks(subs(200_000));
+        assert!(
+            large
+                .iter()
+                .all(|(bucket, chunk)| bucket.len() == 2 && chunk.iter().all(|s| s.bucket(2) == *bucket))
+        );
+        assert_eq!(large.iter().map(|(_, c)| c.len()).sum::<usize>(), 200_000);
+        // One bucket's subs over the most a chunk holds go to two chunks.
+        let crowded: Vec<Sub> = (0..(CHUNK_SUBS as u128 + 5)).map(Sub).collect();
+        let split = chunks(crowded);
+        assert_eq!(split.len(), 2);
+        assert_eq!(split[0].1.len(), CHUNK_SUBS);
+        // Duplicates are one sub.
+        assert_eq!(chunks(vec![Sub(7), Sub(7)])[0].1, [Sub(7)]);
+    }
+
+    #[test]
     fn ids_that_are_not_subs_are_not_packed() {
         for raw in [
             "user-a",
@@ -411,10 +462,7 @@ mod tests {
     #[test]
     fn a_pass_moves_to_cognito_once_every_segment_is_read_and_completes_after_the_last_partition() {
         let t0 = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
-        assert_eq!(Pass::start("p".into(), t0, 2, None).bucket_digits, 2);
-        assert_eq!(Pass::start("p".into(), t0, 2, Some(100)).bucket_digits, 0);
-        let mut pass = Pass::start("p".into(), t0, 2, Some(20_000));
-        assert_eq!(pass.bucket_digits, 1);
+        let mut pass = Pass::start("p".into(), t0, 2);
         pass.tally.live = 20_000;
         let Phase::Table { segments } = &mut pass.phase else {
             panic!()

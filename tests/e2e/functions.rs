@@ -375,6 +375,7 @@ fn every_event_file_against_the_real_binaries() {
         ("set-primary-email", Metric::PrimarySwitches, 1),
         ("remove-email", Metric::EmailsRemoved, 1),
         ("set-user-status", Metric::AdminStatusChanges, 1),
+        ("reconcile-users", Metric::ReconcilePassesCompleted, 1),
     ]
     .into_iter()
     .map(|(function, metric, n)| ((function.to_owned(), metric.name().to_owned()), n))

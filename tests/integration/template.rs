@@ -776,10 +776,24 @@ fn every_function_is_watched_for_errors_throttles_duration_and_condition_failure
         let duration = on("AWS/Lambda", "Duration");
         assert_eq!(duration.len(), 1, "{id}: duration");
         let p = &duration[0]["Properties"];
-        assert_eq!(text(&p["ExtendedStatistic"]), "p99", "{id}");
-        // 80 % of the timeout the catalog gives it, in ms.
-        assert_eq!(number(&p["Threshold"]), f64::from(spec.timeout_seconds) * 800.0, "{id}");
-        assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanOrEqualToThreshold", "{id}");
+        if spec.alarms.contains(&catalog::Alarm::PassOverdue) {
+            // Runs that use their whole time: one run past the point where
+            // it stops itself, and a pass overdue.
+            assert_eq!(text(&p["Statistic"]), "Maximum", "{id}");
+            let stop = spec.timeout_seconds - user_service::reconcile::RUN_RESERVE_SECONDS;
+            assert_eq!(number(&p["Threshold"]), f64::from(stop) * 1000.0, "{id}");
+            assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanThreshold", "{id}");
+            let overdue = on(&namespace, Metric::ReconcilePassesCompleted.name());
+            assert_eq!(overdue.len(), 1, "{id}: pass overdue");
+            let p = &overdue[0]["Properties"];
+            assert_eq!(text(&p["TreatMissingData"]), "breaching", "{id}");
+            assert_eq!(text(&p["ComparisonOperator"]), "LessThanThreshold", "{id}");
+        } else {
+            assert_eq!(text(&p["ExtendedStatistic"]), "p99", "{id}");
+            // 80 % of the timeout the catalog gives it, in ms.
+            assert_eq!(number(&p["Threshold"]), f64::from(spec.timeout_seconds) * 800.0, "{id}");
+            assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanOrEqualToThreshold", "{id}");
+        }
         let writes = spec
             .dynamodb_actions
             .iter()

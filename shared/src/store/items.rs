@@ -351,8 +351,13 @@ mod tests {
         let mut record = EmailItem::unverified(&user, EmailId::new(), &email, "h".into(), now, now);
         record.verified_at = Some(now);
         let claim = record.claim(Some(now));
+        let gone = ProfileItem {
+            gone_from_cognito: true,
+            ..profile.clone()
+        };
         let stored: BTreeSet<String> = [
             profile_item(&profile).unwrap(),
+            profile_item(&gone).unwrap(),
             email_item(&record).unwrap(),
             claim_item(&email, &claim).unwrap(),
         ]

@@ -62,11 +62,20 @@ pub mod attr {
         CREATED_AT = "createdAt",
         ENTITY_TYPE = "entityType",
         GONE_FROM_COGNITO = "goneFromCognito",
-        STATE = "state",
-        LEASE_OWNER = "leaseOwner",
-        LEASE_UNTIL = "leaseUntil",
-        SUBS = "subs",
     );
+}
+
+/// The attribute names of the reconcile's own items (its checkpoint and
+/// snapshot chunks), which no serde item type describes.
+pub mod reconcile_attr {
+    /// The checkpoint, as JSON: the pass under way and the last one complete.
+    pub const STATE: &str = "state";
+    /// The run holding the checkpoint's lease (its request id).
+    pub const LEASE_OWNER: &str = "leaseOwner";
+    /// When the lease lapses, and another run may take it.
+    pub const LEASE_UNTIL: &str = "leaseUntil";
+    /// A snapshot chunk's subs, 16 bytes each.
+    pub const SUBS: &str = "subs";
 }
 
 const USER_PREFIX: &str = "USER#";
@@ -185,14 +194,24 @@ pub fn snapshot_pk(pass: &str) -> String {
     format!("{PASS_PREFIX}{pass}")
 }
 
-/// The sort keys of a snapshot's chunks whose subs start with `prefix`.
-pub fn snapshot_sk_prefix(prefix: &str) -> String {
-    format!("{LIVE_SK_PREFIX}{prefix}")
+/// The sort-key prefixes of the snapshot chunks that may hold subs starting
+/// with `prefix`: a chunk's bucket is 0 to 2 hex digits, so the chunks of
+/// each narrower bucket the prefix starts with, and those of every bucket at
+/// least as long that starts with it.
+pub fn snapshot_sk_prefixes(prefix: &str) -> Vec<String> {
+    const WIDEST: usize = crate::reconcile::MAX_PREFIX_DIGITS;
+    let mut out: Vec<String> = (0..prefix.len().min(WIDEST + 1))
+        .map(|digits| format!("{LIVE_SK_PREFIX}{}#", &prefix[..digits]))
+        .collect();
+    if prefix.len() <= WIDEST {
+        out.push(format!("{LIVE_SK_PREFIX}{prefix}"));
+    }
+    out
 }
 
-/// Key of one snapshot chunk: its subs' bucket (their first hex digits,
-/// ending with `#`), then the scan segment and that segment's chunk number, so a run that
-/// writes a chunk again after a crash overwrites it.
+/// Key of one snapshot chunk: its subs' bucket (their first 0 to 2 hex
+/// digits, ended by `#`), then the scan segment and that segment's chunk
+/// number, so a run that writes a chunk again after a crash overwrites it.
 pub fn snapshot_chunk_key(pass: &str, bucket: &str, segment: u32, chunk: u32) -> Item {
     key(
         snapshot_pk(pass),
@@ -247,6 +266,37 @@ pub fn key_string<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_finds_the_chunks_of_every_bucket_width_that_can_hold_it() {
+        assert_eq!(snapshot_sk_prefixes(""), ["LIVE#"]);
+        assert_eq!(snapshot_sk_prefixes("a"), ["LIVE##", "LIVE#a"]);
+        assert_eq!(snapshot_sk_prefixes("ab"), ["LIVE##", "LIVE#a#", "LIVE#ab"]);
+        assert_eq!(snapshot_sk_prefixes("abc"), ["LIVE##", "LIVE#a#", "LIVE#ab#"]);
+        let sk = |bucket: &str| s(&snapshot_chunk_key("p", bucket, 1, 2), SK);
+        let found = |prefix: &str, bucket: &str| {
+            snapshot_sk_prefixes(prefix)
+                .iter()
+                .any(|p| sk(bucket).starts_with(p.as_str()))
+        };
+        for (prefix, bucket, wanted) in [
+            ("", "", true),
+            ("", "ab", true),
+            ("a", "", true),
+            ("a", "a", true),
+            ("a", "ab", true),
+            ("a", "b", false),
+            ("a", "ba", false),
+            ("ab", "a", true),
+            ("ab", "ab", true),
+            ("ab", "ac", false),
+            ("abc", "ab", true),
+            ("abc", "a", true),
+            ("abc", "ac", false),
+        ] {
+            assert_eq!(found(prefix, bucket), wanted, "{prefix} in {bucket}");
+        }
+    }
 
     fn s(item: &Item, k: &str) -> String {
         item[k].as_s().unwrap().clone()

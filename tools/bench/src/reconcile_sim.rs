@@ -16,8 +16,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
+use user_service::{catalog, config, reconcile};
 
-/// Everything the simulation assumes. The defaults mirror reconcile-users'
+/// Everything the simulation assumes. The defaults are reconcile-users'
 /// configuration (the design's constants and the quotas' defaults); the
 /// latencies and sizes are estimates, stated in docs/scale.md.
 #[derive(Debug, Clone)]
@@ -108,30 +109,30 @@ impl Default for Params {
             created_per_s: 0.01,
             bytes_per_user: 1_200.0,
             items_per_user: 3.0,
-            scan_segments: 4,
-            scan_page_items: 1_000.0,
+            scan_segments: u64::from(config::RECONCILE_SCAN_SEGMENTS.default),
+            scan_page_items: f64::from(reconcile::SCAN_PAGE_ITEMS),
             scan_page_bytes: MB,
             scan_request_s: 0.02,
             scan_segment_bytes_per_s: 10.0 * MB,
             table_rru_per_s: 40_000.0,
             partition_rru_per_s: 3_000.0,
-            chunk_subs: 20_000.0,
+            chunk_subs: reconcile::CHUNK_SUBS as f64,
             sub_bytes: 16.0,
             chunk_write_s: 0.05,
             write_s: 0.01,
             chunk_page_s: 0.05,
-            list_page: 60,
-            partition_target: 8_000,
-            max_prefix_digits: 2,
+            list_page: u64::try_from(reconcile::LIST_PAGE).unwrap_or(60),
+            partition_target: reconcile::PARTITION_TARGET,
+            max_prefix_digits: reconcile::MAX_PREFIX_DIGITS as u32,
             list_latency_s: 0.15,
             get_latency_s: 0.05,
             erase_latency_s: 0.03,
-            user_list_rps: 30.0,
-            user_read_rps: 120.0,
-            quota_share: 0.5,
-            partitions_at_once: 4,
-            lambda_limit_s: 900.0,
-            margin_s: 10.0,
+            user_list_rps: f64::from(config::COGNITO_USER_LIST_RPS.default),
+            user_read_rps: f64::from(config::COGNITO_USER_READ_RPS.default),
+            quota_share: f64::from(config::RECONCILE_QUOTA_SHARE_PERCENT.default) / 100.0,
+            partitions_at_once: config::RECONCILE_PARTITIONS_AT_ONCE.default as usize,
+            lambda_limit_s: f64::from(catalog::RECONCILE_USERS.timeout_seconds),
+            margin_s: f64::from(reconcile::RUN_RESERVE_SECONDS),
             run_every_s: 900.0,
             restart_s: 0.5,
             invoke_gap_s: 1.0,

@@ -3,8 +3,8 @@
 //! of template.yaml and the dashboard's alarm widget cannot disagree.
 
 use user_service::catalog::{Alarm, Function, Trigger};
-use user_service::{metrics, reconcile};
 use user_service::store::keys;
+use user_service::{metrics, reconcile};
 
 use crate::template::{Yaml, logical_name};
 

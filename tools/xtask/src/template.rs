@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use user_service::catalog::{self, Function, Trigger};
+use user_service::catalog::{Function, Trigger};
 use user_service::store::keys;
 use user_service::{config, identity, mail, secrets};
 
@@ -149,7 +149,8 @@ fn environment(y: &mut Yaml, f: &Function) {
             (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
         ]);
     }
-    if *f == catalog::RECONCILE_USERS {
+    // The function that lists the pool's users is the reconcile: its settings.
+    if f.cognito_actions.contains(&"ListUsers") {
         variables.extend([
             (config::RECONCILE_INTERVAL_HOURS.name, "!Ref ReconcileIntervalHours"),
             (

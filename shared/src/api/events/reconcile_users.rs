@@ -13,7 +13,7 @@
 //!   one when the last started `RECONCILE_INTERVAL_HOURS` ago, and stops
 //!   before its deadline. One run at a time holds the checkpoint's lease.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
@@ -187,8 +187,7 @@ impl Run<'_> {
                 // v7: a pass's snapshot partition sorts by when it started.
                 let id = uuid::Uuid::now_v7().to_string();
                 tracing::info!(pass = %id, "reconcile pass started");
-                let last_live = checkpoint.last_complete.as_ref().map(|last| last.tally.live);
-                Pass::start(id, now, self.config().scan_segments, last_live)
+                Pass::start(id, now, self.config().scan_segments)
             }
             None => {
                 self.save(&checkpoint, true).await?;
@@ -281,7 +280,7 @@ impl Run<'_> {
     }
 
     /// Phase one, for at most [`CHECKPOINT_EVERY`]: every segment reads pages
-    /// and buffers the live subs by bucket, then writes its buffers as chunks.
+    /// and buffers the live subs, then writes its buffer as chunks.
     async fn scan_table(
         &self,
         pass: &mut Pass,
@@ -297,7 +296,6 @@ impl Run<'_> {
         let snapshot = Snapshot {
             pass: &pass.id,
             started_at: pass.started_at,
-            bucket_digits: pass.bucket_digits,
         };
         let work = segments.iter().cloned().enumerate().map(|(i, segment)| {
             let index = u32::try_from(i).unwrap_or(0);
@@ -316,32 +314,28 @@ impl Run<'_> {
     }
 
     /// One segment until `stop` or its end: its new position, what it counted,
-    /// and whether it stopped for want of time (`false`) or not.
+    /// and whether it stopped for want of time (`false`) or not. Its buffer
+    /// is written before the position that counts it: if the writes fail (out
+    /// of time, or DynamoDB), the step counts for nothing and the next run
+    /// scans it again from the position before it.
     async fn scan_segment(
         &self,
         snapshot: &Snapshot<'_>,
         index: u32,
         total: u32,
-        segment: Segment,
+        before: Segment,
         stop: Instant,
     ) -> Result<(Segment, Tally, bool), RunError> {
-        let before = segment.clone();
-        let mut segment = segment;
-        let Snapshot {
-            pass,
-            started_at,
-            bucket_digits,
-        } = *snapshot;
-        let mut buckets: HashMap<String, Vec<Sub>> = HashMap::new();
+        let mut segment = before.clone();
+        let mut buffer: Vec<Sub> = Vec::new();
         let mut tally = Tally::default();
-        let expires = started_at.plus_seconds(reconcile::CHUNK_LIFETIME_SECONDS);
         let mut finished = true;
         'pages: while !segment.done {
             if Instant::now() >= stop {
                 finished = false;
                 break;
             }
-            // Cut to the run's work time: the flush below needs the rest.
+            // Cut to the run's work time: the writes below need the rest.
             let page = deadline::within(
                 Some(stop),
                 self.store().scan_live_profiles(index, total, segment.after.as_ref()),
@@ -363,7 +357,7 @@ impl Run<'_> {
                 }
                 segment.after = Some(profile.key);
                 // A profile younger than the pass is not the pass's to erase.
-                if profile.created_at >= started_at {
+                if profile.created_at >= snapshot.started_at {
                     continue;
                 }
                 let Some(sub) = Sub::of(&profile.user_id) else {
@@ -371,44 +365,50 @@ impl Run<'_> {
                     continue;
                 };
                 tally.live += 1;
-                let bucket = buckets.entry(sub.bucket(bucket_digits)).or_default();
-                bucket.push(sub);
-                if bucket.len() >= reconcile::CHUNK_SUBS {
-                    let subs = std::mem::take(bucket);
-                    self.store()
-                        .write_snapshot_chunk(pass, &sub.bucket(bucket_digits), index, segment.chunks, &subs, expires)
-                        .await?;
-                    segment.chunks += 1;
-                }
+                buffer.push(sub);
             }
             match page.next {
                 Some(next) => segment.after = Some(next),
                 None => segment.done = true,
             }
+            if buffer.len() >= reconcile::BUFFER_SUBS {
+                match self
+                    .write_chunks(snapshot, index, &mut segment, std::mem::take(&mut buffer))
+                    .await
+                {
+                    Ok(()) => {}
+                    Err(err) => return Ok(unwritten(index, &err, before)),
+                }
+            }
         }
-        // The buffers, before the position that counts them is written.
+        match self.write_chunks(snapshot, index, &mut segment, buffer).await {
+            Ok(()) => Ok((segment, tally, finished)),
+            Err(err) => Ok(unwritten(index, &err, before)),
+        }
+    }
+
+    /// Writes `subs` as the segment's next chunks, a few at once.
+    async fn write_chunks(
+        &self,
+        snapshot: &Snapshot<'_>,
+        index: u32,
+        segment: &mut Segment,
+        subs: Vec<Sub>,
+    ) -> Result<(), StoreError> {
+        let chunks = reconcile::chunks(subs);
         let first = segment.chunks;
-        let chunks: Vec<_> = buckets.into_iter().filter(|(_, subs)| !subs.is_empty()).collect();
         segment.chunks += u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        let expires = snapshot.started_at.plus_seconds(reconcile::CHUNK_LIFETIME_SECONDS);
         let writes = chunks.iter().enumerate().map(|(n, (bucket, subs))| {
             let chunk = first + u32::try_from(n).unwrap_or(u32::MAX);
             self.store()
-                .write_snapshot_chunk(pass, bucket, index, chunk, subs, expires)
+                .write_snapshot_chunk(snapshot.pass, bucket, index, chunk, subs, expires)
         });
         let results: Vec<_> = stream::iter(writes)
             .buffer_unordered(CHUNK_WRITES_AT_ONCE)
             .collect()
             .await;
-        match results.into_iter().collect::<Result<Vec<()>, _>>() {
-            Ok(_) => Ok((segment, tally, finished)),
-            // The buffers were not all written (out of time, or DynamoDB
-            // failed): the step counts for nothing, and the next run scans
-            // it again from the position before it.
-            Err(err) => {
-                tracing::warn!(segment = index, cause = %crate::error::chain(&err), "snapshot not written; the step is scanned again");
-                Ok((before, Tally::default(), false))
-            }
-        }
+        results.into_iter().collect::<Result<Vec<()>, _>>().map(|_| ())
     }
 
     /// Phase two: partitions in order, a few at once; the checkpoint moves past
@@ -431,7 +431,6 @@ impl Run<'_> {
             store: self.store(),
             users,
             pass: &id,
-            bucket_digits: pass.bucket_digits,
             started_at: pass.started_at,
             now: self.app.clock.now(),
             digits,
@@ -494,7 +493,12 @@ impl Run<'_> {
 struct Snapshot<'a> {
     pass: &'a str,
     started_at: Timestamp,
-    bucket_digits: usize,
+}
+
+/// A step whose snapshot was not written: nothing counted, the position as before.
+fn unwritten(index: u32, err: &StoreError, before: Segment) -> (Segment, Tally, bool) {
+    tracing::warn!(segment = index, cause = %crate::error::chain(err), "snapshot not written; the step is scanned again");
+    (before, Tally::default(), false)
 }
 
 /// What every partition of a run shares.
@@ -502,7 +506,6 @@ struct Partitions<'a> {
     store: &'a Store,
     users: &'a UserPool,
     pass: &'a str,
-    bucket_digits: usize,
     started_at: Timestamp,
     now: Timestamp,
     digits: usize,
@@ -532,7 +535,7 @@ impl Partitions<'_> {
         }
         let mut table: HashSet<Sub> = self
             .store
-            .snapshot_subs(self.pass, self.bucket_digits, &prefix)
+            .snapshot_subs(self.pass, &prefix)
             .await?
             .into_iter()
             .collect();

@@ -159,7 +159,7 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
             }
         };
         if applied == crate::identity::Applied::NoSuchUser {
-            // Deleted in Cognito already: the daily sweep erases the profile.
+            // Deleted in Cognito already: reconcile-users erases the profile.
             tracing::warn!(sub = %user, step = step.name(), "Cognito has no such user");
         }
     }

@@ -10,7 +10,7 @@ use crate::domain::{Timestamp, UserId, UserStatus};
 use crate::reconcile::{self, Checkpoint, Sub};
 use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{EntityType, attr};
-use crate::store::keys::{self, Item};
+use crate::store::keys::{self, Item, reconcile_attr};
 use crate::store::retry::send_by_deadline;
 use crate::store::{Store, StoreError, query_all};
 
@@ -60,11 +60,14 @@ impl Store {
     ) -> Result<Option<Checkpoint>, StoreError> {
         let mut x = Expr::default();
         let update = Update::default()
-            .set(x.eq(attr::LEASE_OWNER, run))
-            .set(x.eq(attr::LEASE_UNTIL, until));
+            .set(x.eq(reconcile_attr::LEASE_OWNER, run))
+            .set(x.eq(reconcile_attr::LEASE_UNTIL, until));
         let free = or(
-            or(x.not_exists(attr::LEASE_UNTIL), x.lt(attr::LEASE_UNTIL, now)),
-            x.eq(attr::LEASE_OWNER, run),
+            or(
+                x.not_exists(reconcile_attr::LEASE_UNTIL),
+                x.lt(reconcile_attr::LEASE_UNTIL, now),
+            ),
+            x.eq(reconcile_attr::LEASE_OWNER, run),
         );
         let request = self
             .client
@@ -97,13 +100,13 @@ impl Store {
         let state =
             serde_json::to_string(checkpoint).map_err(|_| StoreError::Inconsistent("checkpoint not encoded"))?;
         let mut x = Expr::default();
-        let mut update = Update::default().set(x.eq(attr::STATE, state));
+        let mut update = Update::default().set(x.eq(reconcile_attr::STATE, state));
         if release {
             update = update
-                .remove(x.name(attr::LEASE_OWNER))
-                .remove(x.name(attr::LEASE_UNTIL));
+                .remove(x.name(reconcile_attr::LEASE_OWNER))
+                .remove(x.name(reconcile_attr::LEASE_UNTIL));
         }
-        let held = x.eq(attr::LEASE_OWNER, run);
+        let held = x.eq(reconcile_attr::LEASE_OWNER, run);
         let request = self
             .client
             .update_item()
@@ -197,7 +200,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut x = Expr::default();
         let update = Update::default()
-            .set(x.eq(attr::SUBS, AttributeValue::B(Blob::new(reconcile::pack(subs)))))
+            .set(x.eq(
+                reconcile_attr::SUBS,
+                AttributeValue::B(Blob::new(reconcile::pack(subs))),
+            ))
             .set(x.eq(keys::TTL, expires.unix_seconds()));
         let request = self
             .client
@@ -211,32 +217,36 @@ impl Store {
         Ok(())
     }
 
-    /// Every sub of the pass's snapshot that starts with `prefix`: the chunks
-    /// of the buckets (of `bucket_digits` hex digits) it covers, filtered when
-    /// the prefix is longer than a bucket.
-    pub async fn snapshot_subs(&self, pass: &str, bucket_digits: usize, prefix: &str) -> Result<Vec<Sub>, StoreError> {
-        let bucket = &prefix[..prefix.len().min(bucket_digits)];
-        let query = self.query(|x| {
-            and([
-                x.eq(keys::PK, keys::snapshot_pk(pass)),
-                x.begins_with(keys::SK, keys::snapshot_sk_prefix(bucket)),
-            ])
-        });
+    /// Every sub of the pass's snapshot that starts with `prefix`, from the
+    /// chunks whose bucket can hold it (a Query per bucket width).
+    pub async fn snapshot_subs(&self, pass: &str, prefix: &str) -> Result<Vec<Sub>, StoreError> {
         let mut subs = Vec::new();
-        for item in query_all(&self.client, query).await? {
-            let bytes = item
-                .get(attr::SUBS)
-                .and_then(|v| v.as_b().ok())
-                .ok_or(StoreError::Inconsistent("a snapshot chunk has no subs"))?;
-            let chunk = reconcile::unpack(bytes.as_ref()).ok_or(StoreError::Inconsistent("a snapshot chunk is cut"))?;
-            subs.extend(chunk.into_iter().filter(|sub| sub.starts_with(prefix)));
+        for sk_prefix in keys::snapshot_sk_prefixes(prefix) {
+            let query = self.query(|x| {
+                and([
+                    x.eq(keys::PK, keys::snapshot_pk(pass)),
+                    x.begins_with(keys::SK, sk_prefix),
+                ])
+            });
+            for item in query_all(&self.client, query).await? {
+                let bytes = item
+                    .get(reconcile_attr::SUBS)
+                    .and_then(|v| v.as_b().ok())
+                    .ok_or(StoreError::Inconsistent("a snapshot chunk has no subs"))?;
+                let chunk =
+                    reconcile::unpack(bytes.as_ref()).ok_or(StoreError::Inconsistent("a snapshot chunk is cut"))?;
+                subs.extend(chunk.into_iter().filter(|sub| sub.starts_with(prefix)));
+            }
         }
         Ok(subs)
     }
 }
 
 fn checkpoint_of(item: Option<&Item>) -> Result<Checkpoint, StoreError> {
-    match item.and_then(|item| item.get(attr::STATE)).map(AttributeValue::as_s) {
+    match item
+        .and_then(|item| item.get(reconcile_attr::STATE))
+        .map(AttributeValue::as_s)
+    {
         None => Ok(Checkpoint::default()),
         Some(Ok(state)) => {
             serde_json::from_str(state).map_err(|_| StoreError::Inconsistent("the reconcile checkpoint does not parse"))
