@@ -106,14 +106,7 @@ async fn a_flood_for_one_address_gets_its_daily_codes_and_no_more_and_other_addr
         })
         .await,
     );
-    app.sign_up(MALLORY, "mallory@example.com").await;
-    for (i, user) in CROWD.iter().enumerate() {
-        app.sign_up(user, &format!("crowd{i}@example.com")).await;
-    }
-    app.sign_up(ADA, "ada@example.com").await;
-    app.sign_up(GRACE, "grace@example.com").await;
-    let victim_id = app.add_address(MALLORY, VICTIM).await;
-    let grace_id = app.add_address(GRACE, GRACE_WORK).await;
+    let (victim_id, grace_id) = cast(&app).await;
     let crowd_before = {
         let all = snapshot(&app).await;
         let mine = |pk: &str| CROWD.iter().any(|u| pk.ends_with(u));
@@ -344,14 +337,7 @@ async fn throttling_on_one_addresses_counter_fails_only_that_addresses_requests(
     let table = ddb::fresh_table(&client).await;
     let store = Store::new(client, StoreConfig::new(table)).with_key(ddb::test_key());
     let app = Arc::new(TestApp::on(store));
-    app.sign_up(MALLORY, "mallory@example.com").await;
-    for (i, user) in CROWD.iter().enumerate() {
-        app.sign_up(user, &format!("crowd{i}@example.com")).await;
-    }
-    app.sign_up(ADA, "ada@example.com").await;
-    app.sign_up(GRACE, "grace@example.com").await;
-    let victim_id = app.add_address(MALLORY, VICTIM).await;
-    let grace_id = app.add_address(GRACE, GRACE_WORK).await;
+    let (victim_id, grace_id) = cast(&app).await;
     app.clock.advance(61);
     let before = snapshot(&app).await;
 
@@ -433,4 +419,19 @@ async fn throttling_on_one_addresses_counter_fails_only_that_addresses_requests(
     app.send_verification(MALLORY, &victim_id).await.assert_status(202);
     assert_eq!(codes_counted(&app, VICTIM).await, 2);
     app.assert_invariants().await;
+}
+
+/// Signs up everyone the tests name; Mallory adds the victim's address and
+/// Grace her work address. Their record ids, in that order.
+async fn cast(app: &TestApp) -> (String, String) {
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    for (i, user) in CROWD.iter().enumerate() {
+        app.sign_up(user, &format!("crowd{i}@example.com")).await;
+    }
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(GRACE, "grace@example.com").await;
+    (
+        app.add_address(MALLORY, VICTIM).await,
+        app.add_address(GRACE, GRACE_WORK).await,
+    )
 }

@@ -303,23 +303,8 @@ async fn users_who_sign_up_while_a_pass_runs_are_never_erased() {
 
 /// Users added to an existing pool, as `Moto::user_pool` adds them: their subs.
 async fn users_added(cognito: &aws_sdk_cognitoidentityprovider::Client, pool: &str, emails: &[String]) -> Vec<String> {
-    use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType};
-    let mut subs = Vec::new();
-    for email in emails {
-        let user = cognito
-            .admin_create_user()
-            .user_pool_id(pool)
-            .username(email)
-            .user_attributes(AttributeType::builder().name("email").value(email).build().unwrap())
-            .message_action(MessageActionType::Suppress)
-            .send()
-            .await
-            .unwrap()
-            .user
-            .unwrap();
-        subs.push(user.username.unwrap());
-    }
-    subs
+    let emails: Vec<&str> = emails.iter().map(String::as_str).collect();
+    integration_tests::moto::add_users(cognito, pool, &emails).await
 }
 
 #[tokio::test]

@@ -193,7 +193,7 @@ impl Moto {
     /// A user pool shaped like the template's (users sign in by email), with one
     /// user per address; returns the pool and each user's `sub`, in order.
     pub async fn user_pool(&self, emails: &[&str]) -> (aws_sdk_cognitoidentityprovider::Client, String, Vec<String>) {
-        use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType, UsernameAttributeType};
+        use aws_sdk_cognitoidentityprovider::types::UsernameAttributeType;
         let cognito = aws_sdk_cognitoidentityprovider::Client::new(&self.sdk_config());
         let pool_id = cognito
             .create_user_pool()
@@ -206,30 +206,42 @@ impl Moto {
             .unwrap()
             .id
             .unwrap();
-        let mut subs = Vec::new();
-        for email in emails {
-            let user = cognito
-                .admin_create_user()
-                .user_pool_id(&pool_id)
-                .username(*email)
-                .user_attributes(AttributeType::builder().name("email").value(*email).build().unwrap())
-                .user_attributes(
-                    AttributeType::builder()
-                        .name("email_verified")
-                        .value("true")
-                        .build()
-                        .unwrap(),
-                )
-                .message_action(MessageActionType::Suppress)
-                .send()
-                .await
-                .unwrap()
-                .user
-                .unwrap();
-            subs.push(user.username.unwrap());
-        }
+        let subs = add_users(&cognito, &pool_id, emails).await;
         (cognito, pool_id, subs)
     }
+}
+
+/// Users added to `pool` (one shaped like the template's), one per address,
+/// verified and with no message sent; their `sub`s, in order.
+pub async fn add_users(
+    cognito: &aws_sdk_cognitoidentityprovider::Client,
+    pool_id: &str,
+    emails: &[&str],
+) -> Vec<String> {
+    use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType};
+    let mut subs = Vec::new();
+    for email in emails {
+        let user = cognito
+            .admin_create_user()
+            .user_pool_id(pool_id)
+            .username(*email)
+            .user_attributes(AttributeType::builder().name("email").value(*email).build().unwrap())
+            .user_attributes(
+                AttributeType::builder()
+                    .name("email_verified")
+                    .value("true")
+                    .build()
+                    .unwrap(),
+            )
+            .message_action(MessageActionType::Suppress)
+            .send()
+            .await
+            .unwrap()
+            .user
+            .unwrap();
+        subs.push(user.username.unwrap());
+    }
+    subs
 }
 
 /// A Cognito user as the tests check it: email, whether it is verified, enabled.

@@ -69,27 +69,9 @@ impl Store {
             ),
             x.eq(reconcile_attr::LEASE_OWNER, run),
         );
-        let request = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(keys::reconcile_checkpoint_key()))
-            .update_expression(update.text())
-            .condition_expression(free)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none())
-            .return_values(ReturnValue::AllNew);
-        match send_by_deadline!(&self.client, request) {
-            Ok(out) => checkpoint_of(out.attributes.as_ref()).map(Some),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(err) => Err(err.into()),
+        match self.update_checkpoint(&x, &update, free, ReturnValue::AllNew).await? {
+            Some(attributes) => checkpoint_of(attributes.as_ref()).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -107,24 +89,40 @@ impl Store {
                 .remove(x.name(reconcile_attr::LEASE_UNTIL));
         }
         let held = x.eq(reconcile_attr::LEASE_OWNER, run);
+        match self.update_checkpoint(&x, &update, held, ReturnValue::None).await? {
+            Some(_) => Ok(()),
+            None => Err(StoreError::Superseded),
+        }
+    }
+
+    /// One conditioned UpdateItem of the checkpoint item: the attributes
+    /// `returning` asks for, or `None` when `condition` failed.
+    async fn update_checkpoint(
+        &self,
+        x: &Expr,
+        update: &Update,
+        condition: String,
+        returning: ReturnValue,
+    ) -> Result<Option<Option<Item>>, StoreError> {
         let request = self
             .client
             .update_item()
             .table_name(self.table())
             .set_key(Some(keys::reconcile_checkpoint_key()))
             .update_expression(update.text())
-            .condition_expression(held)
+            .condition_expression(condition)
             .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none());
+            .set_expression_attribute_values(x.values_or_none())
+            .return_values(returning);
         match send_by_deadline!(&self.client, request) {
-            Ok(_) => Ok(()),
+            Ok(out) => Ok(Some(out.attributes)),
             Err(err)
                 if matches!(
                     err.as_service_error(),
                     Some(UpdateItemError::ConditionalCheckFailedException(_))
                 ) =>
             {
-                Err(StoreError::Superseded)
+                Ok(None)
             }
             Err(err) => Err(err.into()),
         }
