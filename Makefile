@@ -89,7 +89,7 @@ bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, siz
 # It prints users a second (stderr), never asserted.
 reconcile-at-scale: tools ## the reconcile pass over 20,000 users in short runs (RECONCILE_SCALE_USERS)
 	RECONCILE_SCALE_USERS=$${RECONCILE_SCALE_USERS:-20000} scripts/ddb-local run -- \
-		cargo nextest run -p integration-tests --test integration --no-capture \
+		cargo nextest run --profile scale -p integration-tests --test integration --no-capture \
 		sweep::a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted
 
 dev: tools ## run the whole service locally: DynamoDB Local, every function, the HTTP API on 127.0.0.1:3000

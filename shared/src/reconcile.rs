@@ -34,8 +34,9 @@ pub const MAX_SPLIT_DIGITS: usize = 4;
 /// A chunk's bucket is as narrow as leaves it this many subs on average:
 /// a small step writes one chunk, not one per bucket.
 pub const CHUNK_FILL: usize = 500;
-/// A segment writes its buffer out once it holds this many subs (16 MB).
-pub const BUFFER_SUBS: usize = 1_000_000;
+/// A segment writes its buffer out once it holds this many subs (3.2 MB),
+/// so 64 segments stay within a small function's memory.
+pub const BUFFER_SUBS: usize = 200_000;
 /// Subs per snapshot chunk: 16 bytes each, 320 KB, under DynamoDB's 400 KB.
 pub const CHUNK_SUBS: usize = 20_000;
 /// Table items a Scan page evaluates at most, so one page never outlasts
@@ -45,8 +46,22 @@ pub const SCAN_PAGE_ITEMS: i32 = 1_000;
 /// write its buffers and checkpoint; running past it is a bug the Duration
 /// alarm sees.
 pub const RUN_RESERVE_SECONDS: u32 = 5;
-/// Snapshot chunks outlive their pass by this long, then TTL removes them.
+/// Snapshot chunks outlive their pass's start by this long, then TTL removes them.
 pub const CHUNK_LIFETIME_SECONDS: i64 = 7 * 24 * 3600;
+/// A pass older than this is started again: its chunks would expire under it.
+pub const MAX_PASS_AGE_SECONDS: u64 = 5 * 24 * 3600;
+/// A partition where Cognito lacks more than this share of the profiles (and
+/// more than [`MISSING_FLOOR`] of them) is not erased: the pool is the wrong
+/// one, or was emptied, far likelier than so many users deleting themselves.
+pub const MAX_MISSING_PERCENT: usize = 10;
+/// Below this many missing profiles a partition is never held back.
+pub const MISSING_FLOOR: usize = 20;
+
+/// Whether a partition of `snapshot` profiles with `missing` of them not
+/// listed by Cognito looks like the wrong pool rather than deletions.
+pub fn implausibly_many_missing(missing: usize, snapshot: usize) -> bool {
+    missing > MISSING_FLOOR && missing * 100 > snapshot * MAX_MISSING_PERCENT
+}
 
 /// The partition prefix length for a pass over `live` profiles: the fewest
 /// hex digits that bring a partition under [`PARTITION_TARGET`] users. A small
@@ -159,9 +174,11 @@ pub struct Checkpoint {
     pub pass: Option<Pass>,
     /// The last pass that finished.
     pub last_complete: Option<PassSummary>,
-    /// A pass was asked for (a deletion in Cognito the record did not name):
-    /// the next run starts one whether or not it is due.
-    pub requested: bool,
+    /// Requests for a pass (deletions in Cognito whose record named no user)
+    /// the last pass started answered; the checkpoint item counts them apart,
+    /// with no lease, so none is lost to a run that holds it.
+    #[serde(default)]
+    pub requests_seen: u64,
 }
 
 /// A pass under way.
@@ -200,7 +217,8 @@ pub enum Phase {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Segment {
-    /// The key (`PK`, `SK`) of the last item taken; the scan resumes after it.
+    /// The key (`PK`, `SK`) of the last profile taken; the scan resumes
+    /// after it. Only a profile's key (`USER#<sub>`): never an address.
     pub after: Option<(String, String)>,
     /// Chunks this segment has written, which numbers the next.
     pub chunks: u32,
@@ -251,10 +269,11 @@ pub struct PassSummary {
 }
 
 impl Checkpoint {
-    /// Whether a new pass should start at `now`: asked for, never run, or the
-    /// last one started `interval_seconds` ago or more.
-    pub fn due(&self, now: Timestamp, interval_seconds: u64) -> bool {
-        self.requested
+    /// Whether a new pass should start at `now`: asked for since the last one
+    /// started (`requests` counted on the item), never run, or the last one
+    /// started `interval_seconds` ago or more.
+    pub fn due(&self, now: Timestamp, interval_seconds: u64, requests: u64) -> bool {
+        requests > self.requests_seen
             || self
                 .last_complete
                 .as_ref()
@@ -338,9 +357,8 @@ impl Pace {
     /// without taking it, so a run that stops leaves no slot spent.
     pub async fn take(&self, latest: Option<Instant>) -> Result<(), OutOfTime> {
         let at = {
-            let Ok(mut next) = self.next.lock() else {
-                return Err(OutOfTime);
-            };
+            // The instant inside cannot be left half-written: a poisoned lock is usable.
+            let mut next = self.next.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let at = (*next).max(Instant::now());
             if latest.is_some_and(|latest| at > latest) {
                 return Err(OutOfTime);
@@ -432,6 +450,15 @@ mod tests {
     }
 
     #[test]
+    fn a_partition_missing_most_of_its_users_is_held_back() {
+        assert!(!implausibly_many_missing(20, 20), "too few to judge");
+        assert!(!implausibly_many_missing(21, 2_000), "1 %: deletions");
+        assert!(!implausibly_many_missing(200, 2_000), "10 %");
+        assert!(implausibly_many_missing(201, 2_000));
+        assert!(implausibly_many_missing(8_000, 8_000), "an empty or other pool");
+    }
+
+    #[test]
     fn ids_that_are_not_subs_are_not_packed() {
         for raw in [
             "user-a",
@@ -446,17 +473,19 @@ mod tests {
     fn a_pass_is_due_when_asked_never_run_or_an_interval_after_the_last_start() {
         let t0 = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
         let mut checkpoint = Checkpoint::default();
-        assert!(checkpoint.due(t0, 86_400));
+        assert!(checkpoint.due(t0, 86_400, 0));
         checkpoint.last_complete = Some(PassSummary {
             id: "p".into(),
             started_at: t0,
             finished_at: t0.plus_seconds(3_600),
             tally: Tally::default(),
         });
-        assert!(!checkpoint.due(t0.plus_seconds(86_399), 86_400));
-        assert!(checkpoint.due(t0.plus_seconds(86_400), 86_400));
-        checkpoint.requested = true;
-        assert!(checkpoint.due(t0.plus_seconds(1), 86_400));
+        assert!(!checkpoint.due(t0.plus_seconds(86_399), 86_400, 0));
+        assert!(checkpoint.due(t0.plus_seconds(86_400), 86_400, 0));
+        // Asked for since the last pass started; answered once it has.
+        assert!(checkpoint.due(t0.plus_seconds(1), 86_400, 1));
+        checkpoint.requests_seen = 1;
+        assert!(!checkpoint.due(t0.plus_seconds(1), 86_400, 1));
     }
 
     #[test]

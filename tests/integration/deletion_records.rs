@@ -119,7 +119,7 @@ async fn the_rule_passes_delete_user_records_and_nothing_else() {
     }
 
     let mut delivered = Vec::new();
-    for _ in 0..5 {
+    for round in 0..6 {
         let out = sqs
             .receive_message()
             .queue_url(&queue_url)
@@ -133,7 +133,8 @@ async fn the_rule_passes_delete_user_records_and_nothing_else() {
             assert_eq!(event["detail-type"], "AWS API Call via CloudTrail");
             delivered.push(event["detail"]["eventID"].as_str().unwrap().to_owned());
         }
-        if delivered.len() >= expected.len() {
+        // Two rounds past the expected count: a late, unexpected delivery shows too.
+        if delivered.len() >= expected.len() && round >= 2 {
             break;
         }
     }

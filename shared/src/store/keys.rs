@@ -76,6 +76,8 @@ pub mod reconcile_attr {
     pub const LEASE_UNTIL: &str = "leaseUntil";
     /// A snapshot chunk's subs, 16 bytes each.
     pub const SUBS: &str = "subs";
+    /// Requests for a pass at once, counted on the checkpoint item with no lease.
+    pub const PASS_REQUESTS: &str = "passRequests";
 }
 
 const USER_PREFIX: &str = "USER#";

@@ -356,7 +356,7 @@ impl Default for Stack {
             cloudtrail_trail: true,
             trail_event_bytes: 1_500.0,
             trail_compression: 0.1,
-            trail_retention_months: 12.0,
+            trail_retention_months: 3.0,
             trail_puts_per_month: 8_928.0,
             alarm_metrics: 0.0,
             custom_metrics: 0.0,

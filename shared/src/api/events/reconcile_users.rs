@@ -54,21 +54,34 @@ const LEASE_GRACE_SECONDS: i64 = 60;
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let span = tracing::info_span!("reconcile", request_id = %event.context.request_id);
     let deadline = deadline::from_lambda(event.context.deadline, None);
-    let lease_until = match event.context.deadline {
-        0 => app.clock.now().plus_seconds(15 * 60),
-        ms => Timestamp::from_unix_millis(i64::try_from(ms).unwrap_or(i64::MAX)).plus_seconds(LEASE_GRACE_SECONDS),
+    // In the app's clock, as the lease is read: the time the run has, and the grace.
+    let lease_until = match deadline {
+        Some(d) => app
+            .clock
+            .now()
+            .plus_seconds(i64::try_from(deadline::left(d).as_secs()).unwrap_or(0) + LEASE_GRACE_SECONDS),
+        None => app.clock.now().plus_seconds(15 * 60),
     };
     let run = Run {
         app,
-        id: event.context.request_id.clone(),
+        // Not the request id: a duplicate delivery of the same invocation
+        // must not share its lease.
+        id: uuid::Uuid::new_v4().to_string(),
         lease_until,
     };
     let work = async move {
         match Delivery::of(&event.payload) {
             Delivery::Deleted(Some(user)) => run.erase_one(&user).await,
-            Delivery::Deleted(None) => run.tick(true).await,
+            Delivery::Deleted(None) => {
+                // Counted with no lease, so a run that holds it cannot lose the request.
+                run.store()
+                    .request_reconcile_pass()
+                    .await
+                    .map_err(|e| failure(&RunError::Store(e)))?;
+                run.tick().await
+            }
             Delivery::FailedCall => Ok(json!({ "ignored": "the DeleteUser call failed" })),
-            Delivery::Tick => run.tick(false).await,
+            Delivery::Tick => run.tick().await,
         }
     };
     Box::pin(deadline::within(deadline, tracing::Instrument::instrument(work, span))).await
@@ -113,6 +126,10 @@ enum RunError {
     Cognito(#[from] IdentityError),
     #[error("the user pool is not configured")]
     NoPool,
+    #[error(
+        "Cognito lacks {missing} of {of} profiles of one partition: the wrong pool, or an emptied one; nothing erased"
+    )]
+    Implausible { missing: usize, of: usize },
 }
 
 /// How far one step of the pass got.
@@ -166,11 +183,11 @@ impl Run<'_> {
         }
     }
 
-    /// Moves the pass on as far as this run's time allows; with `requested`,
-    /// starts one now if none is under way.
-    async fn tick(&self, requested: bool) -> Result<Value, Diagnostic> {
+    /// Moves the pass on as far as this run's time allows, or starts one when
+    /// it is due or was asked for.
+    async fn tick(&self) -> Result<Value, Diagnostic> {
         let now = self.app.clock.now();
-        let Some(mut checkpoint) = self
+        let Some((mut checkpoint, requests)) = self
             .store()
             .take_reconcile_lease(&self.id, now, self.lease_until)
             .await
@@ -179,22 +196,23 @@ impl Run<'_> {
             tracing::info!("another run holds the reconcile's lease");
             return Ok(json!({ "skipped": "another run holds the lease" }));
         };
-        checkpoint.requested |= requested;
+        let interval = u64::from(self.config().interval_hours) * 3_600;
         let mut pass = match checkpoint.pass.take() {
-            Some(pass) => pass,
-            None if checkpoint.due(now, u64::from(self.config().interval_hours) * 3_600) => {
-                checkpoint.requested = false;
-                // v7: a pass's snapshot partition sorts by when it started.
-                let id = uuid::Uuid::now_v7().to_string();
-                tracing::info!(pass = %id, "reconcile pass started");
-                Pass::start(id, now, self.config().scan_segments)
+            // Its snapshot would expire under it: start again.
+            Some(pass) if pass.started_at.seconds_until(now) > reconcile::MAX_PASS_AGE_SECONDS => {
+                tracing::warn!(pass = %pass.id, "a pass too old to finish; a new one starts");
+                self.start_pass(&mut checkpoint, now, requests)
             }
+            Some(pass) => pass,
+            None if checkpoint.due(now, interval, requests) => self.start_pass(&mut checkpoint, now, requests),
             None => {
                 self.save(&checkpoint, true).await?;
                 return Ok(json!({ "idle": true }));
             }
         };
         pass.tally.runs += 1;
+        // Only a run that had its whole time for partitions may split them.
+        let whole_run = matches!(pass.phase, Phase::Cognito { .. });
         let reserve = deadline::current_deadline().map_or(RESERVE, |d| {
             let left = deadline::left(d);
             (left / 4).clamp(MIN_RESERVE.min(left / 2), RESERVE)
@@ -202,7 +220,9 @@ impl Run<'_> {
         let latest = deadline::current_deadline().map(|d| d.checked_sub(reserve).unwrap_or(d));
         // Half the reserve for the snapshot's buffers, half for the checkpoint.
         let flush_by = deadline::current_deadline().map(|d| d.checked_sub(reserve / 2).unwrap_or(d));
-        let outcome = self.advance(&mut checkpoint, &mut pass, latest, flush_by).await;
+        let outcome = self
+            .advance(&mut checkpoint, &mut pass, latest, flush_by, whole_run)
+            .await;
         let failed = pass.tally.failed;
         let answer = if pass.is_complete() {
             let summary = PassSummary {
@@ -247,6 +267,14 @@ impl Run<'_> {
         }
     }
 
+    fn start_pass(&self, checkpoint: &mut Checkpoint, now: Timestamp, requests: u64) -> Pass {
+        checkpoint.requests_seen = requests;
+        // v7: a pass's snapshot partition sorts by when it started.
+        let id = uuid::Uuid::now_v7().to_string();
+        tracing::info!(pass = %id, "reconcile pass started");
+        Pass::start(id, now, self.config().scan_segments)
+    }
+
     async fn save(&self, checkpoint: &Checkpoint, release: bool) -> Result<(), Diagnostic> {
         self.store()
             .save_reconcile(&self.id, checkpoint, release)
@@ -262,11 +290,12 @@ impl Run<'_> {
         pass: &mut Pass,
         latest: Option<Instant>,
         flush_by: Option<Instant>,
+        whole_run: bool,
     ) -> Result<(), RunError> {
         loop {
             let step = match &pass.phase {
                 Phase::Table { .. } => self.scan_table(pass, latest, flush_by).await?,
-                Phase::Cognito { .. } => self.list_cognito(checkpoint, pass, latest).await?,
+                Phase::Cognito { .. } => self.list_cognito(checkpoint, pass, latest, whole_run).await?,
             };
             if matches!(step, Step::OutOfTime) || pass.is_complete() {
                 return Ok(());
@@ -327,6 +356,10 @@ impl Run<'_> {
         stop: Instant,
     ) -> Result<(Segment, Tally, bool), RunError> {
         let mut segment = before.clone();
+        // Where the scan goes on within this run: any item's key. The
+        // position stored is a profile's key alone (`USER#<sub>`): the key of
+        // a claim would put an address in the checkpoint.
+        let mut cursor = segment.after.clone();
         let mut buffer: Vec<Sub> = Vec::new();
         let mut tally = Tally::default();
         let mut finished = true;
@@ -338,7 +371,7 @@ impl Run<'_> {
             // Cut to the run's work time: the writes below need the rest.
             let page = deadline::within(
                 Some(stop),
-                self.store().scan_live_profiles(index, total, segment.after.as_ref()),
+                self.store().scan_live_profiles(index, total, cursor.as_ref()),
             )
             .await;
             let page = match page {
@@ -355,7 +388,8 @@ impl Run<'_> {
                     finished = false;
                     break 'pages;
                 }
-                segment.after = Some(profile.key);
+                segment.after = Some(profile.key.clone());
+                cursor = Some(profile.key);
                 // A profile younger than the pass is not the pass's to erase.
                 if profile.created_at >= snapshot.started_at {
                     continue;
@@ -368,7 +402,7 @@ impl Run<'_> {
                 buffer.push(sub);
             }
             match page.next {
-                Some(next) => segment.after = Some(next),
+                Some(next) => cursor = Some(next),
                 None => segment.done = true,
             }
             if buffer.len() >= reconcile::BUFFER_SUBS {
@@ -418,6 +452,7 @@ impl Run<'_> {
         checkpoint: &mut Checkpoint,
         pass: &mut Pass,
         latest: Option<Instant>,
+        whole_run: bool,
     ) -> Result<Step, RunError> {
         let Phase::Cognito { digits, next } = pass.phase else {
             return Ok(Step::Done);
@@ -432,7 +467,7 @@ impl Run<'_> {
             users,
             pass: &id,
             started_at: pass.started_at,
-            now: self.app.clock.now(),
+            clock: &self.app.clock,
             digits,
             list_pace: &list_pace,
             read_pace: &read_pace,
@@ -473,7 +508,7 @@ impl Run<'_> {
         }
         // Partitions still in flight stop here; they are redone from their start.
         drop(done);
-        if matches!(step, Step::OutOfTime) && !finished_one && error.is_none() && pass.split() {
+        if whole_run && matches!(step, Step::OutOfTime) && !finished_one && error.is_none() && pass.split() {
             // Not one partition fit in the run: the next run gets them smaller.
             tracing::warn!(phase = ?pass.phase, "no partition fit in one run; partitions split in sixteen");
             checkpoint.pass = Some(pass.clone());
@@ -507,7 +542,7 @@ struct Partitions<'a> {
     users: &'a UserPool,
     pass: &'a str,
     started_at: Timestamp,
-    now: Timestamp,
+    clock: &'a crate::clock::Clock,
     digits: usize,
     list_pace: &'a Pace,
     read_pace: &'a Pace,
@@ -539,6 +574,7 @@ impl Partitions<'_> {
             .await?
             .into_iter()
             .collect();
+        let snapshot = table.len();
         let mut tally = Tally::default();
         let mut token = None;
         let started = self.started_at.unix_seconds();
@@ -560,6 +596,14 @@ impl Partitions<'_> {
                 None => break,
             }
         }
+        if reconcile::implausibly_many_missing(table.len(), snapshot) {
+            // The pool is the wrong one, or was emptied: erase nobody, and
+            // fail the run so its alarm fires. The pass stays at this partition.
+            return Err(RunError::Implausible {
+                missing: table.len(),
+                of: snapshot,
+            });
+        }
         let mut candidates: Vec<Sub> = table.into_iter().collect();
         candidates.sort_unstable();
         for sub in candidates {
@@ -573,7 +617,7 @@ impl Partitions<'_> {
                 // Cut by the run's end: the partition is redone, not failed.
                 Err(_) if out_of_time() => return Ok(None),
                 Ok(true) => tally.still_present += 1,
-                Ok(false) => match erase(self.store, &user, self.now).await {
+                Ok(false) => match erase(self.store, &user, self.clock.now()).await {
                     Ok(_) => tally.erased += 1,
                     Err(_) if out_of_time() => return Ok(None),
                     Err(err) => {
@@ -639,6 +683,9 @@ fn failure(err: &RunError) -> Diagnostic {
             RunError::Store(_) => "the table could not be read or written",
             RunError::Cognito(_) => "Cognito could not be asked",
             RunError::NoPool => "the user pool is not configured",
+            RunError::Implausible { .. } => {
+                "Cognito lacks too many of the table's users: nothing was erased; see the log"
+            }
         }
         .to_owned(),
     }

@@ -57,7 +57,7 @@ impl Store {
         run: &str,
         now: Timestamp,
         until: Timestamp,
-    ) -> Result<Option<Checkpoint>, StoreError> {
+    ) -> Result<Option<(Checkpoint, u64)>, StoreError> {
         let mut x = Expr::default();
         let update = Update::default()
             .set(x.eq(reconcile_attr::LEASE_OWNER, run))
@@ -70,9 +70,42 @@ impl Store {
             x.eq(reconcile_attr::LEASE_OWNER, run),
         );
         match self.update_checkpoint(&x, &update, free, ReturnValue::AllNew).await? {
-            Some(attributes) => checkpoint_of(attributes.as_ref()).map(Some),
+            Some(attributes) => {
+                let requests = attributes
+                    .as_ref()
+                    .and_then(|item| item.get(reconcile_attr::PASS_REQUESTS))
+                    .and_then(|v| v.as_n().ok())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                Ok(Some((checkpoint_of(attributes.as_ref())?, requests)))
+            }
             None => Ok(None),
         }
+    }
+
+    /// Asks for a pass at once (a deletion in Cognito whose record named no
+    /// user): counted on the checkpoint item with no lease, so a run that
+    /// holds the lease cannot lose it; the next run to take the lease starts
+    /// a pass.
+    pub async fn request_reconcile_pass(&self) -> Result<(), StoreError> {
+        let mut x = Expr::default();
+        let count = x.name(reconcile_attr::PASS_REQUESTS);
+        let (zero, one) = (
+            x.value(reconcile_attr::PASS_REQUESTS, 0u64),
+            x.value(reconcile_attr::PASS_REQUESTS, 1u64),
+        );
+        // The first request finds no count yet.
+        let update = Update::default().set(format!("{count} = if_not_exists({count}, {zero}) + {one}"));
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::reconcile_checkpoint_key()))
+            .update_expression(update.text())
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        send_by_deadline!(&self.client, request)?;
+        Ok(())
     }
 
     /// Writes where the pass stands, while `run` still holds the lease, and
