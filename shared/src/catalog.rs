@@ -359,7 +359,8 @@ pub const RECONCILE_USERS: Function = Function {
         Alarm::ConditionalCheckFailures,
         Alarm::PassOverdue,
     ],
-    cognito_actions: &["ListUsers", "AdminGetUser"],
+    // AdminDeleteUser: a user deleted here whose Cognito side never happened.
+    cognito_actions: &["ListUsers", "AdminGetUser", "AdminDeleteUser"],
     ..function(
         "reconcile-users",
         Trigger::Schedule {

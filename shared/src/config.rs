@@ -171,6 +171,14 @@ pub const COGNITO_USER_READ_RPS: NumberVar = NumberVar {
     min: 1,
     max: 100_000,
 };
+/// The account's UserUpdate quota (AdminDeleteUser and the other admin
+/// writes), requests a second: fixed by Cognito.
+pub const COGNITO_USER_UPDATE_RPS: NumberVar = NumberVar {
+    name: "COGNITO_USER_UPDATE_RPS",
+    default: 25,
+    min: 1,
+    max: 100_000,
+};
 /// Segments of the pass's parallel scan of the table.
 pub const RECONCILE_SCAN_SEGMENTS: NumberVar = NumberVar {
     name: "RECONCILE_SCAN_SEGMENTS",
@@ -314,6 +322,10 @@ pub const VARIABLES: &[Variable] = &[
         "the account's UserRead quota (AdminGetUser), requests a second: 120 unless raised",
     ),
     number_var(
+        COGNITO_USER_UPDATE_RPS,
+        "the account's UserUpdate quota (AdminDeleteUser), requests a second: fixed at 25 by Cognito",
+    ),
+    number_var(
         RECONCILE_SCAN_SEGMENTS,
         "the reconcile: segments of the parallel scan of the table",
     ),
@@ -454,6 +466,8 @@ pub struct ReconcileConfig {
     pub user_list_rps: u32,
     /// The account's UserRead quota, requests a second.
     pub user_read_rps: u32,
+    /// The account's UserUpdate quota, requests a second.
+    pub user_update_rps: u32,
     /// Segments of the parallel scan.
     pub scan_segments: u32,
     /// Partitions listed at once.
@@ -467,6 +481,7 @@ impl Default for ReconcileConfig {
             quota_share_percent: RECONCILE_QUOTA_SHARE_PERCENT.default,
             user_list_rps: COGNITO_USER_LIST_RPS.default,
             user_read_rps: COGNITO_USER_READ_RPS.default,
+            user_update_rps: COGNITO_USER_UPDATE_RPS.default,
             scan_segments: RECONCILE_SCAN_SEGMENTS.default,
             partitions_at_once: RECONCILE_PARTITIONS_AT_ONCE.default,
         }
@@ -482,6 +497,7 @@ impl ReconcileConfig {
         set(&mut c.quota_share_percent, RECONCILE_QUOTA_SHARE_PERCENT)?;
         set(&mut c.user_list_rps, COGNITO_USER_LIST_RPS)?;
         set(&mut c.user_read_rps, COGNITO_USER_READ_RPS)?;
+        set(&mut c.user_update_rps, COGNITO_USER_UPDATE_RPS)?;
         set(&mut c.scan_segments, RECONCILE_SCAN_SEGMENTS)?;
         set(&mut c.partitions_at_once, RECONCILE_PARTITIONS_AT_ONCE)?;
         Ok(c)

@@ -204,6 +204,33 @@ fn is_format_character(c: char) -> bool {
     )
 }
 
+/// Unassigned code points (Cn: a later Unicode may give them any meaning, and
+/// nothing renders them today) and private-use ones (Co: a meaning only some
+/// font agrees on).
+fn is_unassigned_or_private(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Unassigned | GeneralCategory::PrivateUse
+    )
+}
+
+/// The longest run of combining marks (Mn, Mc, Me) in `text`.
+fn most_marks_in_a_row(text: &str) -> usize {
+    use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c.general_category_group() == GeneralCategoryGroup::Mark {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
+}
+
 fn is_valid_domain(domain: &str) -> bool {
     let labels: Vec<&str> = domain.split('.').collect();
     let label_ok = |l: &&str| {
@@ -295,6 +322,11 @@ pub struct PersonName(String);
 impl PersonName {
     /// The most characters (after NFC) a name may have.
     pub const MAX_CHARS: usize = 100;
+    /// The most combining marks (after NFC) on one character: enough for
+    /// every script's real names (Vietnamese, Hebrew with points, Indic
+    /// scripts take two or three), not for a tower of marks drawn over the
+    /// lines around it.
+    pub const MAX_COMBINING_MARKS: usize = 4;
 
     /// Trims, NFC-normalises and checks a user-supplied name; the result is what is stored.
     pub fn parse(raw: &str) -> Result<Self, Invalid> {
@@ -309,6 +341,12 @@ impl PersonName {
         }
         if normalized.chars().any(is_format_character) {
             return Err(Invalid("must not contain invisible formatting characters"));
+        }
+        if normalized.chars().any(is_unassigned_or_private) {
+            return Err(Invalid("must not contain unassigned or private-use characters"));
+        }
+        if most_marks_in_a_row(&normalized) > Self::MAX_COMBINING_MARKS {
+            return Err(Invalid("must not stack more than 4 combining marks on one character"));
         }
         Ok(Self(normalized))
     }
@@ -733,6 +771,33 @@ mod tests {
         for bad in ["A\u{200b}da", "\u{202e}adA", "Ada\u{feff}", "A\u{2066}da"] {
             assert!(PersonName::parse(bad).is_err(), "accepted {bad:?}");
         }
+    }
+
+    #[test]
+    fn names_refuse_unassigned_private_use_and_towers_of_marks() {
+        for bad in [
+            "Ada\u{ffff}",
+            "\u{e000}Ada",
+            "A\u{f8ff}da",
+            "Ada\u{10fffd}",
+            "\u{50000}",
+        ] {
+            assert!(PersonName::parse(bad).is_err(), "accepted {bad:?}");
+        }
+        let tower = format!("Z{}", "\u{0301}".repeat(90));
+        assert!(PersonName::parse(&tower).is_err());
+        // Real names keep their marks: Vietnamese, Hebrew with points, Devanagari.
+        for good in [
+            "Nguy\u{1ec5}n",
+            "Tr\u{1ea7}n",
+            "\u{05e9}\u{05c1}\u{05b8}\u{05dc}\u{05d5}\u{05b9}\u{05dd}",
+            "\u{0926}\u{0947}\u{0935}\u{093f}",
+        ] {
+            assert!(PersonName::parse(good).is_ok(), "refused {good:?}");
+        }
+        // Four marks on one character pass, five do not (after NFC, which composes what it can).
+        assert!(PersonName::parse(&format!("x{}", "\u{0301}\u{0302}\u{0303}\u{0304}")).is_ok());
+        assert!(PersonName::parse(&format!("x{}", "\u{0301}\u{0302}\u{0303}\u{0304}\u{0305}")).is_err());
     }
 
     #[test]

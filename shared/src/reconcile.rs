@@ -144,6 +144,16 @@ pub fn chunks(mut subs: Vec<Sub>) -> Vec<(String, Vec<Sub>)> {
     out
 }
 
+/// Which profiles a snapshot chunk lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Snapshot {
+    /// Live (active or suspended) profiles: Cognito must still have their users.
+    Live,
+    /// Deleted profiles whose Cognito user was not known gone: Cognito must no
+    /// longer have them (a delete whose Cognito side never happened).
+    Deleted,
+}
+
 /// Subs as a chunk stores them: 16 big-endian bytes each.
 pub fn pack(subs: &[Sub]) -> Vec<u8> {
     subs.iter().flat_map(|s| s.0.to_be_bytes()).collect()
@@ -252,6 +262,13 @@ pub struct Tally {
     pub without_profile: u64,
     /// Candidates that could not be checked or erased; the next pass retries them.
     pub failed: u64,
+    /// Deleted profiles in the snapshot whose Cognito user was not known gone.
+    #[serde(default)]
+    pub deleted: u64,
+    /// Of those, users Cognito still had, deleted there now: deletes whose
+    /// Cognito side never happened (the stream's record lost), completed.
+    #[serde(default)]
+    pub deleted_in_cognito: u64,
 }
 
 /// A finished pass, for the record and the alarm.

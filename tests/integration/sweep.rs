@@ -430,6 +430,53 @@ async fn a_request_for_a_pass_while_a_run_holds_the_lease_is_not_lost() {
     assert_eq!(app.reconcile_users().await.unwrap()["idle"], true);
 }
 
+#[tokio::test]
+async fn a_delete_whose_cognito_side_never_happened_is_completed_by_the_pass() {
+    let moto = Moto::start();
+    let addresses = addresses(3);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    // The first closes her account; the stream's record never reaches the sync:
+    // Cognito keeps her, enabled, with the address nobody can now sign up with.
+    app.delete_account(&subs[0], "*").await.assert_status(204);
+    let still = integration_tests::moto::cognito_user(&cognito, &pool, &subs[0]).await;
+    assert!(still.is_some(), "Cognito still has her");
+    app.clock.advance(60);
+
+    let answer = app.reconcile_users().await.unwrap();
+    let tally = &answer["tally"];
+    assert_eq!(
+        (
+            &tally["live"],
+            &tally["deleted"],
+            &tally["deletedInCognito"],
+            &tally["erased"]
+        ),
+        (&2.into(), &1.into(), &1.into(), &0.into()),
+        "{answer}"
+    );
+    assert_eq!(
+        integration_tests::moto::cognito_user(&cognito, &pool, &subs[0]).await,
+        None
+    );
+    for sub in &subs[1..] {
+        assert!(
+            integration_tests::moto::cognito_user(&cognito, &pool, sub)
+                .await
+                .is_some()
+        );
+        assert_eq!(status_of(&app, sub).await, Some(UserStatus::Active));
+    }
+    // The next pass finds the tombstone, and nothing left to do in Cognito.
+    app.clock.advance(24 * 3600);
+    let next = app.reconcile_users().await.unwrap();
+    assert_eq!(
+        (&next["tally"]["deleted"], &next["tally"]["deletedInCognito"]),
+        (&1.into(), &0.into()),
+        "{next}"
+    );
+    app.assert_invariants().await;
+}
+
 // ---- CloudTrail's DeleteUser records ----
 
 #[tokio::test]

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::domain::{EmailAddress, EmailId, UserId};
+use crate::reconcile::Snapshot;
 
 /// The table's partition key: `USER#<sub>` for a user's items, `EMAIL#<address>` for a claim, `LIMIT#…` for counters.
 pub const PK: &str = "PK";
@@ -185,6 +186,14 @@ const RECONCILE_PK: &str = "RECONCILE";
 const CHECKPOINT_SK: &str = "CHECKPOINT";
 const PASS_PREFIX: &str = "RECONCILE#PASS#";
 const LIVE_SK_PREFIX: &str = "LIVE#";
+const DELETED_SK_PREFIX: &str = "DELETED#";
+
+fn snapshot_label(snapshot: Snapshot) -> &'static str {
+    match snapshot {
+        Snapshot::Live => LIVE_SK_PREFIX,
+        Snapshot::Deleted => DELETED_SK_PREFIX,
+    }
+}
 
 /// Key of the reconcile's checkpoint: where the pass stands, and its lease.
 pub fn reconcile_checkpoint_key() -> Item {
@@ -200,13 +209,14 @@ pub fn snapshot_pk(pass: &str) -> String {
 /// with `prefix`: a chunk's bucket is 0 to 2 hex digits, so the chunks of
 /// each narrower bucket the prefix starts with, and those of every bucket at
 /// least as long that starts with it.
-pub fn snapshot_sk_prefixes(prefix: &str) -> Vec<String> {
+pub fn snapshot_sk_prefixes(snapshot: Snapshot, prefix: &str) -> Vec<String> {
     const WIDEST: usize = crate::reconcile::MAX_PREFIX_DIGITS;
+    let label = snapshot_label(snapshot);
     let mut out: Vec<String> = (0..prefix.len().min(WIDEST + 1))
-        .map(|digits| format!("{LIVE_SK_PREFIX}{}#", &prefix[..digits]))
+        .map(|digits| format!("{label}{}#", &prefix[..digits]))
         .collect();
     if prefix.len() <= WIDEST {
-        out.push(format!("{LIVE_SK_PREFIX}{prefix}"));
+        out.push(format!("{label}{prefix}"));
     }
     out
 }
@@ -214,10 +224,10 @@ pub fn snapshot_sk_prefixes(prefix: &str) -> Vec<String> {
 /// Key of one snapshot chunk: its subs' bucket (their first 0 to 2 hex
 /// digits, ended by `#`), then the scan segment and that segment's chunk
 /// number, so a run that writes a chunk again after a crash overwrites it.
-pub fn snapshot_chunk_key(pass: &str, bucket: &str, segment: u32, chunk: u32) -> Item {
+pub fn snapshot_chunk_key(pass: &str, snapshot: Snapshot, bucket: &str, segment: u32, chunk: u32) -> Item {
     key(
         snapshot_pk(pass),
-        format!("{LIVE_SK_PREFIX}{bucket}#{segment:03}#{chunk:06}"),
+        format!("{}{bucket}#{segment:03}#{chunk:06}", snapshot_label(snapshot)),
     )
 }
 
@@ -271,13 +281,22 @@ mod tests {
 
     #[test]
     fn a_prefix_finds_the_chunks_of_every_bucket_width_that_can_hold_it() {
-        assert_eq!(snapshot_sk_prefixes(""), ["LIVE#"]);
-        assert_eq!(snapshot_sk_prefixes("a"), ["LIVE##", "LIVE#a"]);
-        assert_eq!(snapshot_sk_prefixes("ab"), ["LIVE##", "LIVE#a#", "LIVE#ab"]);
-        assert_eq!(snapshot_sk_prefixes("abc"), ["LIVE##", "LIVE#a#", "LIVE#ab#"]);
-        let sk = |bucket: &str| s(&snapshot_chunk_key("p", bucket, 1, 2), SK);
+        let live = Snapshot::Live;
+        assert_eq!(snapshot_sk_prefixes(live, ""), ["LIVE#"]);
+        assert_eq!(snapshot_sk_prefixes(live, "a"), ["LIVE##", "LIVE#a"]);
+        assert_eq!(snapshot_sk_prefixes(live, "ab"), ["LIVE##", "LIVE#a#", "LIVE#ab"]);
+        assert_eq!(snapshot_sk_prefixes(live, "abc"), ["LIVE##", "LIVE#a#", "LIVE#ab#"]);
+        assert_eq!(snapshot_sk_prefixes(Snapshot::Deleted, "a"), ["DELETED##", "DELETED#a"]);
+        // The two snapshots never read each other's chunks.
+        let deleted = s(&snapshot_chunk_key("p", Snapshot::Deleted, "", 1, 2), SK);
+        assert!(
+            !snapshot_sk_prefixes(live, "")
+                .iter()
+                .any(|p| deleted.starts_with(p.as_str()))
+        );
+        let sk = |bucket: &str| s(&snapshot_chunk_key("p", live, bucket, 1, 2), SK);
         let found = |prefix: &str, bucket: &str| {
-            snapshot_sk_prefixes(prefix)
+            snapshot_sk_prefixes(live, prefix)
                 .iter()
                 .any(|p| sk(bucket).starts_with(p.as_str()))
         };

@@ -241,6 +241,7 @@ impl Run<'_> {
                 erased = tally.erased,
                 still_present = tally.still_present,
                 without_profile = tally.without_profile,
+                deleted_in_cognito = tally.deleted_in_cognito,
                 not_a_sub = tally.not_a_sub,
                 failed = tally.failed,
                 "reconcile pass complete"
@@ -336,6 +337,7 @@ impl Run<'_> {
             let (segment, tally, finished) = result?;
             segments[i] = segment;
             pass.tally.live += tally.live;
+            pass.tally.deleted += tally.deleted;
             pass.tally.not_a_sub += tally.not_a_sub;
             out_of_time |= !finished && latest.is_some_and(|l| Instant::now() >= l);
         }
@@ -360,7 +362,8 @@ impl Run<'_> {
         // position stored is a profile's key alone (`USER#<sub>`): the key of
         // a claim would put an address in the checkpoint.
         let mut cursor = segment.after.clone();
-        let mut buffer: Vec<Sub> = Vec::new();
+        let mut live: Vec<Sub> = Vec::new();
+        let mut deleted: Vec<Sub> = Vec::new();
         let mut tally = Tally::default();
         let mut finished = true;
         'pages: while !segment.done {
@@ -369,11 +372,7 @@ impl Run<'_> {
                 break;
             }
             // Cut to the run's work time: the writes below need the rest.
-            let page = deadline::within(
-                Some(stop),
-                self.store().scan_live_profiles(index, total, cursor.as_ref()),
-            )
-            .await;
+            let page = deadline::within(Some(stop), self.store().scan_profiles(index, total, cursor.as_ref())).await;
             let page = match page {
                 Ok(page) => page,
                 Err(_) if Instant::now() >= stop => {
@@ -390,41 +389,64 @@ impl Run<'_> {
                 }
                 segment.after = Some(profile.key.clone());
                 cursor = Some(profile.key);
-                // A profile younger than the pass is not the pass's to erase.
-                if profile.created_at >= snapshot.started_at {
+                let Some(kind) = profile.snapshot else {
+                    continue;
+                };
+                // A live profile younger than the pass is not the pass's to erase.
+                if kind == reconcile::Snapshot::Live && profile.created_at >= snapshot.started_at {
                     continue;
                 }
                 let Some(sub) = Sub::of(&profile.user_id) else {
                     tally.not_a_sub += 1;
                     continue;
                 };
-                tally.live += 1;
-                buffer.push(sub);
+                match kind {
+                    reconcile::Snapshot::Live => {
+                        tally.live += 1;
+                        live.push(sub);
+                    }
+                    reconcile::Snapshot::Deleted => {
+                        tally.deleted += 1;
+                        deleted.push(sub);
+                    }
+                }
             }
             match page.next {
                 Some(next) => cursor = Some(next),
                 None => segment.done = true,
             }
-            if buffer.len() >= reconcile::BUFFER_SUBS {
-                match self
-                    .write_chunks(snapshot, index, &mut segment, std::mem::take(&mut buffer))
-                    .await
-                {
-                    Ok(()) => {}
-                    Err(err) => return Ok(unwritten(index, &err, before)),
+            if live.len() + deleted.len() >= reconcile::BUFFER_SUBS {
+                let buffers = [std::mem::take(&mut live), std::mem::take(&mut deleted)];
+                if let Err(err) = self.write_both(snapshot, index, &mut segment, buffers).await {
+                    return Ok(unwritten(index, &err, before));
                 }
             }
         }
-        match self.write_chunks(snapshot, index, &mut segment, buffer).await {
+        match self.write_both(snapshot, index, &mut segment, [live, deleted]).await {
             Ok(()) => Ok((segment, tally, finished)),
             Err(err) => Ok(unwritten(index, &err, before)),
         }
+    }
+
+    /// The live and the deleted buffers, each as its snapshot's chunks.
+    async fn write_both(
+        &self,
+        snapshot: &Snapshot<'_>,
+        index: u32,
+        segment: &mut Segment,
+        [live, deleted]: [Vec<Sub>; 2],
+    ) -> Result<(), StoreError> {
+        self.write_chunks(snapshot, reconcile::Snapshot::Live, index, segment, live)
+            .await?;
+        self.write_chunks(snapshot, reconcile::Snapshot::Deleted, index, segment, deleted)
+            .await
     }
 
     /// Writes `subs` as the segment's next chunks, a few at once.
     async fn write_chunks(
         &self,
         snapshot: &Snapshot<'_>,
+        kind: reconcile::Snapshot,
         index: u32,
         segment: &mut Segment,
         subs: Vec<Sub>,
@@ -435,8 +457,17 @@ impl Run<'_> {
         let expires = snapshot.started_at.plus_seconds(reconcile::CHUNK_LIFETIME_SECONDS);
         let writes = chunks.iter().enumerate().map(|(n, (bucket, subs))| {
             let chunk = first + u32::try_from(n).unwrap_or(u32::MAX);
-            self.store()
-                .write_snapshot_chunk(snapshot.pass, bucket, index, chunk, subs, expires)
+            self.store().write_snapshot_chunk(
+                crate::store::ChunkAt {
+                    pass: snapshot.pass,
+                    snapshot: kind,
+                    bucket,
+                    segment: index,
+                    chunk,
+                },
+                subs,
+                expires,
+            )
         });
         let results: Vec<_> = stream::iter(writes)
             .buffer_unordered(CHUNK_WRITES_AT_ONCE)
@@ -461,6 +492,7 @@ impl Run<'_> {
         let share = f64::from(self.config().quota_share_percent) / 100.0;
         let list_pace = Pace::new(f64::from(self.config().user_list_rps) * share);
         let read_pace = Pace::new(f64::from(self.config().user_read_rps) * share);
+        let update_pace = Pace::new(f64::from(self.config().user_update_rps) * share);
         let id = pass.id.clone();
         let context = Partitions {
             store: self.store(),
@@ -471,6 +503,7 @@ impl Run<'_> {
             digits,
             list_pace: &list_pace,
             read_pace: &read_pace,
+            update_pace: &update_pace,
             latest,
         };
         let at_once = usize::try_from(self.config().partitions_at_once).unwrap_or(1).max(1);
@@ -546,6 +579,7 @@ struct Partitions<'a> {
     digits: usize,
     list_pace: &'a Pace,
     read_pace: &'a Pace,
+    update_pace: &'a Pace,
     latest: Option<Instant>,
 }
 
@@ -570,11 +604,19 @@ impl Partitions<'_> {
         }
         let mut table: HashSet<Sub> = self
             .store
-            .snapshot_subs(self.pass, &prefix)
+            .snapshot_subs(self.pass, reconcile::Snapshot::Live, &prefix)
+            .await?
+            .into_iter()
+            .collect();
+        let deleted: HashSet<Sub> = self
+            .store
+            .snapshot_subs(self.pass, reconcile::Snapshot::Deleted, &prefix)
             .await?
             .into_iter()
             .collect();
         let snapshot = table.len();
+        // Deleted here, still in Cognito: deletes whose Cognito side never happened.
+        let mut half_done = Vec::new();
         let mut tally = Tally::default();
         let mut token = None;
         let started = self.started_at.unix_seconds();
@@ -586,8 +628,13 @@ impl Partitions<'_> {
             tally.list_calls += 1;
             for user in page.users {
                 tally.listed += 1;
-                let in_table = Sub::of(&user.user_id).is_some_and(|sub| table.remove(&sub));
-                if !in_table && user.confirmed && user.created_at.is_some_and(|at| at < started) {
+                let sub = Sub::of(&user.user_id);
+                if sub.is_some_and(|sub| table.remove(&sub)) {
+                    continue;
+                }
+                if let Some(sub) = sub.filter(|sub| deleted.contains(sub)) {
+                    half_done.push(sub);
+                } else if user.confirmed && user.created_at.is_some_and(|at| at < started) {
                     tally.without_profile += 1;
                 }
             }
@@ -603,6 +650,24 @@ impl Partitions<'_> {
                 missing: table.len(),
                 of: snapshot,
             });
+        }
+        for sub in half_done {
+            if out_of_time() || self.update_pace.take(self.latest).await.is_err() {
+                return Ok(None);
+            }
+            let user = sub.user_id();
+            match self.users.delete(&user).await {
+                Err(_) if out_of_time() => return Ok(None),
+                Ok(crate::identity::Applied::Done) => {
+                    tally.deleted_in_cognito += 1;
+                    tracing::info!(sub = %user, "deleted here, still in Cognito: deleted there");
+                }
+                Ok(crate::identity::Applied::NoSuchUser) => {}
+                Err(err) => {
+                    tally.failed += 1;
+                    tracing::error!(sub = %user, cause = %crate::error::chain(&err), "Cognito could not delete the user");
+                }
+            }
         }
         let mut candidates: Vec<Sub> = table.into_iter().collect();
         candidates.sort_unstable();
@@ -655,6 +720,7 @@ async fn erase(store: &Store, user: &UserId, now: Timestamp) -> Result<Erased, S
 }
 
 fn add(total: &mut Tally, part: &Tally) {
+    total.deleted_in_cognito += part.deleted_in_cognito;
     total.list_calls += part.list_calls;
     total.listed += part.listed;
     total.candidates += part.candidates;

@@ -18,7 +18,7 @@ mod update_profile;
 mod verify_email;
 
 pub(super) use profile::visible;
-pub use reconcile::{LivePage, LiveProfile};
+pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 
 #[cfg(test)]
 mod fixtures {

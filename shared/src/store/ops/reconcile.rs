@@ -7,29 +7,47 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
 use crate::domain::{Timestamp, UserId, UserStatus};
-use crate::reconcile::{self, Checkpoint, Sub};
+use crate::reconcile::{self, Checkpoint, Snapshot, Sub};
 use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{EntityType, attr};
 use crate::store::keys::{self, Item, reconcile_attr};
 use crate::store::retry::send_by_deadline;
 use crate::store::{Store, StoreError, query_all};
 
-/// One live profile as the scan reads it.
+/// One profile as the reconcile's scan reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveProfile {
+pub struct ScannedProfile {
     /// Whose profile.
     pub user_id: UserId,
     /// When the sign-up created it: a profile younger than the pass is not its to erase.
     pub created_at: Timestamp,
     /// Its key (`PK`, `SK`), for a scan position just after it.
     pub key: (String, String),
+    /// Which snapshot it belongs to; `None` for a deleted profile whose user
+    /// is known gone from Cognito (nothing left to check).
+    pub snapshot: Option<Snapshot>,
+}
+
+/// Where a snapshot chunk goes: its pass, snapshot, bucket, scan segment and number.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkAt<'a> {
+    /// The pass it belongs to.
+    pub pass: &'a str,
+    /// Live or deleted profiles.
+    pub snapshot: Snapshot,
+    /// The first hex digits its subs share.
+    pub bucket: &'a str,
+    /// The scan segment that wrote it.
+    pub segment: u32,
+    /// Its number among the segment's chunks.
+    pub chunk: u32,
 }
 
 /// One page of a scan segment.
 #[derive(Debug, Clone, Default)]
-pub struct LivePage {
-    /// The live profiles of the page, in scan order.
-    pub profiles: Vec<LiveProfile>,
+pub struct ScanPage {
+    /// The profiles of the page, in scan order.
+    pub profiles: Vec<ScannedProfile>,
     /// Where the segment goes on; `None` at its end.
     pub next: Option<(String, String)>,
 }
@@ -167,25 +185,29 @@ impl Store {
         checkpoint_of(item.as_ref())
     }
 
-    /// One page of scan segment `segment` of `segments`: the live profiles
-    /// (not deleted) after `after`. A page evaluates at most
+    /// One page of scan segment `segment` of `segments`: the profiles after
+    /// `after`, live and deleted. A page evaluates at most
     /// [`reconcile::SCAN_PAGE_ITEMS`] items, so it returns quickly.
-    pub async fn scan_live_profiles(
+    pub async fn scan_profiles(
         &self,
         segment: u32,
         segments: u32,
         after: Option<&(String, String)>,
-    ) -> Result<LivePage, StoreError> {
+    ) -> Result<ScanPage, StoreError> {
         let mut x = Expr::default();
         let user_type: AttributeValue =
             serde_dynamo::to_attribute_value(EntityType::User).map_err(StoreError::Corrupt)?;
-        let filter = and([
-            x.eq(attr::ENTITY_TYPE, user_type),
-            x.ne(attr::STATUS, UserStatus::Deleted),
-        ]);
-        let projection = [keys::PK, keys::SK, attr::USER_ID, attr::CREATED_AT]
-            .map(|name| x.name(name))
-            .join(", ");
+        let filter = x.eq(attr::ENTITY_TYPE, user_type);
+        let projection = [
+            keys::PK,
+            keys::SK,
+            attr::USER_ID,
+            attr::CREATED_AT,
+            attr::STATUS,
+            attr::GONE_FROM_COGNITO,
+        ]
+        .map(|name| x.name(name))
+        .join(", ");
         let request = self
             .client
             .scan()
@@ -204,14 +226,25 @@ impl Store {
             .unwrap_or_default()
             .iter()
             .filter_map(|item| {
-                Some(LiveProfile {
+                let deleted = keys::key_string(item, attr::STATUS)? == UserStatus::Deleted.as_str();
+                let gone = item
+                    .get(attr::GONE_FROM_COGNITO)
+                    .and_then(|v| v.as_bool().ok())
+                    .copied()
+                    .unwrap_or(false);
+                Some(ScannedProfile {
                     user_id: UserId::parse(keys::key_string(item, attr::USER_ID)?).ok()?,
                     created_at: Timestamp::parse(keys::key_string(item, attr::CREATED_AT)?).ok()?,
                     key: key_pair(item)?,
+                    snapshot: match (deleted, gone) {
+                        (false, _) => Some(Snapshot::Live),
+                        (true, false) => Some(Snapshot::Deleted),
+                        (true, true) => None,
+                    },
                 })
             })
             .collect();
-        Ok(LivePage {
+        Ok(ScanPage {
             profiles,
             next: page.last_evaluated_key.as_ref().and_then(key_pair),
         })
@@ -222,10 +255,7 @@ impl Store {
     /// after `expires`.
     pub async fn write_snapshot_chunk(
         &self,
-        pass: &str,
-        bucket: &str,
-        segment: u32,
-        chunk: u32,
+        at: ChunkAt<'_>,
         subs: &[Sub],
         expires: Timestamp,
     ) -> Result<(), StoreError> {
@@ -240,7 +270,13 @@ impl Store {
             .client
             .update_item()
             .table_name(self.table())
-            .set_key(Some(keys::snapshot_chunk_key(pass, bucket, segment, chunk)))
+            .set_key(Some(keys::snapshot_chunk_key(
+                at.pass,
+                at.snapshot,
+                at.bucket,
+                at.segment,
+                at.chunk,
+            )))
             .update_expression(update.text())
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none());
@@ -250,9 +286,9 @@ impl Store {
 
     /// Every sub of the pass's snapshot that starts with `prefix`, from the
     /// chunks whose bucket can hold it (a Query per bucket width).
-    pub async fn snapshot_subs(&self, pass: &str, prefix: &str) -> Result<Vec<Sub>, StoreError> {
+    pub async fn snapshot_subs(&self, pass: &str, snapshot: Snapshot, prefix: &str) -> Result<Vec<Sub>, StoreError> {
         let mut subs = Vec::new();
-        for sk_prefix in keys::snapshot_sk_prefixes(prefix) {
+        for sk_prefix in keys::snapshot_sk_prefixes(snapshot, prefix) {
             let query = self.query(|x| {
                 and([
                     x.eq(keys::PK, keys::snapshot_pk(pass)),
