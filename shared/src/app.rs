@@ -239,9 +239,14 @@ impl LogSettings {
         } else {
             level.to_owned()
         };
-        let filter = lookup("RUST_LOG")
-            .filter(|f| !f.trim().is_empty())
-            .unwrap_or_else(|| format!("{base},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk}"));
+        // The audit trail is kept at every level: WARN or ERROR must not
+        // silence who did what as an admin.
+        let filter = lookup("RUST_LOG").filter(|f| !f.trim().is_empty()).unwrap_or_else(|| {
+            format!(
+                "{base},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk},{}=info",
+                crate::audit::TARGET
+            )
+        });
         // JSON unless the platform says Text: CloudWatch's filters read fields.
         let json = !lookup("AWS_LAMBDA_LOG_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("text"));
         Self { filter, json }
@@ -366,6 +371,29 @@ mod tests {
                 .filter
                 .starts_with("error,")
         );
+    }
+
+    #[test]
+    fn the_audit_trail_is_kept_at_every_level() {
+        for level in ["WARN", "ERROR", "FATAL", "INFO", "DEBUG"] {
+            let filter = settings(&[("AWS_LAMBDA_LOG_LEVEL", level)]).filter;
+            assert!(filter.ends_with(",audit=info"), "{level}: {filter}");
+            // And a line on that target is printed under it, beside a dropped INFO line.
+            let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+            let sink = std::sync::Arc::clone(&buffer);
+            let writer = move || SharedBuffer(std::sync::Arc::clone(&sink));
+            tracing::subscriber::with_default(json_subscriber_with(filter, writer), || {
+                tracing::info!(target: crate::audit::TARGET, "an admin action");
+                tracing::info!(target: "user_service::other", "an info line");
+            });
+            let printed = String::from_utf8(buffer.lock().unwrap().clone()).unwrap();
+            assert!(printed.contains("an admin action"), "{level}: {printed}");
+            assert_eq!(
+                printed.contains("an info line"),
+                matches!(level, "INFO" | "DEBUG"),
+                "{level}"
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,10 @@
 use crate::domain::UserId;
 use crate::metrics::{self, Metric};
 
+/// The tracing target of the audit trail: the log filter keeps it on at
+/// every level (`app::LogSettings`).
+pub const TARGET: &str = "audit";
+
 /// An admin action and how it ended, for the audit trail.
 pub(crate) struct AdminAction<'a> {
     /// `lookup`, `suspend`, `reactivate`, `delete`, `set_status` for a
@@ -19,15 +23,18 @@ pub(crate) struct AdminAction<'a> {
     /// `found`, `not_found`, `suspended`, `reactivated`, `deleted`, or the
     /// problem code of a refusal or failure.
     pub(crate) outcome: &'a str,
-    pub(crate) metric: Metric,
+    /// The metric it counts; `None` for an action that changed nothing.
+    pub(crate) metric: Option<Metric>,
 }
 
 impl AdminAction<'_> {
     /// One INFO event with target `audit`, users by `sub` alone, and its metric.
     pub(crate) fn record(self) {
-        metrics::count(self.metric);
+        if let Some(metric) = self.metric {
+            metrics::count(metric);
+        }
         tracing::info!(
-            target: "audit",
+            target: TARGET,
             audit = "admin_action",
             action = self.action,
             admin = self.admin.as_str(),

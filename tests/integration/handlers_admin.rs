@@ -11,6 +11,7 @@ use user_service::config::StoreConfig;
 use user_service::{App, Store};
 
 use crate::handler_support::*;
+use user_service::domain::{UserId, UserStatus};
 
 #[tokio::test]
 async fn admins_find_users_by_email() {
@@ -84,6 +85,40 @@ async fn admins_suspend_and_delete_users() {
     app.get_profile(ADA).await.assert_problem(404, "NOT_FOUND");
     // The address is free again.
     app.sign_up("new-owner", "ada@example.com").await;
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_status_the_user_already_has_is_still_refused_to_an_admin_no_longer_active() {
+    // Admitted, then suspended before the write: even a change that changes
+    // nothing checks the admin's own profile inside the write.
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let now = app.clock.now();
+    let (ada, admin) = (UserId::parse(ADA).unwrap(), UserId::parse(ADMIN).unwrap());
+    let set = app
+        .store
+        .set_status_as_admin(&admin, &ada, UserStatus::Suspended, now)
+        .await
+        .unwrap();
+    assert!(set.changed);
+    let again = app
+        .store
+        .set_status_as_admin(&admin, &ada, UserStatus::Suspended, now)
+        .await
+        .unwrap();
+    assert!(!again.changed, "already suspended");
+    assert_eq!(again.profile.version, set.profile.version, "nothing written");
+    app.store.set_status(&admin, UserStatus::Suspended, now).await.unwrap();
+    let refused = app
+        .store
+        .set_status_as_admin(&admin, &ada, UserStatus::Suspended, now)
+        .await;
+    assert!(
+        matches!(refused, Err(user_service::StoreError::AdminInactive)),
+        "{refused:?}"
+    );
     app.assert_invariants().await;
 }
 

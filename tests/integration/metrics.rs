@@ -238,6 +238,9 @@ fn admin_actions_are_counted_and_audited_by_sub_alone() {
         counts.step("a suspension", &[(Metric::AdminStatusChanges, 1)]);
         app.set_user_status(ADMIN, ADA, "active").await.assert_status(200);
         counts.step("a re-activation", &[(Metric::AdminStatusChanges, 1)]);
+        app.set_user_status(ADMIN, ADA, "active").await.assert_status(200);
+        // Already active: audited as unchanged, counted as no change.
+        counts.step("a re-activation of an active user", &[]);
         app.set_user_status(ADMIN, ADMIN, "suspended")
             .await
             .assert_problem(403, "FORBIDDEN");
@@ -277,6 +280,7 @@ fn admin_actions_are_counted_and_audited_by_sub_alone() {
                 own("lookup", None, "VALIDATION_FAILED"),
                 own("suspend", Some(ADA), "suspended"),
                 own("reactivate", Some(ADA), "reactivated"),
+                own("reactivate", Some(ADA), "unchanged"),
                 own("suspend", Some(ADMIN), "FORBIDDEN"),
                 own("suspend", Some("nobody"), "NOT_FOUND"),
                 own("set_status", None, "VALIDATION_FAILED"),

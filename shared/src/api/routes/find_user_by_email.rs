@@ -34,7 +34,7 @@ async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, F
         admin: &admin.user_id,
         target,
         outcome,
-        metric,
+        metric: Some(metric),
     }
     .record();
     response::json(StatusCode::OK, &found?)

@@ -7,11 +7,12 @@ use lambda_http::{Body, Request, Response};
 use crate::app::App;
 use crate::audit::AdminAction;
 use crate::catalog::SET_USER_STATUS;
-use crate::domain::{Profile, UserId, UserStatus};
+use crate::domain::{UserId, UserStatus};
 use crate::http::lambda::serve;
 use crate::http::routes;
 use crate::http::{Caller, Failure, Problem, response};
 use crate::metrics::Metric;
+use crate::store::StatusSet;
 
 /// The Lambda entry point of PUT /admin/users/{userId}/status: the user's profile with its new status.
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
@@ -25,7 +26,7 @@ async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, F
             admin: &admin.user_id,
             target: None,
             outcome: problem.code,
-            metric: Metric::AdminActionsRefused,
+            metric: Some(Metric::AdminActionsRefused),
         }
         .record();
     })?;
@@ -36,8 +37,10 @@ async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, F
         UserStatus::Deleted => ("delete", "deleted"),
     };
     let (outcome, metric) = match &set {
-        Ok(_) => (done, Metric::AdminStatusChanges),
-        Err(failure) => (failure.problem.code, Metric::AdminActionsRefused),
+        Ok(set) if set.changed => (done, Some(Metric::AdminStatusChanges)),
+        // Already so: audited as such, not as a change that did not happen.
+        Ok(_) => ("unchanged", None),
+        Err(failure) => (failure.problem.code, Some(Metric::AdminActionsRefused)),
     };
     AdminAction {
         action,
@@ -47,10 +50,10 @@ async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, F
         metric,
     }
     .record();
-    response::profile(&set?)
+    response::profile(&set?.profile)
 }
 
-async fn set(app: &App, admin: &Caller, user: &UserId, status: UserStatus) -> Result<Profile, Failure> {
+async fn set(app: &App, admin: &Caller, user: &UserId, status: UserStatus) -> Result<StatusSet, Failure> {
     if *user == admin.user_id {
         return Err(Problem::own_status().into());
     }

@@ -95,7 +95,7 @@ where
                     admin: &caller.user_id,
                     target: None,
                     outcome: refused.problem.code,
-                    metric: Metric::AdminActionsRefused,
+                    metric: Some(Metric::AdminActionsRefused),
                 }
                 .record();
             })?;

@@ -19,6 +19,7 @@ mod verify_email;
 
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
+pub use set_status::StatusSet;
 
 #[cfg(test)]
 mod fixtures {

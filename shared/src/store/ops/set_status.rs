@@ -33,27 +33,57 @@ impl Store {
         user: &UserId,
         status: UserStatus,
         now: Timestamp,
-    ) -> Result<Profile, StoreError> {
+    ) -> Result<StatusSet, StoreError> {
         if status == UserStatus::Deleted {
-            return self.delete_user(user, Deleter::Admin(admin), now).await;
+            let profile = self.delete_user(user, Deleter::Admin(admin), now).await?;
+            return Ok(StatusSet { profile, changed: true });
         }
         retrying!({
             let profile = self.get(keys::profile_key(user)).await?;
             let profile = visible(plan::old::<ProfileItem>(profile.as_ref())?.ok_or(StoreError::NotFound)?)?;
             if profile.status == status {
-                // Nothing to change, nothing written: the profile as it is.
-                return Ok(profile.into_domain());
+                // Nothing to change: nothing is written, but the write still
+                // checks, in one transaction, that the profile is as read and
+                // that the admin is active, as a change would.
+                self.transact(&unchanged_plan(self.table(), admin, &profile)?).await?;
+                return Ok(StatusSet {
+                    profile: profile.into_domain(),
+                    changed: false,
+                });
             }
             self.transact(&admin_plan(self.table(), admin, &profile, status, now)?)
                 .await?;
-            Ok(Profile {
-                status,
-                version: profile.version + 1,
-                updated_at: now,
-                ..profile.into_domain()
+            Ok(StatusSet {
+                profile: Profile {
+                    status,
+                    version: profile.version + 1,
+                    updated_at: now,
+                    ..profile.into_domain()
+                },
+                changed: true,
             })
         })
     }
+}
+
+/// What an admin's status change did.
+#[derive(Debug, Clone)]
+pub struct StatusSet {
+    /// The profile after it.
+    pub profile: Profile,
+    /// `false` when the user already had that status: nothing was written.
+    pub changed: bool,
+}
+
+/// A status the user already has: the profile as read, and the admin active.
+fn unchanged_plan(table: &str, admin: &UserId, profile: &ProfileItem) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    let check = plan::check(table, keys::profile_key(&profile.user_id), |x| {
+        x.eq(attr::VERSION, profile.version)
+    })?;
+    plan.push(check, read_moved);
+    push_acting_admin_check(&mut plan, table, admin)?;
+    Ok(plan)
 }
 
 /// The admin's change: the profile at the version read, and the admin active.
