@@ -288,8 +288,8 @@ pub const CHECK_EMAIL: Function = http(
     "GET",
     "/emails/availability",
     Access::User,
-    "Tells whether an address is free to add.",
-    &["GetItem"],
+    "Tells whether an address is free to add (a per-user daily limit).",
+    &["GetItem", "ConditionCheckItem", "PutItem"],
 );
 /// `GET /admin/users`: an admin finds an address's owner through GSI1.
 pub const FIND_USER_BY_EMAIL: Function = Function {

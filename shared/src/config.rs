@@ -121,6 +121,13 @@ pub const VERIFICATION_RESEND_INTERVAL_SECONDS: NumberVar = NumberVar {
     min: 1,
     max: 86_400,
 };
+/// Availability checks (`GET /emails/availability`) per user in a rolling 24 hours.
+pub const AVAILABILITY_CHECKS_PER_USER: NumberVar = NumberVar {
+    name: "AVAILABILITY_CHECKS_PER_USER",
+    default: 30,
+    min: 1,
+    max: 10_000,
+};
 /// The DynamoDB client's connect timeout.
 pub const DYNAMODB_CONNECT_TIMEOUT_MS: NumberVar = NumberVar {
     name: "DYNAMODB_CONNECT_TIMEOUT_MS",
@@ -265,6 +272,10 @@ pub const VARIABLES: &[Variable] = &[
         VERIFICATION_RESEND_INTERVAL_SECONDS,
         "a new code for the same address at most this often",
     ),
+    number_var(
+        AVAILABILITY_CHECKS_PER_USER,
+        "availability checks per user, rolling 24 h: past it 429 with Retry-After, so no user can enumerate which addresses have accounts",
+    ),
     text_var(
         "VERIFICATION_KEY_SECRET_ID",
         "(deployed)",
@@ -391,6 +402,8 @@ pub struct StoreConfig {
     pub max_codes_per_address: u32,
     /// A new code for the same address at most this often.
     pub resend_interval_seconds: i64,
+    /// Availability checks per user in a rolling 24 hours.
+    pub max_availability_checks: u32,
 }
 
 impl StoreConfig {
@@ -425,6 +438,7 @@ impl StoreConfig {
             max_wrong_codes_per_user: Self::DEFAULT_MAX_WRONG_CODES_PER_USER,
             max_codes_per_address: Self::DEFAULT_MAX_CODES_PER_ADDRESS,
             resend_interval_seconds: Self::RESEND_INTERVAL_SECONDS,
+            max_availability_checks: AVAILABILITY_CHECKS_PER_USER.default,
         }
     }
 
@@ -447,6 +461,7 @@ impl StoreConfig {
         )?;
         set(&mut c.max_wrong_codes_per_user, VERIFICATION_MAX_WRONG_CODES_PER_USER)?;
         set(&mut c.max_codes_per_address, VERIFICATION_MAX_CODES_PER_ADDRESS)?;
+        set(&mut c.max_availability_checks, AVAILABILITY_CHECKS_PER_USER)?;
         let set_seconds = |target: &mut i64, var| override_number(&lookup, target, var);
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;

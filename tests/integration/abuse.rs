@@ -327,3 +327,46 @@ async fn format_characters_are_refused_and_nothing_is_written() {
     assert!(app.post_confirmation("y", "vic\u{2060}tim@example.com").await.is_err());
     assert_eq!(app.item_count().await, before);
 }
+
+#[tokio::test]
+async fn availability_checks_stop_at_the_daily_limit_and_read_nothing_past_it() {
+    let app = TestApp::spawn_with(|c| c.max_availability_checks = 5).await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    // Five checks answer, whatever the address; the sixth is refused before any read.
+    for (i, address) in [
+        "grace@example.com",
+        "nobody@example.com",
+        "a@example.com",
+        "b@example.com",
+        "c@example.com",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let reply = app.check_email(ADA, address).await;
+        reply.assert_status(200);
+        assert_eq!(reply.body["available"], i != 0, "{address}");
+    }
+    let refused = app.check_email(ADA, "grace@example.com").await;
+    refused.assert_problem(429, "TOO_MANY_REQUESTS");
+    let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=86_400).contains(&wait), "{wait}");
+    assert!(refused.body.get("available").is_none(), "nothing read past the limit");
+    // Another user is not held back by Ada's checks.
+    app.check_email(ADMIN, "ada@example.com").await.assert_status(200);
+    // A day later the window has moved on.
+    app.clock.advance(86_400);
+    app.check_email(ADA, "grace@example.com").await.assert_status(200);
+    // Parallel checks cannot pass the limit: the counter is pinned in each write.
+    app.clock.advance(86_400);
+    let replies = futures::future::join_all((0..12).map(|i| {
+        let app = &app;
+        async move { app.check_email(ADA, &format!("p{i}@example.com")).await.status }
+    }))
+    .await;
+    let answered = replies.iter().filter(|s| **s == 200).count();
+    assert!(answered <= 5, "{replies:?}");
+    assert!(replies.iter().all(|s| [200, 429, 503].contains(s)), "{replies:?}");
+    app.assert_invariants().await;
+}

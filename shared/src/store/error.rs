@@ -199,6 +199,12 @@ pub enum StoreError {
     /// The admin acting is no longer an active user (checked inside the write).
     #[error("the acting admin's own account is not active")]
     AdminInactive,
+    /// Too many availability checks by this user in 24 hours.
+    #[error("too many availability checks")]
+    TooManyChecks {
+        /// Seconds until the window frees a check.
+        retry_after_secs: u64,
+    },
     /// Another reconcile run took the lease over: this one writes nothing more.
     #[error("another reconcile run holds the lease")]
     Superseded,

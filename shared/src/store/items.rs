@@ -242,6 +242,8 @@ pub enum Counter {
     WrongCodes,
     /// One user and one address: wrong codes, and when the user first added it.
     UserAddress,
+    /// Availability checks one user made, for any address.
+    AvailabilityChecks,
 }
 
 /// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.

@@ -90,6 +90,7 @@ const LIMIT_USER_PREFIX: &str = "LIMIT#USER#";
 const LIMIT_ADDRESS_PREFIX: &str = "LIMIT#ADDRESS#";
 const CODES_ISSUED_SK: &str = "CODES_ISSUED";
 const WRONG_CODES_SK: &str = "WRONG_CODES";
+const AVAILABILITY_CHECKS_SK: &str = "AVAILABILITY_CHECKS";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 
 /// `SK` prefix shared by every email record of a user.
@@ -164,6 +165,11 @@ pub fn codes_issued_key(address_hash: &str) -> Item {
 /// Key of the wrong codes one user sent, for any address.
 pub fn wrong_codes_key(user: &UserId) -> Item {
     key(format!("{LIMIT_USER_PREFIX}{user}"), WRONG_CODES_SK.to_owned())
+}
+
+/// Key of the availability checks one user made, for any address.
+pub fn availability_checks_key(user: &UserId) -> Item {
+    key(format!("{LIMIT_USER_PREFIX}{user}"), AVAILABILITY_CHECKS_SK.to_owned())
 }
 
 /// Key of what one user did with one address (first add, wrong codes), by its keyed hash.

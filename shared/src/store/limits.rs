@@ -35,6 +35,8 @@ pub struct Seen {
     pub wrong_codes: Option<LimitItem>,
     /// The user with the address: wrong codes, and when the user first added it.
     pub user_address: Option<LimitItem>,
+    /// The user's availability checks.
+    pub availability_checks: Option<LimitItem>,
 }
 
 impl Seen {
@@ -44,6 +46,7 @@ impl Seen {
             Counter::CodesIssued => self.codes_issued.as_ref(),
             Counter::WrongCodes => self.wrong_codes.as_ref(),
             Counter::UserAddress => self.user_address.as_ref(),
+            Counter::AvailabilityChecks => self.availability_checks.as_ref(),
         }
     }
 
@@ -53,6 +56,7 @@ impl Seen {
             Counter::CodesIssued => self.codes_issued = item,
             Counter::WrongCodes => self.wrong_codes = item,
             Counter::UserAddress => self.user_address = item,
+            Counter::AvailabilityChecks => self.availability_checks = item,
         }
     }
 }

@@ -83,22 +83,6 @@ impl Store {
         Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
     }
 
-    /// Whether `user` can add an address, for a caller who must have an
-    /// account: a deleted or unknown user is not found, as on every route. The
-    /// profile and the claim are read side by side: the same read units as
-    /// the claim alone plus one, and no extra wait.
-    pub async fn is_available_to(
-        &self,
-        user: &UserId,
-        email: &EmailAddress,
-        now: Timestamp,
-    ) -> Result<bool, StoreError> {
-        let (profile, available) = tokio::try_join!(self.get(keys::profile_key(user)), self.is_available(email, now))?;
-        let profile: Option<ProfileItem> = profile.map(items::from_item).transpose()?;
-        visible(profile.ok_or(StoreError::NotFound)?)?;
-        Ok(available)
-    }
-
     /// Whether a sign-up with the address must be refused: only when its owner
     /// verified it. An unverified claim never blocks a sign-up (the confirmed
     /// sign-up takes it over), so no one can squat an address they cannot verify.

@@ -227,7 +227,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("Query", 1), ("TransactWriteItems", 1)],
             "Exception: the partition is read first (every record and claim to release), then one transaction.",
         ),
-        "check-email" => (&[("GetItem", 1)], "One read: the address's claim, by key."),
+        "check-email" => (
+            &[("GetItem", 2), ("TransactWriteItems", 1)],
+            "Exception: the caller's counter of checks is read first (the write pins its version), then one transaction (the caller's profile is there, the check counted), then the address's claim.",
+        ),
         "find-user-by-email" => (
             &[("GetItem", 1), ("Query", 2)],
             "Three reads: the admin's own profile, GSI1 for the address, then the owner's partition (GSI1 projects no profile).",

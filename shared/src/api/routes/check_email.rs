@@ -22,7 +22,7 @@ async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, 
     let email = query_param(&req, "email", EmailAddress::parse)?;
     let available = app
         .store
-        .is_available_to(&caller.user_id, &email, app.clock.now())
+        .check_availability(&caller.user_id, &email, app.clock.now())
         .await?;
     response::json(StatusCode::OK, &json!({ "email": email, "available": available }))
 }

@@ -110,6 +110,13 @@ impl From<&StoreError> for Problem {
                 "Too many codes were asked for this address. Wait the Retry-After seconds.",
             )
             .retry_after(retry_after_secs),
+            &E::TooManyChecks { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many availability checks. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
             E::Contended | E::Unavailable(_) => Self::unavailable(),
             E::Dynamo(_)
             | E::UnexpectedCancellation(_)
@@ -150,6 +157,7 @@ mod tests {
             StoreError::VerificationExpired,
             StoreError::TooManyAttempts { retry_after_secs: 5 },
             StoreError::TooManyRequests { retry_after_secs: 5 },
+            StoreError::TooManyChecks { retry_after_secs: 5 },
             StoreError::NoVerificationKey,
             StoreError::Contended,
             StoreError::Unavailable(dynamo()),
@@ -177,6 +185,7 @@ mod tests {
                 | StoreError::VerificationExpired
                 | StoreError::TooManyAttempts { .. }
                 | StoreError::TooManyRequests { .. }
+                | StoreError::TooManyChecks { .. }
                 | StoreError::NoVerificationKey
                 | StoreError::Contended
                 | StoreError::Unavailable(_)

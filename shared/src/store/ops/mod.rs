@@ -7,6 +7,7 @@ mod claim;
 mod profile;
 
 mod add_email;
+mod check_availability;
 mod create_user;
 mod delete_user;
 mod issue_code;
