@@ -104,9 +104,7 @@ impl App {
         }
         let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
-        // Only the function that lists the pool's users (the reconcile) reads
-        // these settings: a bad value fails its init alone.
-        let reconcile = if function.cognito_actions.contains(&"ListUsers") {
+        let reconcile = if function.runs_the_reconcile() {
             ReconcileConfig::from_lookup(lookup)?
         } else {
             ReconcileConfig::default()

@@ -443,6 +443,12 @@ pub const FUNCTIONS: &[Function] = &[
 ];
 
 impl Function {
+    /// Whether it runs the reconcile's pass (it lists the pool's users), and so
+    /// reads the pass's settings; its init is the only one they can fail.
+    pub fn runs_the_reconcile(&self) -> bool {
+        self.cognito_actions.contains(&"ListUsers")
+    }
+
     /// Who may call it; Cognito triggers are called by Cognito alone.
     pub const fn access(&self) -> Access {
         match self.trigger {

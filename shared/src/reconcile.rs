@@ -20,8 +20,6 @@ use uuid::Uuid;
 
 use crate::domain::{Timestamp, UserId};
 
-/// Users per ListUsers call: Cognito's maximum.
-pub const LIST_PAGE: i32 = crate::identity::LIST_USERS_PAGE;
 /// A partition of phase two holds about this many users at most: its table
 /// subs are held in memory, and a run that stops inside one redoes it.
 pub const PARTITION_TARGET: u64 = 8_000;
@@ -154,6 +152,9 @@ pub enum Snapshot {
     Deleted,
 }
 
+/// Bytes a packed sub takes in a snapshot chunk.
+pub const SUB_BYTES: usize = 16;
+
 /// Subs as a chunk stores them: 16 big-endian bytes each.
 pub fn pack(subs: &[Sub]) -> Vec<u8> {
     subs.iter().flat_map(|s| s.0.to_be_bytes()).collect()
@@ -161,14 +162,14 @@ pub fn pack(subs: &[Sub]) -> Vec<u8> {
 
 /// A chunk's subs; `None` if its length is not a whole number of subs.
 pub fn unpack(bytes: &[u8]) -> Option<Vec<Sub>> {
-    let chunks = bytes.chunks_exact(16);
+    let chunks = bytes.chunks_exact(SUB_BYTES);
     if !chunks.remainder().is_empty() {
         return None;
     }
     Some(
         chunks
             .map(|c| {
-                let mut raw = [0u8; 16];
+                let mut raw = [0u8; SUB_BYTES];
                 raw.copy_from_slice(c);
                 Sub(u128::from_be_bytes(raw))
             })

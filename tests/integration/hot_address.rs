@@ -121,14 +121,7 @@ async fn a_flood_for_one_address_gets_its_daily_codes_and_no_more_and_other_addr
     let mut capped = false;
     for wave in 0..3 * cap {
         app.clock.advance(61);
-        let resends = (0..FLOOD).map(|_| {
-            let (app, id) = (Arc::clone(&app), victim_id.clone());
-            tokio::spawn(async move { app.send_verification(MALLORY, &id).await })
-        });
-        let crowd = CROWD.iter().map(|user| {
-            let app = Arc::clone(&app);
-            tokio::spawn(async move { app.add_email(user, VICTIM).await })
-        });
+        let (resends, crowd) = flood(&app, &victim_id);
         let own = format!("ada.w{wave}@example.com");
         let ada = {
             let (app, own) = (Arc::clone(&app), own.clone());
@@ -344,14 +337,7 @@ async fn throttling_on_one_addresses_counter_fails_only_that_addresses_requests(
     // The victim's counter is over its partition's throughput from now on.
     throttle.on.store(true, Ordering::SeqCst);
     let passed_before = throttle.passed.load(Ordering::SeqCst);
-    let resends = (0..FLOOD).map(|_| {
-        let (app, id) = (Arc::clone(&app), victim_id.clone());
-        tokio::spawn(async move { app.send_verification(MALLORY, &id).await })
-    });
-    let crowd = CROWD.iter().map(|user| {
-        let app = Arc::clone(&app);
-        tokio::spawn(async move { app.add_email(user, VICTIM).await })
-    });
+    let (resends, crowd) = flood(&app, &victim_id);
     let ada = {
         let app = Arc::clone(&app);
         tokio::spawn(async move { app.add_email(ADA, "ada.work@example.com").await })
@@ -360,7 +346,7 @@ async fn throttling_on_one_addresses_counter_fails_only_that_addresses_requests(
         let (app, id) = (Arc::clone(&app), grace_id.clone());
         tokio::spawn(async move { app.send_verification(GRACE, &id).await })
     };
-    let flooded: Vec<Reply> = join_all(resends.chain(crowd))
+    let flooded: Vec<Reply> = join_all(resends.into_iter().chain(crowd))
         .await
         .into_iter()
         .map(Result::unwrap)
@@ -434,4 +420,25 @@ async fn cast(app: &TestApp) -> (String, String) {
         app.add_address(MALLORY, VICTIM).await,
         app.add_address(GRACE, GRACE_WORK).await,
     )
+}
+
+type Spawned = Vec<tokio::task::JoinHandle<Reply>>;
+
+/// One wave of the flood, started at once: Mallory's resends to the victim's
+/// address and the crowd's adds of it.
+fn flood(app: &Arc<TestApp>, victim_id: &str) -> (Spawned, Spawned) {
+    let resends = (0..FLOOD)
+        .map(|_| {
+            let (app, id) = (Arc::clone(app), victim_id.to_owned());
+            tokio::spawn(async move { app.send_verification(MALLORY, &id).await })
+        })
+        .collect();
+    let crowd = CROWD
+        .iter()
+        .map(|user| {
+            let app = Arc::clone(app);
+            tokio::spawn(async move { app.add_email(user, VICTIM).await })
+        })
+        .collect();
+    (resends, crowd)
 }

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use user_service::{identity, reconcile};
 
 /// The price book and the committed measurements, compiled in: one file to
 /// update when AWS changes a price.
@@ -26,10 +27,9 @@ const DAYS_PER_MONTH: f64 = HOURS_PER_MONTH / 24.0;
 /// AWS's GB in storage and ingestion prices.
 const GB: f64 = 1_073_741_824.0;
 
-/// The sweep's design constants (/tmp/design/reconcile.md, `user_service::sweep`).
-const LIST_PAGE: f64 = 60.0;
-const PARTITION_TARGET: f64 = 8_000.0;
-const SUB_BYTES: f64 = 16.0;
+/// The sweep's constants, as the function has them.
+const LIST_PAGE: f64 = identity::LIST_USERS_PAGE as f64;
+const SUB_BYTES: f64 = reconcile::SUB_BYTES as f64;
 
 /// One price as the data file gives it.
 #[derive(Debug, Clone)]
@@ -500,13 +500,8 @@ pub(crate) fn cognito(mau: f64, tier: Tier, prices: &Prices) -> f64 {
 /// The sweep at `users`: one pass by the design's arithmetic, times the
 /// passes a month, and the scheduled runs with nothing to do.
 pub(crate) fn sweep(users: f64, p: &Profile, s: &Stack, prices: &Prices) -> Sweep {
-    let partitions = if users < PARTITION_TARGET {
-        1.0
-    } else if users < 16.0 * PARTITION_TARGET {
-        16.0
-    } else {
-        256.0
-    };
+    // As the function cuts the sub space.
+    let partitions = f64::from(reconcile::partition_count(reconcile::prefix_digits(users as u64)));
     let per_partition = users / partitions;
     let list_users_calls = partitions * (per_partition / LIST_PAGE).ceil().max(1.0);
     let passes = DAYS_PER_MONTH * 24.0 / s.sweep_interval_hours;

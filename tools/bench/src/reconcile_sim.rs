@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt::Write as _;
-use user_service::{catalog, config, reconcile};
+use user_service::{catalog, config, identity, reconcile};
 
 /// Everything the simulation assumes. The defaults are reconcile-users'
 /// configuration (the design's constants and the quotas' defaults); the
@@ -57,7 +57,7 @@ pub(crate) struct Params {
     pub(crate) write_s: f64,
     /// One Query page (1 MB) of a partition's chunks.
     pub(crate) chunk_page_s: f64,
-    /// Users per ListUsers call (LIST_PAGE).
+    /// Users per ListUsers call (`identity::LIST_USERS_PAGE`).
     pub(crate) list_page: u64,
     /// A partition holds at most this many users (PARTITION_TARGET) ...
     pub(crate) partition_target: u64,
@@ -121,7 +121,7 @@ impl Default for Params {
             chunk_write_s: 0.05,
             write_s: 0.01,
             chunk_page_s: 0.05,
-            list_page: u64::try_from(reconcile::LIST_PAGE).unwrap_or(60),
+            list_page: u64::try_from(identity::LIST_USERS_PAGE).unwrap_or(60),
             partition_target: reconcile::PARTITION_TARGET,
             max_prefix_digits: reconcile::MAX_PREFIX_DIGITS as u32,
             list_latency_s: 0.15,

@@ -149,8 +149,7 @@ fn environment(y: &mut Yaml, f: &Function) {
             (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
         ]);
     }
-    // The function that lists the pool's users is the reconcile: its settings.
-    if f.cognito_actions.contains(&"ListUsers") {
+    if f.runs_the_reconcile() {
         variables.extend([
             (config::RECONCILE_INTERVAL_HOURS.name, "!Ref ReconcileIntervalHours"),
             (

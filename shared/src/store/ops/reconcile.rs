@@ -87,7 +87,10 @@ impl Store {
             ),
             x.eq(reconcile_attr::LEASE_OWNER, run),
         );
-        match self.update_checkpoint(&x, &update, free, ReturnValue::AllNew).await? {
+        match self
+            .update_checkpoint(&x, &update, Some(free), ReturnValue::AllNew)
+            .await?
+        {
             Some(attributes) => {
                 let requests = attributes
                     .as_ref()
@@ -114,15 +117,7 @@ impl Store {
         );
         // The first request finds no count yet.
         let update = Update::default().set(format!("{count} = if_not_exists({count}, {zero}) + {one}"));
-        let request = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(keys::reconcile_checkpoint_key()))
-            .update_expression(update.text())
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none());
-        send_by_deadline!(&self.client, request)?;
+        self.update_checkpoint(&x, &update, None, ReturnValue::None).await?;
         Ok(())
     }
 
@@ -140,19 +135,22 @@ impl Store {
                 .remove(x.name(reconcile_attr::LEASE_UNTIL));
         }
         let held = x.eq(reconcile_attr::LEASE_OWNER, run);
-        match self.update_checkpoint(&x, &update, held, ReturnValue::None).await? {
+        match self
+            .update_checkpoint(&x, &update, Some(held), ReturnValue::None)
+            .await?
+        {
             Some(_) => Ok(()),
             None => Err(StoreError::Superseded),
         }
     }
 
-    /// One conditioned UpdateItem of the checkpoint item: the attributes
-    /// `returning` asks for, or `None` when `condition` failed.
+    /// One UpdateItem of the checkpoint item: the attributes `returning` asks
+    /// for, or `None` when `condition` (if any) failed.
     async fn update_checkpoint(
         &self,
         x: &Expr,
         update: &Update,
-        condition: String,
+        condition: Option<String>,
         returning: ReturnValue,
     ) -> Result<Option<Option<Item>>, StoreError> {
         let request = self
@@ -161,7 +159,7 @@ impl Store {
             .table_name(self.table())
             .set_key(Some(keys::reconcile_checkpoint_key()))
             .update_expression(update.text())
-            .condition_expression(condition)
+            .set_condition_expression(condition)
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none())
             .return_values(returning);
