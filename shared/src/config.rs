@@ -107,12 +107,31 @@ pub const VERIFICATION_MAX_WRONG_CODES_PER_USER: NumberVar = NumberVar {
     min: 1,
     max: 1_000,
 };
-/// Codes issued per address (adds and resends, by anyone) in a rolling 24 hours.
+/// Codes issued per address (adds and resends, by anyone) in a rolling 24 hours,
+/// past each requester's first two, which this count never refuses.
 pub const VERIFICATION_MAX_CODES_PER_ADDRESS: NumberVar = NumberVar {
     name: "VERIFICATION_MAX_CODES_PER_ADDRESS",
     default: 10,
     min: 1,
     max: 1_000,
+};
+/// A user's codes for one address that the address's count never refuses, so a
+/// stranger's codes cannot keep the owner from adding and verifying it: the code
+/// an add sends and one resend.
+pub const CODES_NEVER_CROWDED_OUT: u32 = 2;
+/// Codes one user may have sent to one address in a rolling 24 hours.
+pub const VERIFICATION_MAX_CODES_PER_USER_ADDRESS: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_CODES_PER_USER_ADDRESS",
+    default: 5,
+    min: 1,
+    max: 1_000,
+};
+/// Codes one user may have sent, to any addresses, in a rolling 24 hours.
+pub const VERIFICATION_MAX_CODES_PER_USER: NumberVar = NumberVar {
+    name: "VERIFICATION_MAX_CODES_PER_USER",
+    default: 30,
+    min: 1,
+    max: 10_000,
 };
 /// A new code for the same address at most this often.
 pub const VERIFICATION_RESEND_INTERVAL_SECONDS: NumberVar = NumberVar {
@@ -266,7 +285,15 @@ pub const VARIABLES: &[Variable] = &[
     ),
     number_var(
         VERIFICATION_MAX_CODES_PER_ADDRESS,
-        "codes issued per address (adds and resends, by anyone), rolling 24 h",
+        "codes issued per address (adds and resends, by anyone), rolling 24 h; never refuses a user's first two codes for the address",
+    ),
+    number_var(
+        VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
+        "codes one user may have sent to one address, rolling 24 h",
+    ),
+    number_var(
+        VERIFICATION_MAX_CODES_PER_USER,
+        "codes one user may have sent to any addresses, rolling 24 h",
     ),
     number_var(
         VERIFICATION_RESEND_INTERVAL_SECONDS,
@@ -398,8 +425,13 @@ pub struct StoreConfig {
     pub max_wrong_codes_per_address: u32,
     /// Wrong codes allowed per user in a rolling 24 hours.
     pub max_wrong_codes_per_user: u32,
-    /// Codes issued per address (adds and resends, by anyone) in a rolling 24 hours.
+    /// Codes issued per address (adds and resends, by anyone) in a rolling 24
+    /// hours, past each requester's first [`CODES_NEVER_CROWDED_OUT`].
     pub max_codes_per_address: u32,
+    /// Codes one user may have sent to one address in a rolling 24 hours.
+    pub max_codes_per_user_address: u32,
+    /// Codes one user may have sent, to any addresses, in a rolling 24 hours.
+    pub max_codes_per_user: u32,
     /// A new code for the same address at most this often.
     pub resend_interval_seconds: i64,
     /// Availability checks per user in a rolling 24 hours.
@@ -423,6 +455,10 @@ impl StoreConfig {
     pub const DEFAULT_MAX_WRONG_CODES_PER_USER: u32 = VERIFICATION_MAX_WRONG_CODES_PER_USER.default;
     /// Codes per address a day unless configured.
     pub const DEFAULT_MAX_CODES_PER_ADDRESS: u32 = VERIFICATION_MAX_CODES_PER_ADDRESS.default;
+    /// Codes one user may send to one address a day unless configured.
+    pub const DEFAULT_MAX_CODES_PER_USER_ADDRESS: u32 = VERIFICATION_MAX_CODES_PER_USER_ADDRESS.default;
+    /// Codes one user may send a day unless configured.
+    pub const DEFAULT_MAX_CODES_PER_USER: u32 = VERIFICATION_MAX_CODES_PER_USER.default;
     /// The pause between two codes for one address unless configured.
     pub const RESEND_INTERVAL_SECONDS: i64 = VERIFICATION_RESEND_INTERVAL_SECONDS.default as i64;
 
@@ -437,6 +473,8 @@ impl StoreConfig {
             max_wrong_codes_per_address: Self::DEFAULT_MAX_WRONG_CODES_PER_ADDRESS,
             max_wrong_codes_per_user: Self::DEFAULT_MAX_WRONG_CODES_PER_USER,
             max_codes_per_address: Self::DEFAULT_MAX_CODES_PER_ADDRESS,
+            max_codes_per_user_address: Self::DEFAULT_MAX_CODES_PER_USER_ADDRESS,
+            max_codes_per_user: Self::DEFAULT_MAX_CODES_PER_USER,
             resend_interval_seconds: Self::RESEND_INTERVAL_SECONDS,
             max_availability_checks: AVAILABILITY_CHECKS_PER_USER.default,
         }
@@ -461,6 +499,11 @@ impl StoreConfig {
         )?;
         set(&mut c.max_wrong_codes_per_user, VERIFICATION_MAX_WRONG_CODES_PER_USER)?;
         set(&mut c.max_codes_per_address, VERIFICATION_MAX_CODES_PER_ADDRESS)?;
+        set(
+            &mut c.max_codes_per_user_address,
+            VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
+        )?;
+        set(&mut c.max_codes_per_user, VERIFICATION_MAX_CODES_PER_USER)?;
         set(&mut c.max_availability_checks, AVAILABILITY_CHECKS_PER_USER)?;
         let set_seconds = |target: &mut i64, var| override_number(&lookup, target, var);
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
@@ -672,6 +715,8 @@ mod tests {
             VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
             VERIFICATION_MAX_WRONG_CODES_PER_USER,
             VERIFICATION_MAX_CODES_PER_ADDRESS,
+            VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
+            VERIFICATION_MAX_CODES_PER_USER,
             VERIFICATION_RESEND_INTERVAL_SECONDS,
         ];
         let timeouts = [

@@ -113,22 +113,54 @@ async fn resending_does_not_buy_more_guesses_or_codes() {
     app.assert_invariants().await;
 }
 
+/// Strangers who hold an address's count of codes full, and the owner after them.
+const STRANGERS: [&str; 3] = [
+    MALLORY,
+    "5a0d4c8b-6666-4f70-9b82-93a4b5c6d748",
+    "6b1e5d9c-7777-4a81-8c93-a4b5c6d7e859",
+];
+const OWNER: &str = "7c2f6eab-8888-4b92-9da4-b5c6d7e8f96a";
+
+/// Codes one account gets sent to an address, by adding it and resending
+/// (a minute apart) until refused; the refusal is returned with the count.
+async fn codes_until_refused(app: &TestApp, sub: &str, address: &str) -> (u32, Reply) {
+    app.clock.advance(61);
+    let added = app.add_email(sub, address).await;
+    if added.status != 201 {
+        return (0, added);
+    }
+    let id = added.body["emailId"].as_str().unwrap().to_owned();
+    let mut sent = 1;
+    loop {
+        app.clock.advance(61);
+        let reply = app.send_verification(sub, &id).await;
+        if reply.status != 202 {
+            return (sent, reply);
+        }
+        sent += 1;
+    }
+}
+
 #[tokio::test]
-async fn an_address_gets_at_most_ten_codes_a_day() {
+async fn one_account_sends_an_address_it_does_not_own_five_codes_a_day() {
     let app = TestApp::spawn_with(|c| c.verification_ttl_seconds = 86_400).await;
     app.sign_up(MALLORY, "mallory@example.com").await;
-    let id = app.add_address(MALLORY, VICTIM).await;
-    for _ in 1..StoreConfig::DEFAULT_MAX_CODES_PER_ADDRESS {
-        app.clock.advance(61);
-        app.send_verification(MALLORY, &id).await.assert_status(202);
-    }
-    app.clock.advance(61);
-    let refused = app.send_verification(MALLORY, &id).await;
+    let (sent, refused) = codes_until_refused(&app, MALLORY, VICTIM).await;
+    assert_eq!(sent, StoreConfig::DEFAULT_MAX_CODES_PER_USER_ADDRESS);
     refused.assert_problem(429, "TOO_MANY_REQUESTS");
-    let elapsed = 61 * u64::from(StoreConfig::DEFAULT_MAX_CODES_PER_ADDRESS);
+    let elapsed = 61 * u64::from(StoreConfig::DEFAULT_MAX_CODES_PER_USER_ADDRESS);
     // The first code (at the add) leaves the window 24 h after it was issued.
     assert_eq!(retry_after(&refused), 86_400 - elapsed);
-    // Removing and adding the address again is an issued code too.
+    // Removing and adding the address again is a code too.
+    let id = app.list_emails(MALLORY).await.body["emails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["email"] == VICTIM)
+        .unwrap()["emailId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     app.remove_email(MALLORY, &id).await.assert_status(204);
     app.add_email(MALLORY, VICTIM)
         .await
@@ -136,6 +168,89 @@ async fn an_address_gets_at_most_ten_codes_a_day() {
     // Rolling: once the first code is 24 h old, one more may go out.
     app.clock.advance(retry_after(&refused).try_into().unwrap());
     app.add_email(MALLORY, VICTIM).await.assert_status(201);
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn strangers_codes_never_lock_the_owner_out_and_the_inbox_gets_ten_plus_two_an_account() {
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let app = TestApp::spawn_with(|c| c.verification_ttl_seconds = 120).await;
+    for (i, stranger) in STRANGERS.iter().enumerate() {
+        app.sign_up(stranger, &format!("stranger{i}@example.com")).await;
+    }
+    app.sign_up(OWNER, "owner.first@example.com").await;
+    let per_address = StoreConfig::DEFAULT_MAX_CODES_PER_ADDRESS;
+    let per_pair = StoreConfig::DEFAULT_MAX_CODES_PER_USER_ADDRESS;
+    let never_crowded_out = user_service::config::CODES_NEVER_CROWDED_OUT;
+
+    // Two strangers fill the address's count: five codes each, the pair's cap.
+    let mut mails = 0;
+    for stranger in &STRANGERS[..2] {
+        let (sent, refused) = codes_until_refused(&app, stranger, VICTIM).await;
+        refused.assert_problem(429, "TOO_MANY_REQUESTS");
+        assert_eq!(sent, per_pair);
+        mails += sent;
+        // Their claims lapse (a 2-minute hold here) so the next can add it.
+        app.clock.advance(121);
+    }
+    assert_eq!(mails, per_address, "the address's count is full");
+
+    // A third account still gets its first two codes, and no more.
+    let (sent, refused) = codes_until_refused(&app, STRANGERS[2], VICTIM).await;
+    assert_eq!(sent, never_crowded_out);
+    refused.assert_problem(429, "TOO_MANY_REQUESTS");
+    mails += sent;
+    assert_eq!(mails, per_address + never_crowded_out, "ten, then two an account");
+    // Each of those two codes allows one guess, not five: more accounts buy a
+    // stranger more mails to the owner, not more guesses.
+    let theirs = app.list_emails(STRANGERS[2]).await.body["emails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["email"] == VICTIM)
+        .unwrap()["emailId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let right = logs.code_for(&theirs);
+    let guess = app.verify_email(STRANGERS[2], &theirs, &wrong(&right)).await;
+    guess.assert_problem(400, "VERIFICATION_FAILED");
+    assert_eq!(guess.body["attemptsLeft"], 0);
+    app.verify_email(STRANGERS[2], &theirs, &right)
+        .await
+        .assert_problem(429, "TOO_MANY_ATTEMPTS");
+    app.clock.advance(121);
+
+    // The owner adds the address, gets a code, and verifies it: the
+    // strangers' fifteen codes did not count against them.
+    app.clock.advance(61);
+    let id = app.add_address(OWNER, VICTIM).await;
+    let verified = app.verify_email(OWNER, &id, &logs.code_for(&id)).await;
+    verified.assert_status(200);
+    assert_eq!(verified.body["isVerified"], true);
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn one_account_sends_thirty_codes_a_day_over_every_address() {
+    let app = TestApp::spawn().await;
+    app.sign_up(MALLORY, "mallory@example.com").await;
+    let per_user = StoreConfig::DEFAULT_MAX_CODES_PER_USER;
+    // A new address each time, removed again to stay under the addresses cap.
+    for i in 0..per_user {
+        let id = app.add_address(MALLORY, &format!("target{i}@example.com")).await;
+        app.remove_email(MALLORY, &id).await.assert_status(204);
+    }
+    let refused = app.add_email(MALLORY, "one.more@example.com").await;
+    refused.assert_problem(429, "TOO_MANY_REQUESTS");
+    assert!(
+        retry_after(&refused) > 86_000,
+        "the first of the thirty leaves in a day"
+    );
+    // Nothing was written for the refused add: the address is free for others.
+    app.sign_up(OWNER, "owner@example.com").await;
+    app.add_email(OWNER, "one.more@example.com").await.assert_status(201);
     app.assert_invariants().await;
 }
 

@@ -170,7 +170,12 @@ async fn an_admin_delete_of_a_user_with_the_most_addresses_fits_one_transaction(
     // 1 profile + 49 records + 49 claims + the acting admin's check: 100 items,
     // DynamoDB's limit for one TransactWriteItems.
     let cap = user_service::config::StoreConfig::MAX_EMAILS_CAP;
-    let app = TestApp::spawn_with(|c| c.max_emails_per_user = cap).await;
+    let app = TestApp::spawn_with(|c| {
+        c.max_emails_per_user = cap;
+        // 48 adds in a day: past the default 30 codes a user may have sent.
+        c.max_codes_per_user = cap;
+    })
+    .await;
     app.sign_up(ADA, "ada@example.com").await;
     app.sign_up(ADMIN, "grace@example.com").await;
     let ada = UserId::parse(ADA).unwrap();

@@ -9,7 +9,7 @@
 
 use proptest::prelude::*;
 use proptest_state_machine::ReferenceStateMachine;
-use user_service::config::StoreConfig;
+use user_service::config::{CODES_NEVER_CROWDED_OUT, StoreConfig};
 
 pub(crate) const USERS: usize = 3;
 /// Shared addresses: every user may try every one, so claims collide often.
@@ -293,6 +293,8 @@ pub(crate) struct Snapshot {
     /// The holder each address's claim names.
     pub(crate) claims: [Option<usize>; ADDRS],
     pub(crate) codes_issued: [Vec<i64>; ADDRS],
+    pub(crate) codes_requested: [[Vec<i64>; ADDRS]; USERS],
+    pub(crate) codes_sent: [Vec<i64>; USERS],
     pub(crate) wrong_codes: [Vec<i64>; USERS],
     pub(crate) user_address: [[UserAddress; ADDRS]; USERS],
 }
@@ -306,7 +308,15 @@ impl Snapshot {
                 self.wrong_codes[u], expected.wrong_codes[u],
                 "wrong codes of user {u} {when}"
             );
+            assert_eq!(
+                self.codes_sent[u], expected.codes_sent[u],
+                "codes sent by user {u} {when}"
+            );
             for a in 0..ADDRS {
+                assert_eq!(
+                    self.codes_requested[u][a], expected.codes_requested[u][a],
+                    "codes user {u} sent to address {a} {when}"
+                );
                 assert_eq!(
                     self.user_address[u][a], expected.user_address[u][a],
                     "counter of user {u} and address {a} {when}"
@@ -332,6 +342,8 @@ pub(crate) struct Model {
     pub(crate) users: [Option<User>; USERS],
     pub(crate) records: [Option<Record>; ADDRS],
     pub(crate) codes_issued: [Vec<i64>; ADDRS],
+    pub(crate) codes_requested: [[Vec<i64>; ADDRS]; USERS],
+    pub(crate) codes_sent: [Vec<i64>; USERS],
     pub(crate) wrong_codes: [Vec<i64>; USERS],
     pub(crate) user_address: [[UserAddress; ADDRS]; USERS],
     /// The outcome the last transition must have had.
@@ -372,6 +384,8 @@ pub(crate) fn tight() -> StoreConfig {
         max_wrong_codes_per_address: 3,
         max_wrong_codes_per_user: 4,
         max_codes_per_address: 3,
+        max_codes_per_user_address: 3,
+        max_codes_per_user: 4,
         resend_interval_seconds: 60,
         ..StoreConfig::new("model")
     }
@@ -387,6 +401,8 @@ pub(crate) fn mixed() -> StoreConfig {
         max_wrong_codes_per_address: 4,
         max_wrong_codes_per_user: 6,
         max_codes_per_address: 4,
+        max_codes_per_user_address: 3,
+        max_codes_per_user: 6,
         resend_interval_seconds: 120,
         ..StoreConfig::new("model")
     }
@@ -402,6 +418,8 @@ pub(crate) fn guesses() -> StoreConfig {
         max_wrong_codes_per_address: 2,
         max_wrong_codes_per_user: 3,
         max_codes_per_address: 2,
+        max_codes_per_user_address: 3,
+        max_codes_per_user: 5,
         resend_interval_seconds: 60,
         ..StoreConfig::new("model")
     }
@@ -420,6 +438,8 @@ impl Model {
             users: Default::default(),
             records: Default::default(),
             codes_issued: Default::default(),
+            codes_requested: Default::default(),
+            codes_sent: Default::default(),
             wrong_codes: Default::default(),
             user_address: Default::default(),
             expected: Ok(Value::Done),
@@ -442,6 +462,8 @@ impl Model {
             records: self.records.clone(),
             claims: std::array::from_fn(|a| self.records[a].as_ref().map(|r| r.owner)),
             codes_issued: std::array::from_fn(|a| recent(&self.codes_issued[a], now)),
+            codes_requested: std::array::from_fn(|u| std::array::from_fn(|a| recent(&self.codes_requested[u][a], now))),
+            codes_sent: std::array::from_fn(|u| recent(&self.codes_sent[u], now)),
             wrong_codes: std::array::from_fn(|u| recent(&self.wrong_codes[u], now)),
             user_address,
         }
@@ -619,6 +641,37 @@ impl Model {
         self.profile_value(user)
     }
 
+    /// The daily caps on codes: the requester's, the pair's, and the address's
+    /// past the requester's first codes there.
+    fn admit_code(&self, user: usize, addr: usize) -> Result<(), Fail> {
+        let (now, c) = (self.now, &self.config);
+        admit(&self.codes_sent[user], c.max_codes_per_user, now).map_err(Fail::TooManyRequests)?;
+        let mine = &self.codes_requested[user][addr];
+        admit(mine, c.max_codes_per_user_address, now).map_err(Fail::TooManyRequests)?;
+        if recent(mine, now).len() >= CODES_NEVER_CROWDED_OUT as usize {
+            admit(&self.codes_issued[addr], c.max_codes_per_address, now).map_err(Fail::TooManyRequests)?;
+        }
+        Ok(())
+    }
+
+    /// Wrong codes spent on a new code before it is sent: all but one once the
+    /// address's count is full.
+    fn attempts_spent(&self, addr: usize) -> u32 {
+        let full = recent(&self.codes_issued[addr], self.now).len() >= self.config.max_codes_per_address as usize;
+        if full {
+            self.config.verification_max_attempts - 1
+        } else {
+            0
+        }
+    }
+
+    fn count_code(&mut self, user: usize, addr: usize) {
+        let now = self.now;
+        self.codes_issued[addr].push(now);
+        self.codes_requested[user][addr].push(now);
+        self.codes_sent[user].push(now);
+    }
+
     fn add_email(&mut self, user: usize, addr: usize) -> Outcome {
         let now = self.now;
         if let Some(fail) = self.refusal(user) {
@@ -629,7 +682,7 @@ impl Model {
             Some(r) if r.verified || r.claim_live(now) => return Err(Fail::EmailTaken),
             _ => {}
         }
-        admit(&self.codes_issued[addr], self.config.max_codes_per_address, now).map_err(Fail::TooManyRequests)?;
+        self.admit_code(user, addr)?;
         if self.user_mut(user).email_count >= self.config.max_emails_per_user {
             return Err(Fail::LimitReached);
         }
@@ -638,7 +691,8 @@ impl Model {
         // The hold runs from the first add in the last 24 hours.
         let first_added = window.first_added_at.filter(|f| f + WINDOW > now).unwrap_or(now);
         window.first_added_at = Some(first_added);
-        self.codes_issued[addr].push(now);
+        let attempts = self.attempts_spent(addr);
+        self.count_code(user, addr);
         self.records[addr] = Some(Record {
             owner: user,
             primary: false,
@@ -647,7 +701,7 @@ impl Model {
             created_at: now,
             code: Some(Code {
                 expires_at: now + self.config.code_ttl_seconds,
-                attempts: 0,
+                attempts,
                 sent_at: now,
             }),
             claim_expires_at: Some(first_added + self.config.verification_ttl_seconds),
@@ -663,7 +717,7 @@ impl Model {
             return Err(Fail::AlreadyVerified);
         }
         let sent_at = record.code.as_ref().map(|c| c.sent_at);
-        admit(&self.codes_issued[addr], self.config.max_codes_per_address, now).map_err(Fail::TooManyRequests)?;
+        self.admit_code(user, addr)?;
         if let Some(fail) = self.refusal(user) {
             return Err(fail);
         }
@@ -671,12 +725,13 @@ impl Model {
         if let Some(sent) = sent_at.filter(|sent| *sent > now - interval) {
             return Err(Fail::TooManyRequests(secs(now, sent + interval).max(1)));
         }
-        self.codes_issued[addr].push(now);
+        let attempts = self.attempts_spent(addr);
+        self.count_code(user, addr);
         let expires_at = now + self.config.code_ttl_seconds;
         if let Some(r) = self.records[addr].as_mut() {
             r.code = Some(Code {
                 expires_at,
-                attempts: 0,
+                attempts,
                 sent_at: now,
             });
         }

@@ -86,3 +86,43 @@ fn a_repeated_update_at_a_stale_version_is_refused() {
         ],
     );
 }
+
+/// Once an address's count of codes is full, a newcomer still gets its first
+/// codes, each with one attempt: a wrong one spends it, a resend gives another
+/// single attempt, and the right code verifies.
+#[test]
+fn a_code_past_the_addresss_count_is_sent_with_one_attempt() {
+    use Transition::*;
+    let (stranger, owner, addr) = (0, 1, 2);
+    let sign_up = |user, addr| SignUp {
+        user,
+        addr,
+        spelling: Spelling::Lower,
+    };
+    let add = |user| AddEmail {
+        user,
+        addr,
+        spelling: Spelling::Lower,
+    };
+    let verify = |user, right_code| Verify { user, addr, right_code };
+    replay(
+        tight(),
+        vec![
+            sign_up(stranger, 0),
+            sign_up(owner, 1),
+            // The stranger fills the address's count (3 a day here).
+            add(stranger),
+            AdvanceClock { seconds: 61 },
+            ResendCode { user: stranger, addr },
+            AdvanceClock { seconds: 61 },
+            ResendCode { user: stranger, addr },
+            RemoveEmail { user: stranger, addr },
+            add(owner),
+            verify(owner, false),
+            verify(owner, true),
+            AdvanceClock { seconds: 61 },
+            ResendCode { user: owner, addr },
+            verify(owner, true),
+        ],
+    );
+}

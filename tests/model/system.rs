@@ -73,6 +73,8 @@ fn base_time() -> Timestamp {
 #[derive(Debug, Clone, Copy)]
 enum CounterOf {
     CodesIssued(usize),
+    CodesRequested(usize, usize),
+    CodesSent(usize),
     WrongCodes(usize),
     UserAddress(usize, usize),
 }
@@ -356,6 +358,8 @@ impl System {
                     let events = recent(&events, now);
                     match self.counters.get(&(pk, sk)).copied() {
                         Some(CounterOf::CodesIssued(a)) => out.codes_issued[a] = events,
+                        Some(CounterOf::CodesRequested(u, a)) => out.codes_requested[u][a] = events,
+                        Some(CounterOf::CodesSent(u)) => out.codes_sent[u] = events,
                         Some(CounterOf::WrongCodes(u)) => out.wrong_codes[u] = events,
                         Some(CounterOf::UserAddress(u, a)) => {
                             out.user_address[u][a] = UserAddress {
@@ -497,10 +501,15 @@ impl StateMachineTest for StoreMachine {
                     key_of(keys::user_address_key(user, &hash)),
                     CounterOf::UserAddress(u, a),
                 );
+                counters.insert(
+                    key_of(keys::codes_requested_key(user, &hash)),
+                    CounterOf::CodesRequested(u, a),
+                );
             }
         }
         for (u, user) in users.iter().enumerate() {
             counters.insert(key_of(keys::wrong_codes_key(user)), CounterOf::WrongCodes(u));
+            counters.insert(key_of(keys::codes_sent_key(user)), CounterOf::CodesSent(u));
         }
         figures::case_started();
         System {

@@ -238,6 +238,10 @@ pub struct IndexedEmail {
 pub enum Counter {
     /// Codes issued for one address, by anyone (adds and resends).
     CodesIssued,
+    /// Codes one user had sent to one address.
+    CodesRequested,
+    /// Codes one user had sent, to any address.
+    CodesSent,
     /// Wrong codes one user sent, for any address.
     WrongCodes,
     /// One user and one address: wrong codes, and when the user first added it.

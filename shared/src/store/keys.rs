@@ -91,6 +91,8 @@ const LIMIT_ADDRESS_PREFIX: &str = "LIMIT#ADDRESS#";
 const CODES_ISSUED_SK: &str = "CODES_ISSUED";
 const WRONG_CODES_SK: &str = "WRONG_CODES";
 const AVAILABILITY_CHECKS_SK: &str = "AVAILABILITY_CHECKS";
+const CODES_SENT_SK: &str = "CODES_SENT";
+const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 
 /// `SK` prefix shared by every email record of a user.
@@ -170,6 +172,19 @@ pub fn wrong_codes_key(user: &UserId) -> Item {
 /// Key of the availability checks one user made, for any address.
 pub fn availability_checks_key(user: &UserId) -> Item {
     key(format!("{LIMIT_USER_PREFIX}{user}"), AVAILABILITY_CHECKS_SK.to_owned())
+}
+
+/// Key of the codes one user had sent, to any address.
+pub fn codes_sent_key(user: &UserId) -> Item {
+    key(format!("{LIMIT_USER_PREFIX}{user}"), CODES_SENT_SK.to_owned())
+}
+
+/// Key of the codes one user had sent to one address, by its keyed hash.
+pub fn codes_requested_key(user: &UserId, address_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_USER_PREFIX}{user}"),
+        format!("{CODES_TO_SK_PREFIX}{address_hash}"),
+    )
 }
 
 /// Key of what one user did with one address (first add, wrong codes), by its keyed hash.
@@ -358,6 +373,12 @@ mod tests {
             "LIMIT#USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
         );
         assert_eq!(s(&wrong_codes_key(&user), "SK"), "WRONG_CODES");
+        assert_eq!(s(&codes_sent_key(&user), "SK"), "CODES_SENT");
+        assert_eq!(s(&codes_requested_key(&user, "ab12"), "SK"), "CODES_TO#ab12");
+        assert_eq!(
+            s(&codes_requested_key(&user, "ab12"), "PK"),
+            s(&codes_sent_key(&user), "PK")
+        );
         assert_eq!(s(&user_address_key(&user, "ab12"), "SK"), "ADDRESS#ab12");
     }
 

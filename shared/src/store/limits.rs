@@ -11,7 +11,8 @@
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
-use crate::domain::Timestamp;
+use crate::config::CODES_NEVER_CROWDED_OUT;
+use crate::domain::{Timestamp, UserId};
 use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
@@ -31,6 +32,10 @@ pub const WINDOW_SECONDS: i64 = 86_400;
 pub struct Seen {
     /// Codes issued for the address, by anyone (adds and resends).
     pub codes_issued: Option<LimitItem>,
+    /// Codes the user had sent to the address.
+    pub codes_requested: Option<LimitItem>,
+    /// Codes the user had sent, to any address.
+    pub codes_sent: Option<LimitItem>,
     /// Wrong codes the user sent, for any address.
     pub wrong_codes: Option<LimitItem>,
     /// The user with the address: wrong codes, and when the user first added it.
@@ -44,6 +49,8 @@ impl Seen {
     pub fn get(&self, counter: Counter) -> Option<&LimitItem> {
         match counter {
             Counter::CodesIssued => self.codes_issued.as_ref(),
+            Counter::CodesRequested => self.codes_requested.as_ref(),
+            Counter::CodesSent => self.codes_sent.as_ref(),
             Counter::WrongCodes => self.wrong_codes.as_ref(),
             Counter::UserAddress => self.user_address.as_ref(),
             Counter::AvailabilityChecks => self.availability_checks.as_ref(),
@@ -54,6 +61,8 @@ impl Seen {
     pub fn learn(&mut self, counter: Counter, item: Option<LimitItem>) {
         match counter {
             Counter::CodesIssued => self.codes_issued = item,
+            Counter::CodesRequested => self.codes_requested = item,
+            Counter::CodesSent => self.codes_sent = item,
             Counter::WrongCodes => self.wrong_codes = item,
             Counter::UserAddress => self.user_address = item,
             Counter::AvailabilityChecks => self.availability_checks = item,
@@ -150,7 +159,76 @@ pub(crate) struct CounterWrite<'a> {
 
 /// A counter moved under the write: it comes back as it is now.
 fn moved(counter: Counter) -> impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync + 'static {
-    move |old| Ok(Rejection::LimitMoved(counter, parse(old)?))
+    move |old| Ok(Rejection::LimitMoved(vec![(counter, parse(old)?)]))
+}
+
+/// The caps a code for an address meets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CodeCaps {
+    /// Codes for the address by anyone, past each requester's first
+    /// [`CODES_NEVER_CROWDED_OUT`].
+    pub per_address: u32,
+    /// Codes one user sends to the address.
+    pub per_user_address: u32,
+    /// Codes one user sends, to any address.
+    pub per_user: u32,
+}
+
+impl From<&crate::config::StoreConfig> for CodeCaps {
+    fn from(c: &crate::config::StoreConfig) -> Self {
+        Self {
+            per_address: c.max_codes_per_address,
+            per_user_address: c.max_codes_per_user_address,
+            per_user: c.max_codes_per_user,
+        }
+    }
+}
+
+/// Whether one more code may go to the address, from what the counters show:
+/// `Ok`, or the seconds until the first cap that refuses frees a slot. The
+/// address's own count refuses only a requester who has had its first
+/// [`CODES_NEVER_CROWDED_OUT`] codes there today: however many accounts a
+/// stranger uses, the owner can still add the address and get a code.
+pub(crate) fn admit_code(seen: &Seen, caps: CodeCaps, now: Timestamp) -> Result<(), u64> {
+    admit(seen.codes_sent.as_ref(), caps.per_user, now)?;
+    admit(seen.codes_requested.as_ref(), caps.per_user_address, now)?;
+    if left(seen.codes_requested.as_ref(), CODES_NEVER_CROWDED_OUT, now) == 0 {
+        admit(seen.codes_issued.as_ref(), caps.per_address, now)?;
+    }
+    Ok(())
+}
+
+/// Wrong codes already spent on a new code: all but one when the address's
+/// count is full. The codes [`admit_code`] lets through past it are the owner's
+/// way in, not more guesses: each takes one, so many accounts buy a stranger one
+/// guess a code, not five.
+pub(crate) fn attempts_spent(seen: &Seen, caps: CodeCaps, max_attempts: u32, now: Timestamp) -> u32 {
+    if left(seen.codes_issued.as_ref(), caps.per_address, now) == 0 {
+        max_attempts.saturating_sub(1)
+    } else {
+        0
+    }
+}
+
+/// The three counts of a code for the address (keyed hash) sent by `user`.
+pub(crate) fn code_counts<'a>(
+    seen: &'a Seen,
+    user: &UserId,
+    address_hash: &str,
+    now: Timestamp,
+) -> [CounterWrite<'a>; 3] {
+    let count = |counter: Counter, key: Item| CounterWrite {
+        counter,
+        key,
+        seen: seen.get(counter),
+        event: Some(now),
+        first_added_at: None,
+    };
+    [
+        count(Counter::CodesIssued, keys::codes_issued_key(address_hash)),
+        count(Counter::CodesRequested, keys::codes_requested_key(user, address_hash)),
+        count(Counter::CodesSent, keys::codes_sent_key(user)),
+    ]
 }
 
 /// Adds a counted event to `plan`.
@@ -182,9 +260,12 @@ pub(crate) fn push_room_check(
 /// absent that was there is first seen, not raced for (adds do not read them).
 pub(crate) fn learn(result: Result<(), Rejection>, seen: &mut Seen) -> Result<(), Rejection> {
     match result {
-        Err(Rejection::LimitMoved(counter, item)) => {
-            let first_seen = seen.get(counter).is_none();
-            seen.learn(counter, item);
+        Err(Rejection::LimitMoved(moved)) => {
+            let mut first_seen = true;
+            for (counter, item) in moved {
+                first_seen &= seen.get(counter).is_none();
+                seen.learn(counter, item);
+            }
             Err(if first_seen { Rejection::Again } else { Rejection::Retry })
         }
         other => other,
@@ -230,6 +311,38 @@ mod tests {
         // A cap lowered by configuration: the cap-th newest event decides.
         let many = item(&[0, 10, 20, 30], 4);
         assert_eq!(admit(Some(&many), 2, at(40)), Err(86_400 + 20 - 40));
+    }
+
+    #[test]
+    fn a_full_address_never_refuses_a_requesters_first_two_codes() {
+        let caps = CodeCaps {
+            per_address: 10,
+            per_user_address: 5,
+            per_user: 30,
+        };
+        let strangers = item(&(0..10).collect::<Vec<_>>(), 10);
+        let mut seen = Seen {
+            codes_issued: Some(strangers),
+            ..Seen::default()
+        };
+        // The owner, new to the address: the strangers' ten codes do not count.
+        assert_eq!(admit_code(&seen, caps, at(100)), Ok(()));
+        seen.codes_requested = Some(item(&[50], 1));
+        assert_eq!(admit_code(&seen, caps, at(100)), Ok(()));
+        // Past the first two, the address's count decides.
+        seen.codes_requested = Some(item(&[50, 60], 2));
+        assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 - 100));
+        // A code past the address's count gets one attempt, not five.
+        assert_eq!(attempts_spent(&seen, caps, 5, at(100)), 4);
+        assert_eq!(attempts_spent(&Seen::default(), caps, 5, at(100)), 0);
+        // On a quiet address, the pair's own cap.
+        seen.codes_issued = None;
+        seen.codes_requested = Some(item(&[10, 20, 30, 40, 50], 5));
+        assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 + 10 - 100));
+        // And the requester's cap over every address comes first.
+        seen.codes_requested = None;
+        seen.codes_sent = Some(item(&(0..30).collect::<Vec<_>>(), 30));
+        assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 - 100));
     }
 
     #[test]

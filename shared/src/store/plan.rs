@@ -43,8 +43,9 @@ pub(crate) enum Rejection {
     /// The idempotency token is in use by a request with other parameters, or by
     /// one still in flight: retry without it, the conditions keep it idempotent.
     TokenInUse,
-    /// A rate-limit counter is not as seen: here it is now; decide again from it.
-    LimitMoved(Counter, Option<LimitItem>),
+    /// Rate-limit counters not as seen: here they are now; decide again from them.
+    /// Every counter of the transaction that moved, so one retry learns them all.
+    LimitMoved(Vec<(Counter, Option<LimitItem>)>),
 }
 
 impl From<StoreError> for Rejection {
@@ -143,7 +144,15 @@ impl TxPlan {
             .map(|(index, reason)| self.read(index, reason.item()))
             .collect();
         if let Some(pos) = rejections.iter().position(|r| !matches!(r, Rejection::Otherwise(_))) {
-            return Some(rejections.swap_remove(pos));
+            let mut chosen = rejections.swap_remove(pos);
+            if let Rejection::LimitMoved(moved) = &mut chosen {
+                for other in rejections {
+                    if let Rejection::LimitMoved(more) = other {
+                        moved.extend(more);
+                    }
+                }
+            }
+            return Some(chosen);
         }
         match rejections.into_iter().next()? {
             Rejection::Otherwise(err) => Some(Rejection::Failed(err)),
@@ -332,5 +341,22 @@ pub(crate) mod tests {
         let third = [passed(), passed(), failed_with(Some(old))];
         assert!(matches!(plan.read_conditions(&third), Some(Rejection::Retry)));
         assert!(plan.read_conditions(&[passed(), passed(), passed()]).is_none());
+    }
+
+    #[test]
+    fn every_counter_that_moved_is_learned_from_one_cancellation() {
+        let mut plan = TxPlan::new();
+        plan.push(key(), |_| Ok(Rejection::Retry));
+        plan.push(key(), |_| Ok(Rejection::LimitMoved(vec![(Counter::CodesIssued, None)])));
+        plan.push(key(), |_| Ok(Rejection::LimitMoved(vec![(Counter::CodesSent, None)])));
+        let both = [passed(), failed_with(None), failed_with(None)];
+        assert!(matches!(
+            plan.read_conditions(&both),
+            Some(Rejection::LimitMoved(moved))
+                if moved == vec![(Counter::CodesIssued, None), (Counter::CodesSent, None)]
+        ));
+        // A lost race elsewhere decides first: the counters are read again anyway.
+        let all = [failed_with(None), failed_with(None), failed_with(None)];
+        assert!(matches!(plan.read_conditions(&all), Some(Rejection::Retry)));
     }
 }

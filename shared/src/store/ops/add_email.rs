@@ -18,7 +18,7 @@ impl Store {
     /// Adds an unverified address and issues it `code`. The claim is held for
     /// `verification_ttl_seconds` from the user's first add of the address in the
     /// last 24 hours, so removing and adding it again does not extend it; the code
-    /// counts against the address's daily limit of codes.
+    /// counts against the daily limits of codes (`limits::admit_code`).
     pub async fn add_email(
         &self,
         user: &UserId,
@@ -30,21 +30,19 @@ impl Store {
         let address = key.address_hash(email);
         let email_id = EmailId::new();
         let code_expires_at = now.plus_seconds(self.config.code_ttl_seconds);
-        let record = EmailItem::unverified(user, email_id, email, code.hash(key, email_id), code_expires_at, now);
+        let fresh = EmailItem::unverified(user, email_id, email, code.hash(key, email_id), code_expires_at, now);
         let mut held: Option<ClaimItem> = None;
         let mut seen = limits::Seen::default();
         retrying!({
-            limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
+            let caps = (&self.config).into();
+            limits::admit_code(&seen, caps, now)
                 .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
+            let mut record = fresh.clone();
+            let spent = limits::attempts_spent(&seen, caps, self.config.verification_max_attempts, now);
+            record.verification_attempts = Some(spent);
             let first_added_at = limits::first_added_at(seen.user_address.as_ref(), now);
             let claim_expires_at = first_added_at.plus_seconds(self.config.verification_ttl_seconds);
-            let mut counters = vec![CounterWrite {
-                counter: Counter::CodesIssued,
-                key: keys::codes_issued_key(&address),
-                seen: seen.codes_issued.as_ref(),
-                event: Some(now),
-                first_added_at: None,
-            }];
+            let mut counters = limits::code_counts(&seen, user, &address, now).to_vec();
             if seen.user_address.as_ref().and_then(|i| i.first_added_at) != Some(first_added_at) {
                 // A new window of holding the address begins: remember its start.
                 counters.push(CounterWrite {
@@ -65,7 +63,7 @@ impl Store {
                 now,
             )?;
             let result = self.transact(&plan).await;
-            after_claim_write(limits::learn(result, &mut seen), &mut held).map(|()| record.clone().into_domain())
+            after_claim_write(limits::learn(result, &mut seen), &mut held).map(|()| record.into_domain())
         })
         .inspect_err(StoreError::count_refusal)
     }
@@ -135,6 +133,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_code_counts_for_the_address_the_user_and_the_pair() {
+        let seen = limits::Seen::default();
+        let counts = limits::code_counts(&seen, &user(), "h", now());
+        let plan = plan("t", &record(), now(), 10, None, counts.to_vec(), now()).unwrap();
+        assert_well_formed(&plan);
+        assert_eq!(plan.items().len(), 6);
+        let key_of = |item: &Item| {
+            let s = |k| keys::key_string(item, k).unwrap().to_owned();
+            (s(keys::PK), s(keys::SK))
+        };
+        let written: Vec<_> = plan.items()[3..]
+            .iter()
+            .map(|w| key_of(w.put().unwrap().item()))
+            .collect();
+        let expected = [
+            keys::codes_issued_key("h"),
+            keys::codes_requested_key(&user(), "h"),
+            keys::codes_sent_key(&user()),
+        ];
+        assert_eq!(written, expected.iter().map(key_of).collect::<Vec<_>>());
+        assert!(matches!(
+            plan.read(5, None),
+            Rejection::LimitMoved(moved) if moved == vec![(Counter::CodesSent, None)]
+        ));
+    }
+
     fn record() -> EmailItem {
         let expires = now().plus_seconds(86_400);
         EmailItem::unverified(&user(), EmailId::new(), &address(), "h".into(), expires, now())
@@ -165,7 +190,7 @@ mod tests {
         assert_eq!(plan.items().len(), 6);
         assert!(matches!(
             plan.read(5, None),
-            Rejection::LimitMoved(Counter::CodesIssued, None)
+            Rejection::LimitMoved(moved) if moved == vec![(Counter::CodesIssued, None)]
         ));
         let claim = plan.items()[2].put().unwrap();
         // Only an expired claim is taken over: `expiresAt <= now`.

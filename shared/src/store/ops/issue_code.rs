@@ -1,5 +1,5 @@
-//! A new code for an unverified address, counted against the address's daily
-//! limit. The claim is left as it is: a resend never extends how long an
+//! A new code for an unverified address, counted against the daily limits of
+//! codes (`limits::admit_code`). The claim is left as it is: a resend never extends how long an
 //! unverified address is held.
 
 use crate::domain::{EmailAddress, EmailId, Timestamp, UserId};
@@ -31,29 +31,29 @@ impl Store {
             if record.is_verified {
                 return Err(StoreError::AlreadyVerified.into());
             }
-            let counter_key = keys::codes_issued_key(&key.address_hash(&record.email));
-            // Every resend follows an add, which wrote the counter: read it once,
-            // so the first transaction names its version. Later attempts learn
-            // it from their cancellation.
+            let address = key.address_hash(&record.email);
+            // Every resend follows an add, which wrote the counters: read them
+            // once, so the first transaction names their versions. Later attempts
+            // learn them from their cancellation.
             if !std::mem::replace(&mut counters_read, true) {
-                self.read_counters(&mut seen, [(Counter::CodesIssued, counter_key.clone())])
-                    .await?;
+                let counters = [
+                    (Counter::CodesIssued, keys::codes_issued_key(&address)),
+                    (Counter::CodesRequested, keys::codes_requested_key(user, &address)),
+                    (Counter::CodesSent, keys::codes_sent_key(user)),
+                ];
+                self.read_counters(&mut seen, counters).await?;
             }
-            limits::admit(seen.codes_issued.as_ref(), self.config.max_codes_per_address, now)
+            let caps = (&self.config).into();
+            limits::admit_code(&seen, caps, now)
                 .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
-            let codes_issued = CounterWrite {
-                counter: Counter::CodesIssued,
-                key: counter_key,
-                seen: seen.codes_issued.as_ref(),
-                event: Some(now),
-                first_added_at: None,
-            };
+            let counts = limits::code_counts(&seen, user, &address, now);
             let new_code = NewCode {
                 hash: &code.hash(key, email_id),
                 expires_at: now.plus_seconds(self.config.code_ttl_seconds),
                 resend_after: now.plus_seconds(-self.config.resend_interval_seconds),
+                attempts_spent: limits::attempts_spent(&seen, caps, self.config.verification_max_attempts, now),
             };
-            let plan = plan(self.table(), user, email_id, &new_code, codes_issued, now)?;
+            let plan = plan(self.table(), user, email_id, &new_code, counts, now)?;
             limits::learn(self.transact(&plan).await, &mut seen)?;
             Ok(record.email)
         })
@@ -66,6 +66,8 @@ struct NewCode<'a> {
     expires_at: Timestamp,
     /// The previous code must have been sent no later than this.
     resend_after: Timestamp,
+    /// Wrong codes counted as spent already (`limits::attempts_spent`).
+    attempts_spent: u32,
 }
 
 /// A failed resend: the record is gone, verified, or its last code too recent.
@@ -89,7 +91,7 @@ fn plan(
     user: &UserId,
     email_id: EmailId,
     code: &NewCode<'_>,
-    codes_issued: CounterWrite<'_>,
+    counts: [CounterWrite<'_>; 3],
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -98,7 +100,7 @@ fn plan(
         let update = Update::default()
             .set(x.eq(attr::CODE_HASH, code.hash))
             .set(x.eq(attr::CODE_EXPIRES_AT, code.expires_at))
-            .set(x.eq(attr::CODE_ATTEMPTS, 0u32))
+            .set(x.eq(attr::CODE_ATTEMPTS, code.attempts_spent))
             .set(x.eq(attr::CODE_SENT_AT, now));
         let condition = and([
             x.exists(keys::PK),
@@ -111,7 +113,9 @@ fn plan(
         (update, condition)
     })?;
     plan.push(record, read_record(code.resend_after));
-    limits::push_count(&mut plan, table, codes_issued, now)?;
+    for count in counts {
+        limits::push_count(&mut plan, table, count, now)?;
+    }
     Ok(plan)
 }
 
@@ -135,17 +139,13 @@ mod tests {
             hash: "h2",
             expires_at: now().plus_seconds(600),
             resend_after: now().plus_seconds(-60),
+            attempts_spent: 0,
         };
-        let counter = CounterWrite {
-            counter: Counter::CodesIssued,
-            key: keys::codes_issued_key("h"),
-            seen: None,
-            event: Some(now()),
-            first_added_at: None,
-        };
-        let plan = plan("t", &user, record.email_id, &code, counter, now()).unwrap();
+        let seen = limits::Seen::default();
+        let counts = limits::code_counts(&seen, &user, "h", now());
+        let plan = plan("t", &user, record.email_id, &code, counts, now()).unwrap();
         assert_well_formed(&plan);
-        assert_eq!(plan.items().len(), 3);
+        assert_eq!(plan.items().len(), 5);
         assert!(matches!(
             failed(plan.read(1, Some(&item))),
             StoreError::TooManyRequests { retry_after_secs: 40 }
@@ -159,7 +159,7 @@ mod tests {
         assert!(matches!(failed(plan.read(1, None)), StoreError::NotFound));
         assert!(matches!(
             plan.read(2, None),
-            Rejection::LimitMoved(Counter::CodesIssued, None)
+            Rejection::LimitMoved(moved) if moved == vec![(Counter::CodesIssued, None)]
         ));
     }
 }

@@ -307,7 +307,7 @@ mod tests {
         assert!(matches!(plan.read(2, None), Rejection::Retry));
         assert!(matches!(
             plan.read(4, None),
-            Rejection::LimitMoved(Counter::UserAddress, None)
+            Rejection::LimitMoved(moved) if moved == vec![(Counter::UserAddress, None)]
         ));
     }
 
