@@ -163,6 +163,8 @@ impl Clients {
             sender: if function.sends_email { Some(sender) } else { None },
             users: if function.cognito_actions.is_empty() {
                 None
+            } else if function.is_cognito_trigger() {
+                Some(event_user_pool)
             } else {
                 Some(user_pool)
             },
@@ -180,6 +182,10 @@ fn sender(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<Sender, ConfigError> {
 
 fn user_pool(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<UserPool, ConfigError> {
     UserPool::from_lookup(lookup, sdk)
+}
+
+fn event_user_pool(_: Lookup<'_>, sdk: &SdkConfig) -> Result<UserPool, ConfigError> {
+    Ok(UserPool::from_events(aws_sdk_cognitoidentityprovider::Client::new(sdk)))
 }
 
 /// Logs on stdout as the platform asks: Lambda sets `AWS_LAMBDA_LOG_FORMAT`

@@ -325,6 +325,8 @@ pub const PRE_SIGN_UP: Function = Function {
 /// Cognito PostConfirmation: records the confirmed user (profile, verified primary, claim).
 pub const POST_CONFIRMATION: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    // A sign-up whose address another account verified first is closed.
+    cognito_actions: &["AdminDeleteUser"],
     ..function(
         "post-confirmation",
         Trigger::CognitoPostConfirmation,
@@ -335,6 +337,7 @@ pub const POST_CONFIRMATION: Function = Function {
 /// Cognito PostAuthentication: refuses suspended and deleted users; creates a missing profile.
 pub const POST_AUTHENTICATION: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    cognito_actions: &["AdminDeleteUser"],
     ..function(
         "post-authentication",
         Trigger::CognitoPostAuthentication,
@@ -393,6 +396,7 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
         Alarm::Duration,
         Alarm::IteratorAge,
         Alarm::FailedRecords,
+        Alarm::ConditionalCheckFailures,
     ],
     cognito_actions: &[
         // Only after AliasExistsException: does the user hold the address already?
@@ -411,7 +415,8 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
             filter: PROFILE_CHANGES,
         },
         "profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.",
-        &[],
+        // Records the address Cognito now holds on the profile.
+        &["UpdateItem"],
     )
 };
 
@@ -443,6 +448,16 @@ pub const FUNCTIONS: &[Function] = &[
 ];
 
 impl Function {
+    /// Whether Cognito invokes it. Such a function learns the pool from each
+    /// event: naming the pool in its environment or its role would make the
+    /// pool and the function depend on each other.
+    pub const fn is_cognito_trigger(&self) -> bool {
+        matches!(
+            self.trigger,
+            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication
+        )
+    }
+
     /// Whether it runs the reconcile's pass (it lists the pool's users), and so
     /// reads the pass's settings; its init is the only one they can fail.
     pub fn runs_the_reconcile(&self) -> bool {

@@ -145,6 +145,17 @@ impl UserPool {
         }
     }
 
+    /// A client whose pool comes with each event (a Cognito trigger's): call
+    /// [`UserPool::in_pool`] with the event's pool before anything else.
+    pub fn from_events(client: Client) -> Self {
+        Self::new(client, String::new())
+    }
+
+    /// The same client, on `pool_id`.
+    pub fn in_pool(&self, pool_id: &str) -> Self {
+        Self::new(self.client.clone(), pool_id)
+    }
+
     /// From the shared SDK configuration and `USER_POOL_ID`.
     pub fn from_lookup(
         lookup: impl Fn(&str) -> Option<String>,

@@ -270,6 +270,10 @@ pub struct Tally {
     /// Cognito side never happened (the stream's record lost), completed.
     #[serde(default)]
     pub deleted_in_cognito: u64,
+    /// Live profiles whose primary Cognito was never confirmed to hold (a
+    /// switch whose stream record failed for good), set there now.
+    #[serde(default)]
+    pub sign_in_repaired: u64,
 }
 
 /// A finished pass, for the record and the alarm.

@@ -35,12 +35,15 @@ async fn add_verify_switch_and_remove() {
     assert_eq!(reply.body["email"], "ada.work@example.com");
     assert_eq!(reply.header("etag"), Some("\"2\""));
 
-    // The old primary can go now; the new one cannot.
+    // The old primary can go once Cognito holds the new one; the new one cannot.
     let old = app.store.list_emails(&UserId::parse(ADA).unwrap()).await.unwrap()[0]
         .email_id
         .to_string();
     let reply = app.remove_email(ADA, &id).await;
     reply.assert_problem(409, "PRIMARY_EMAIL");
+    let reply = app.remove_email(ADA, &old).await;
+    reply.assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+    app.cognito_holds_primary(ADA).await;
     let reply = app.remove_email(ADA, &old).await;
     reply.assert_status(204);
     let reply = app.remove_email(ADA, &old).await;

@@ -122,6 +122,8 @@ fn each_outcome_of_a_users_routes_counts_its_metric_once() {
             .as_str()
             .unwrap()
             .to_owned();
+        app.cognito_holds_primary(ADA).await;
+        counts.step("Cognito's address recorded", &[]);
         app.remove_email(ADA, &old).await.assert_status(204);
         counts.step("a removal", &[(Metric::EmailsRemoved, 1)]);
         app.remove_email(ADA, &old).await.assert_problem(404, "NOT_FOUND");

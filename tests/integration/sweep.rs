@@ -477,6 +477,64 @@ async fn a_delete_whose_cognito_side_never_happened_is_completed_by_the_pass() {
     app.assert_invariants().await;
 }
 
+/// A switch of the primary whose stream record never reached Cognito (the
+/// failure queue): Cognito's password reset would still mail the former
+/// primary for good. The pass sets the primary there and records it; then the
+/// former primary may go.
+#[tokio::test]
+async fn a_switch_that_never_reached_cognito_is_repaired_by_the_pass() {
+    use integration_tests::http::LogCapture;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let moto = Moto::start();
+    let addresses = addresses(2);
+    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let id = app.add_address(&subs[0], "user0.new@example.com").await;
+    app.verify_email(&subs[0], &id, &logs.code_for(&id))
+        .await
+        .assert_status(200);
+    app.set_primary_email(&subs[0], &id).await.assert_status(200);
+    let emails = app.list_emails(&subs[0]).await.body["emails"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let former = emails.iter().find(|e| e["email"] == addresses[0].as_str()).unwrap()["emailId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.remove_email(&subs[0], &former)
+        .await
+        .assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+
+    let answer = app.reconcile_users().await.unwrap();
+    assert_eq!(
+        (
+            &answer["tally"]["signInRepaired"],
+            &answer["tally"]["failed"],
+            &answer["tally"]["erased"]
+        ),
+        (&1.into(), &0.into(), &0.into()),
+        "{answer}"
+    );
+    let user = integration_tests::moto::cognito_user(&cognito, &pool, &subs[0])
+        .await
+        .unwrap();
+    assert_eq!(user.email.as_deref(), Some("user0.new@example.com"));
+    assert!(user.email_verified, "set verified: Cognito sends no code of its own");
+    // The other user's Cognito address was right: untouched.
+    let other = integration_tests::moto::cognito_user(&cognito, &pool, &subs[1])
+        .await
+        .unwrap();
+    assert_eq!(other.email.as_deref(), Some(addresses[1].as_str()));
+    app.remove_email(&subs[0], &former).await.assert_status(204);
+
+    // The next pass finds nothing to repair.
+    app.clock.advance(24 * 3600);
+    let next = app.reconcile_users().await.unwrap();
+    assert_eq!(next["tally"]["signInRepaired"], 0, "{next}");
+    app.assert_invariants().await;
+}
+
 // ---- CloudTrail's DeleteUser records ----
 
 #[tokio::test]

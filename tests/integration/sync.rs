@@ -204,6 +204,11 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
         Some("ada.work@example.com")
     );
     assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 2);
+    // Recording the address Cognito now holds is a profile change of its own,
+    // with nothing for Cognito (written once: the replay wrote the same value).
+    let (_, recorded) = s.changes().await;
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(deliver(&s.app, &recorded).await, Vec::<String>::new());
 
     // A suspension signs out and disables; re-activation enables.
     let now = s.app.clock.now();
@@ -554,4 +559,48 @@ async fn switching_back_and_forth_in_one_batch_ends_at_the_last_primary() {
     assert_eq!(s.moto.mail_to("ada@example.com").await.len(), 1);
     let to_work = s.moto.mail_to("ada.work@example.com").await;
     assert_eq!(to_work.iter().filter(|m| m.code().is_none()).count(), 1, "{to_work:?}");
+}
+
+/// The id of Ada's record of `address`.
+async fn email_id_of(app: &TestApp, sub: &str, address: &str) -> String {
+    let emails = app.list_emails(sub).await.body["emails"].as_array().unwrap().clone();
+    let record = emails.iter().find(|e| e["email"] == address).unwrap();
+    record["emailId"].as_str().unwrap().to_owned()
+}
+
+/// Cognito's password reset mails the address Cognito holds. Until the switch
+/// of the primary has reached Cognito, the former primary is still that
+/// address: removing it would leave whoever keeps that mailbox able to reset
+/// the password and sign in. So it cannot be removed until the consumer has
+/// set the new one there and recorded it.
+#[tokio::test]
+async fn a_former_primary_cannot_be_removed_until_cognito_holds_the_new_one() {
+    let mut s = Synced::start(&["ada@example.com"]).await;
+    s.changes().await;
+    s.switch_primary_to("ada.work@example.com").await;
+    let (_, passed) = s.changes().await;
+    let former = email_id_of(&s.app, &s.sub, "ada@example.com").await;
+
+    // The record has not been applied (lag, retries, or the failure queue).
+    let refused = s.app.remove_email(&s.sub, &former).await;
+    refused.assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada@example.com"));
+    // Refused again on retry, and nothing was written: the record is still there.
+    s.app
+        .remove_email(&s.sub, &former)
+        .await
+        .assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+    assert_eq!(
+        s.app.list_emails(&s.sub).await.body["emails"].as_array().unwrap().len(),
+        2
+    );
+
+    // Applied: Cognito holds the new primary, and the profile records it.
+    assert_eq!(deliver(&s.app, &passed).await, Vec::<String>::new());
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada.work@example.com"));
+    s.app.remove_email(&s.sub, &former).await.assert_status(204);
+    // The record of it is a profile change with nothing for Cognito: delivered, no call fails.
+    let (_, recorded) = s.changes().await;
+    assert_eq!(deliver(&s.app, &recorded).await, Vec::<String>::new());
+    s.app.assert_invariants().await;
 }

@@ -143,21 +143,35 @@ fn cognito_triggers_point_at_the_trigger_functions() {
 }
 
 /// The inline policy statements of a function.
-fn statements(function: &Value) -> Vec<&Value> {
-    function["Properties"]["Policies"]
+fn statements<'a>(t: &'a Value, id: &str, function: &'a Value) -> Vec<&'a Value> {
+    let inline = function["Properties"]["Policies"]
         .as_sequence()
         .into_iter()
         .flatten()
-        .flat_map(|policy| policy["Statement"].as_sequence().into_iter().flatten())
-        .collect()
+        .flat_map(|policy| policy["Statement"].as_sequence().into_iter().flatten());
+    // Policies of their own on the function's role (a trigger's Cognito actions).
+    let role = format!("{id}Role");
+    let attached = template::of_type(t, "AWS::IAM::Policy")
+        .into_iter()
+        .filter(move |(_, policy)| {
+            let roles = policy["Properties"]["Roles"].as_sequence().cloned().unwrap_or_default();
+            roles.iter().any(|r| text(r) == role)
+        })
+        .flat_map(|(_, policy)| {
+            policy["Properties"]["PolicyDocument"]["Statement"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+        });
+    inline.chain(attached).collect()
 }
 
 /// (actions, resources) granted to a function by its inline policy statements;
 /// the resources of the mail statement are checked on their own (see below).
-fn grants(function: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
+fn grants(t: &Value, id: &str, function: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut actions = BTreeSet::new();
     let mut resources = BTreeSet::new();
-    for statement in statements(function) {
+    for statement in statements(t, id, function) {
         assert_eq!(text(&statement["Effect"]), "Allow");
         let list = |v: &Value| -> Vec<Value> { v.as_sequence().cloned().unwrap_or_else(|| vec![v.clone()]) };
         actions.extend(list(&statement["Action"]).iter().map(text));
@@ -176,7 +190,7 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
     for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
         let binary = text(&function["Metadata"]["BuildProperties"]["Binary"]);
         let spec = catalog::by_name(&binary).unwrap();
-        let (actions, resources) = grants(function);
+        let (actions, resources) = grants(&t, &id, function);
         let mut wanted: BTreeSet<String> = spec.dynamodb_actions.iter().map(|a| format!("dynamodb:{a}")).collect();
         let mut expected_resources = BTreeSet::new();
         if !spec.dynamodb_actions.is_empty() {
@@ -257,7 +271,7 @@ fn release_profile_is_built_for_lambda_and_keeps_unwinding() {
 }
 
 #[test]
-fn only_access_tokens_pass_and_users_cannot_rewrite_their_cognito_email() {
+fn only_access_tokens_pass_and_users_cannot_rewrite_what_the_service_keeps() {
     let t = template::load();
     let apis = template::of_type(&t, "AWS::Serverless::HttpApi");
     let auth = &apis[0].1["Properties"]["Auth"];
@@ -294,10 +308,18 @@ fn only_access_tokens_pass_and_users_cannot_rewrite_their_cognito_email() {
             .iter()
             .map(text)
             .collect();
+        // The service alone writes what it keeps: the address, and the names
+        // (PATCH /me applies its rules; a direct write would make the stores disagree).
         assert!(
-            !writable.iter().any(|a| a == "email"),
-            "{id} may write email: {writable:?}"
+            !writable.is_empty(),
+            "{id}: an empty list makes every attribute writable"
         );
+        for kept in ["email", "email_verified", "given_name", "family_name", "phone_number"] {
+            assert!(
+                !writable.iter().any(|a| a == kept),
+                "{id} may write {kept}: {writable:?}"
+            );
+        }
     }
 }
 
@@ -352,7 +374,7 @@ fn mail_goes_from_the_verified_identity_through_the_configuration_set_alone() {
     for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
         let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
         let vars = &function["Properties"]["Environment"]["Variables"];
-        let mail: Vec<&Value> = statements(function)
+        let mail: Vec<&Value> = statements(&t, &id, function)
             .into_iter()
             .filter(|s| text(&s["Sid"]) == MAIL_SID)
             .collect();

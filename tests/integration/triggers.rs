@@ -16,8 +16,14 @@ async fn pre_sign_up_passes_free_addresses_unchanged() {
     assert_eq!(app.item_count().await, 0, "a pre-sign-up check writes nothing");
 }
 
+/// Pre-sign-up tells a stranger, before any proof, no more than Cognito's own
+/// sign-up does: that an address is some user's sign-in address. Another
+/// account's verified secondary address passes; an unverified one too.
 #[tokio::test]
-async fn pre_sign_up_refuses_only_verified_addresses() {
+async fn pre_sign_up_refuses_only_addresses_accounts_sign_in_with() {
+    use integration_tests::http::LogCapture;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
     let app = TestApp::spawn().await;
     app.sign_up(ADMIN, "ada@example.com").await;
     let err = app.pre_sign_up("someone", " ADA@example.com").await.unwrap_err();
@@ -27,6 +33,24 @@ async fn pre_sign_up_refuses_only_verified_addresses() {
     // A live unverified claim never blocks a sign-up: the sign-up will take it over.
     app.add_address(ADMIN, "pending@example.com").await;
     app.pre_sign_up("someone", "pending@example.com").await.unwrap();
+
+    // A verified secondary address is not what Cognito signs Ada in with: a
+    // stranger learns nothing of it here (the confirmation, once the mailbox is
+    // proved, closes such a sign-up).
+    let id = app.add_address(ADMIN, "ada.work@example.com").await;
+    app.verify_email(ADMIN, &id, &logs.code_for(&id))
+        .await
+        .assert_status(200);
+    app.pre_sign_up("someone", "ada.work@example.com").await.unwrap();
+
+    // Made primary, it becomes Cognito's once the switch reaches Cognito; until
+    // then Cognito still has the former one, and so does this check.
+    app.set_primary_email(ADMIN, &id).await.assert_status(200);
+    app.pre_sign_up("someone", "ada.work@example.com").await.unwrap();
+    app.pre_sign_up("someone", "ada@example.com").await.unwrap_err();
+    app.cognito_holds_primary(ADMIN).await;
+    app.pre_sign_up("someone", "ada.work@example.com").await.unwrap_err();
+    app.pre_sign_up("someone", "ada@example.com").await.unwrap();
 
     let err = app.pre_sign_up("someone", "not an address").await.unwrap_err();
     assert!(err.error_message.starts_with("VALIDATION_FAILED"));
@@ -180,4 +204,67 @@ async fn a_suspended_account_cannot_sign_in_before_cognito_disables_it() {
     // Reactivated: the sign-in goes through again.
     status(user_service::domain::UserStatus::Active).await.unwrap();
     app.post_authentication(ADA, "ada@example.com", true).await.unwrap();
+}
+
+/// One person signs up; before they confirm, another account adds and verifies
+/// the same address. Their confirmation, and any sign-in after it, would be
+/// refused EMAIL_TAKEN for good: instead the sign-up is closed (its Cognito user,
+/// which holds nothing here, is deleted) and the refusal says what to do next.
+#[tokio::test]
+async fn a_sign_up_confirmed_after_another_account_verified_its_address_is_closed_not_looped() {
+    use integration_tests::http::LogCapture;
+    use integration_tests::moto::{Moto, cognito_user};
+    use user_service::identity::UserPool;
+
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let moto = Moto::start();
+    let (cognito, pool, subs) = moto.user_pool(&["late@example.com", "later@example.com"]).await;
+    let mut app = TestApp::spawn().await;
+    app.users = Some(UserPool::from_events(cognito.clone()));
+    app.sign_up(ADMIN, "grace@example.com").await;
+    for address in ["late@example.com", "later@example.com"] {
+        let id = app.add_address(ADMIN, address).await;
+        app.verify_email(ADMIN, &id, &logs.code_for(&id))
+            .await
+            .assert_status(200);
+    }
+    let before = app.item_count().await;
+
+    // The confirmation of the first, and the first sign-in of the second (its
+    // confirmation found Cognito had not verified the address yet).
+    let mut confirmed = cognito_event(&POST_CONFIRMATION, &subs[0], "late@example.com");
+    confirmed["userPoolId"] = serde_json::json!(pool);
+    let mut signed_in = cognito_event(&POST_AUTHENTICATION, &subs[1], "later@example.com");
+    signed_in["userPoolId"] = serde_json::json!(pool);
+    for (function, event, sub) in [
+        (&POST_CONFIRMATION, confirmed, &subs[0]),
+        (&POST_AUTHENTICATION, signed_in, &subs[1]),
+    ] {
+        // Delivered twice, as Cognito retries: the same answer, nothing written.
+        for _ in 0..2 {
+            let refused = app.invoke(function, event.clone()).await.unwrap_err();
+            assert_eq!(refused.error_type, "EMAIL_TAKEN", "{refused:?}");
+            assert!(refused.error_message.contains("sign-up has been closed"), "{refused:?}");
+            assert!(
+                !refused.error_message.contains("example.com"),
+                "no address in the message"
+            );
+        }
+        // No sign-in can reach the trigger again: the Cognito user is gone, and
+        // the address is free in Cognito for its owner's account.
+        assert_eq!(cognito_user(&cognito, &pool, sub).await, None, "{sub}");
+        app.get_profile(sub).await.assert_problem(404, "NOT_FOUND");
+    }
+    // The verified owner keeps both addresses; nothing else was written.
+    assert_eq!(app.item_count().await, before);
+    let emails = app.list_emails(ADMIN).await;
+    let verified = emails.body["emails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["isVerified"] == true)
+        .count();
+    assert_eq!(verified, 3);
+    app.assert_invariants().await;
 }

@@ -47,6 +47,9 @@ pub(crate) struct User {
     pub(crate) email_count: u32,
     pub(crate) created_at: i64,
     pub(crate) updated_at: i64,
+    /// The address Cognito signs the user in with: the sign-up's, as nothing
+    /// here runs the stream consumer that would move it to a new primary.
+    pub(crate) cognito_email: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +97,7 @@ pub(crate) enum Fail {
     NotVerified,
     AlreadyVerified,
     PrimaryEmail,
+    SignInAddressPending,
     VersionMismatch(u64),
     VerificationFailed(u32),
     VerificationExpired,
@@ -572,6 +576,7 @@ impl Model {
         u.first_name = None;
         u.last_name = None;
         u.phone = None;
+        u.cognito_email = None;
         u.version += 1;
         u.updated_at = now;
         Ok(Value::Profile(self.profile_view(user).expect("just erased")))
@@ -602,6 +607,7 @@ impl Model {
             email_count: 1,
             created_at: now,
             updated_at: now,
+            cognito_email: Some(addr),
         });
         self.records[addr] = Some(Record {
             owner: user,
@@ -818,6 +824,9 @@ impl Model {
         }
         if let Some(fail) = self.refusal(user) {
             return Err(fail);
+        }
+        if self.user_mut(user).cognito_email == Some(addr) {
+            return Err(Fail::SignInAddressPending);
         }
         self.records[addr] = None;
         self.user_mut(user).email_count -= 1;

@@ -326,6 +326,7 @@ impl System {
                         email_count: p.email_count,
                         created_at: self.seconds(p.created_at),
                         updated_at: self.seconds(p.updated_at),
+                        cognito_email: p.cognito_email.as_ref().map(|e| self.addr_of(e)),
                     });
                 }
                 ItemKind::Email => {
@@ -452,6 +453,7 @@ fn fail(e: StoreError) -> Fail {
         StoreError::NotVerified => Fail::NotVerified,
         StoreError::AlreadyVerified => Fail::AlreadyVerified,
         StoreError::PrimaryEmail => Fail::PrimaryEmail,
+        StoreError::SignInAddressPending => Fail::SignInAddressPending,
         StoreError::VersionMismatch { current } => Fail::VersionMismatch(current),
         StoreError::VerificationFailed { attempts_left } => Fail::VerificationFailed(attempts_left),
         StoreError::VerificationExpired => Fail::VerificationExpired,

@@ -244,6 +244,15 @@ impl TestApp {
         }
     }
 
+    /// What the stream consumer records once Cognito holds the user's primary:
+    /// after it, the former primary may be removed.
+    pub async fn cognito_holds_primary(&self, sub: &str) {
+        let user = user_service::domain::UserId::parse(sub).unwrap();
+        let profile = self.store.get_profile(&user).await.unwrap();
+        let primary = profile.email.expect("an active user has a primary");
+        self.store.confirm_cognito_email(&user, &primary).await.unwrap();
+    }
+
     /// A sign-in as Cognito reports it: PostAuthentication with the user's
     /// attributes as Cognito holds them.
     pub async fn post_authentication(&self, sub: &str, email: &str, verified: bool) -> Result<Value, Diagnostic> {

@@ -174,7 +174,17 @@ impl Op {
                 ],
             ),
             Self::SetPrimaryEmail => (200, &[NOT_FOUND, INACTIVE, (409, "EMAIL_NOT_VERIFIED"), UNAVAILABLE]),
-            Self::RemoveEmail => (204, &[NOT_FOUND, INACTIVE, (409, "PRIMARY_EMAIL"), UNAVAILABLE]),
+            // No stream consumer runs here: a former primary stays Cognito's.
+            Self::RemoveEmail => (
+                204,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    (409, "PRIMARY_EMAIL"),
+                    (409, "SIGN_IN_ADDRESS_PENDING"),
+                    UNAVAILABLE,
+                ],
+            ),
             Self::DeleteAccount => (204, &[NOT_FOUND, INACTIVE, (412, "VERSION_MISMATCH"), UNAVAILABLE]),
             Self::Suspend | Self::Reactivate | Self::AdminDelete => (200, &[NOT_FOUND, UNAVAILABLE]),
         }

@@ -229,6 +229,10 @@ pub enum StoreError {
     /// The primary address cannot be removed; another must be made primary first.
     #[error("the primary address cannot be removed")]
     PrimaryEmail,
+    /// Cognito still signs the user in with this address (its password reset
+    /// mails it): the switch of the primary has not reached Cognito yet.
+    #[error("Cognito still signs the user in with this address")]
+    SignInAddressPending,
     /// The If-Match precondition names no version the profile is at now.
     #[error("the profile has changed: version is {current}")]
     VersionMismatch {

@@ -59,6 +59,13 @@ pub struct ProfileItem {
     /// themselves there): the stream consumer has nothing to delete in Cognito.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gone_from_cognito: bool,
+    /// The address Cognito signs the user in with, as last confirmed: the
+    /// sign-up's, then each primary once the stream consumer (or the reconcile's
+    /// repair) has set it there. While it is not the primary, Cognito's password
+    /// reset still mails it, so it cannot be removed. Erased on delete; absent on
+    /// profiles written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cognito_email: Option<EmailAddress>,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -134,6 +141,8 @@ impl ProfileItem {
             created_at: now,
             updated_at: now,
             gone_from_cognito: false,
+            // The confirmed sign-up's address is Cognito's own.
+            cognito_email: Some(user.email.clone()),
         }
     }
 
@@ -361,6 +370,10 @@ mod tests {
             gone_from_cognito: true,
             ..profile.clone()
         };
+        assert!(
+            profile.cognito_email.is_some(),
+            "a new profile records Cognito's address"
+        );
         let stored: BTreeSet<String> = [
             profile_item(&profile).unwrap(),
             profile_item(&gone).unwrap(),

@@ -63,6 +63,7 @@ pub mod attr {
         CREATED_AT = "createdAt",
         ENTITY_TYPE = "entityType",
         GONE_FROM_COGNITO = "goneFromCognito",
+        COGNITO_EMAIL = "cognitoEmail",
     );
 }
 

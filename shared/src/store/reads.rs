@@ -83,11 +83,29 @@ impl Store {
         Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
     }
 
-    /// Whether a sign-up with the address must be refused: only when its owner
-    /// verified it. An unverified claim never blocks a sign-up (the confirmed
-    /// sign-up takes it over), so no one can squat an address they cannot verify.
+    /// Whether an owner verified the address. An unverified claim never
+    /// blocks a sign-up (the confirmed sign-up takes it over), so no one can
+    /// squat an address they cannot verify.
     pub async fn is_owned(&self, email: &EmailAddress) -> Result<bool, StoreError> {
         Ok(self.claim(email).await?.is_some_and(|c| c.expires_at.is_none()))
+    }
+
+    /// Whether the address is the one its verified owner signs in with in
+    /// Cognito (as last recorded; the primary, on profiles from before that
+    /// was kept): what a sign-up with it must be refused for, and what
+    /// Cognito's own sign-up reveals anyway. A verified secondary address is
+    /// not: refusing it before any proof would tell a stranger that some
+    /// account holds it; the confirmation, once the mailbox is proved, does.
+    pub async fn is_sign_in_address(&self, email: &EmailAddress) -> Result<bool, StoreError> {
+        let Some(claim) = self.claim(email).await?.filter(|c| c.expires_at.is_none()) else {
+            return Ok(false);
+        };
+        let profile: Option<ProfileItem> = self
+            .get(keys::profile_key(&claim.user_id))
+            .await?
+            .map(items::from_item)
+            .transpose()?;
+        Ok(profile.is_some_and(|p| p.cognito_email.as_ref().or(p.email.as_ref()) == Some(email)))
     }
 
     async fn claim(&self, email: &EmailAddress) -> Result<Option<ClaimItem>, StoreError> {

@@ -33,8 +33,8 @@ const CLIENT_ID: &str = "local-client";
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SignUp {
     email: String,
-    given_name: Option<String>,
-    family_name: Option<String>,
+    // No names: the app client cannot write them (template.yaml's
+    // WriteAttributes); they are set with PATCH /me, as in the cloud.
     /// Stands for a post-confirmation that failed after Cognito's retries: the
     /// user is confirmed in the pool with no profile, and gets no token here.
     #[serde(default)]
@@ -167,8 +167,8 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
         sub: uuid::Uuid::new_v4().to_string(),
         email: email.as_str().to_owned(),
         email_verified: true,
-        given_name: body.given_name,
-        family_name: body.family_name,
+        given_name: None,
+        family_name: None,
     };
     // Cognito passes the address as typed; the pool keeps it normalized.
     let mut attributes = user.attributes();

@@ -65,7 +65,7 @@ async fn main() -> Result<(), Error> {
     for route in routes.all() {
         println!("  {:<40} -> {}", route.key(), route.function);
     }
-    println!("  POST /local/sign-up  {{email, givenName?, familyName?}} -> {{sub, token}}");
+    println!("  POST /local/sign-up  {{email}} -> {{sub, token}}");
     println!(
         "  POST /local/token    {{email, groups?}} -> {{sub, token}} (a sign-in: runs the PostAuthentication trigger)"
     );

@@ -111,6 +111,7 @@ fn function_block(y: &mut Yaml, f: &Function) {
             y.line(3, "Principal: cognito-idp.amazonaws.com");
             y.line(3, "SourceAccount: !Ref AWS::AccountId");
             y.line(3, "SourceArn: !GetAtt UserPool.Arn");
+            pool_access(y, f, &id);
         }
         Trigger::TableStream { .. } => {
             y.blank();
@@ -138,7 +139,8 @@ fn environment(y: &mut Yaml, f: &Function) {
     if f.reads_verification_key {
         variables.push((secrets::SECRET_ID_VAR, "!Ref VerificationKeySecret"));
     }
-    if !f.cognito_actions.is_empty() {
+    // A trigger reads its pool from each event (see `pool_access`).
+    if !f.cognito_actions.is_empty() && !f.is_cognito_trigger() {
         variables.push((identity::POOL_ID_VAR, "!Ref UserPool"));
     }
     if f.sends_email {
@@ -169,6 +171,32 @@ fn environment(y: &mut Yaml, f: &Function) {
     }
 }
 
+/// A trigger's Cognito actions, on the pool alone, in a policy of their own:
+/// in the function's role they would make the pool (which names the trigger)
+/// and the function (whose role would name the pool) depend on each other.
+fn pool_access(y: &mut Yaml, f: &Function, id: &str) {
+    if f.cognito_actions.is_empty() {
+        return;
+    }
+    y.blank();
+    y.line(1, &format!("{id}UserPoolAccess:"));
+    y.line(2, "Type: AWS::IAM::Policy");
+    y.line(2, "Properties:");
+    y.line(3, "PolicyName: UserPool");
+    y.line(3, "Roles:");
+    y.line(4, &format!("- !Ref {id}FunctionRole"));
+    y.line(3, "PolicyDocument:");
+    y.line(4, "Version: \"2012-10-17\"");
+    y.line(4, "Statement:");
+    y.line(5, "- Sid: UserPool");
+    y.line(6, "Effect: Allow");
+    y.line(6, "Action:");
+    for action in f.cognito_actions {
+        y.line(7, &format!("- cognito-idp:{action}"));
+    }
+    y.line(6, "Resource: !GetAtt UserPool.Arn");
+}
+
 fn policies(y: &mut Yaml, f: &Function) {
     let mut statements = Yaml::default();
     if !f.dynamodb_actions.is_empty() {
@@ -185,7 +213,7 @@ fn policies(y: &mut Yaml, f: &Function) {
         statements.statement("VerificationKey", "secretsmanager", &["GetSecretValue"]);
         statements.line(7, "Resource: !Ref VerificationKeySecret");
     }
-    if !f.cognito_actions.is_empty() {
+    if !f.cognito_actions.is_empty() && !f.is_cognito_trigger() {
         statements.statement("UserPool", "cognito-idp", f.cognito_actions);
         statements.line(7, "Resource: !GetAtt UserPool.Arn");
     }

@@ -72,14 +72,48 @@ pub fn confirmed_user(sub: &str, attributes: &HashMap<String, String>) -> Result
 }
 
 /// The idempotent create of a confirmed user, logged by outcome (never by address).
-pub async fn create(app: &crate::app::App, user: &NewUser, created: &'static str) -> Result<(), Diagnostic> {
+///
+/// A sign-up can be confirmed after another account added and verified the
+/// same address (both proved the mailbox; the table's verified owner keeps it).
+/// Refusing alone would refuse every later sign-in too, for good: the sign-up
+/// is closed instead. Its Cognito user, which holds nothing here, is deleted in
+/// the event's pool (`pool_id`), and the refusal says what to do.
+pub async fn create(
+    app: &crate::app::App,
+    pool_id: Option<&str>,
+    user: &NewUser,
+    created: &'static str,
+) -> Result<(), Diagnostic> {
     match app.store.create_user(user, app.clock.now()).await {
         Ok(crate::store::Created::New) => {
             crate::metrics::count(crate::metrics::Metric::SignUps);
             tracing::info!("{created}");
         }
         Ok(crate::store::Created::Existing) => tracing::info!("user exists already; repeated delivery"),
+        Err(StoreError::EmailTaken) => {
+            close_sign_up(app, pool_id, &user.user_id).await;
+            return Err(refuse("EMAIL_TAKEN", SIGN_UP_CLOSED));
+        }
         Err(err) => return Err(store_failure(err)),
     }
     Ok(())
+}
+
+/// What a user whose sign-up was closed is told.
+pub const SIGN_UP_CLOSED: &str = "Another account verified this email address before this sign-up was confirmed, \
+     so this sign-up has been closed. Sign in to that account, or sign up again with another email address.";
+
+/// Deletes the Cognito user of a closed sign-up. A failure is logged and the
+/// sign-in is refused all the same: the next one tries again.
+async fn close_sign_up(app: &crate::app::App, pool_id: Option<&str>, user: &UserId) {
+    let (Some(users), Some(pool_id)) = (&app.users, pool_id.filter(|p| !p.is_empty())) else {
+        tracing::error!("sign-up not closed: no Cognito client or no pool in the event");
+        return;
+    };
+    match users.in_pool(pool_id).delete(user).await {
+        Ok(_) => tracing::info!("sign-up closed: its address is another account's; the Cognito user is deleted"),
+        Err(err) => {
+            tracing::error!(cause = %crate::error::chain(&err), "sign-up not closed; the next sign-in tries again")
+        }
+    }
 }

@@ -27,6 +27,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .or(parsed.cognito_event_user_pools_header.user_name.as_ref())
         .cloned()
         .unwrap_or_default();
+    let pool_id = parsed.cognito_event_user_pools_header.user_pool_id.as_deref();
     Box::pin(cognito::run(&event.context, &sub, async {
         let user_id =
             UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
@@ -45,7 +46,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             tracing::info!("no profile, and Cognito has not verified the address yet");
             return Ok(());
         };
-        cognito::create(app, &user, "user created at sign-in (repair)").await
+        cognito::create(app, pool_id, &user, "user created at sign-in (repair)").await
     }))
     .await?;
     Ok(event.payload)

@@ -27,12 +27,13 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .or(header.user_name.as_ref())
         .cloned()
         .unwrap_or_default();
+    let pool_id = header.user_pool_id.as_deref();
     Box::pin(cognito::run(&event.context, &sub, async {
         let Some(user) = cognito::confirmed_user(&sub, attributes)? else {
             tracing::info!("address not verified by Cognito; the profile waits for a sign-in");
             return Ok(());
         };
-        cognito::create(app, &user, "user created").await
+        cognito::create(app, pool_id, &user, "user created").await
     }))
     .await?;
     Ok(event.payload)

@@ -1,5 +1,9 @@
-//! Cognito PreSignUp: refuse an address another user has verified, before Cognito
-//! creates the account. An unverified claim never blocks a sign-up: the confirmed
+//! Cognito PreSignUp: refuse an address another account signs in with, before
+//! Cognito creates the account. That refusal tells a stranger no more than
+//! Cognito's own sign-up would (it refuses an address a user of the pool has as
+//! its email). Another account's verified secondary address passes here: the
+//! confirmation, once the mailbox is proved, closes that sign-up instead
+//! (`cognito::create`). An unverified claim never blocks a sign-up: the confirmed
 //! sign-up takes it over, so nobody can squat an address they cannot verify. The
 //! event is returned unchanged.
 
@@ -12,7 +16,7 @@ use super::cognito;
 use crate::app::App;
 use crate::domain::EmailAddress;
 
-/// The Lambda entry point of Cognito PreSignUp: the event unchanged, or EMAIL_TAKEN when another user has verified the address.
+/// The Lambda entry point of Cognito PreSignUp: the event unchanged, or EMAIL_TAKEN when another account signs in with the address.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-up event could not be read."))?;
@@ -28,7 +32,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         };
         let email = EmailAddress::parse(raw)
             .map_err(|_| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
-        match app.store.is_owned(&email).await {
+        match app.store.is_sign_in_address(&email).await {
             Ok(false) => Ok(()),
             Ok(true) => Err(cognito::email_taken()),
             Err(err) => Err(cognito::store_failure(err)),

@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use crate::app::App;
 use crate::config::ReconcileConfig;
 use crate::deadline;
-use crate::domain::{Timestamp, UserId};
+use crate::domain::{EmailAddress, Timestamp, UserId};
 use crate::identity::{IdentityError, UserPool};
 use crate::metrics::{self, Metric};
 use crate::reconcile::{self, Checkpoint, OutOfTime, Pace, Pass, PassSummary, Phase, Segment, Sub, Tally};
@@ -130,6 +130,14 @@ enum RunError {
         "Cognito lacks {missing} of {of} profiles of one partition: the wrong pool, or an emptied one; nothing erased"
     )]
     Implausible { missing: usize, of: usize },
+}
+
+/// What became of one repair of Cognito's address.
+enum Repair {
+    Done,
+    Failed,
+    NoSuchUser,
+    NoTime,
 }
 
 /// How far one step of the pass got.
@@ -242,6 +250,7 @@ impl Run<'_> {
                 still_present = tally.still_present,
                 without_profile = tally.without_profile,
                 deleted_in_cognito = tally.deleted_in_cognito,
+                sign_in_repaired = tally.sign_in_repaired,
                 not_a_sub = tally.not_a_sub,
                 failed = tally.failed,
                 "reconcile pass complete"
@@ -327,9 +336,14 @@ impl Run<'_> {
             pass: &pass.id,
             started_at: pass.started_at,
         };
+        // Repairs of Cognito's address are AdminUpdateUserAttributes calls: the
+        // UserUpdate quota's share, for every segment together.
+        let share = f64::from(self.config().quota_share_percent) / 100.0;
+        let repairs = Pace::new(f64::from(self.config().user_update_rps) * share);
         let work = segments.iter().cloned().enumerate().map(|(i, segment)| {
             let index = u32::try_from(i).unwrap_or(0);
-            deadline::within(flush_by, self.scan_segment(&snapshot, index, total, segment, stop))
+            let scan = self.scan_segment(&snapshot, index, total, segment, stop, &repairs);
+            deadline::within(flush_by, scan)
         });
         let results = futures::future::join_all(work).await;
         let mut out_of_time = false;
@@ -339,6 +353,8 @@ impl Run<'_> {
             pass.tally.live += tally.live;
             pass.tally.deleted += tally.deleted;
             pass.tally.not_a_sub += tally.not_a_sub;
+            pass.tally.sign_in_repaired += tally.sign_in_repaired;
+            pass.tally.failed += tally.failed;
             out_of_time |= !finished && latest.is_some_and(|l| Instant::now() >= l);
         }
         Ok(if out_of_time { Step::OutOfTime } else { Step::Done })
@@ -356,6 +372,7 @@ impl Run<'_> {
         total: u32,
         before: Segment,
         stop: Instant,
+        repairs: &Pace,
     ) -> Result<(Segment, Tally, bool), RunError> {
         let mut segment = before.clone();
         // Where the scan goes on within this run: any item's key. The
@@ -386,6 +403,18 @@ impl Run<'_> {
                 if Instant::now() >= stop {
                     finished = false;
                     break 'pages;
+                }
+                if let Some(primary) = &profile.sign_in_behind {
+                    match self.repair_sign_in(&profile.user_id, primary, repairs, stop).await {
+                        // Not taken: the next run scans from before this profile.
+                        Repair::NoTime => {
+                            finished = false;
+                            break 'pages;
+                        }
+                        Repair::Done => tally.sign_in_repaired += 1,
+                        Repair::Failed => tally.failed += 1,
+                        Repair::NoSuchUser => {}
+                    }
                 }
                 segment.after = Some(profile.key.clone());
                 cursor = Some(profile.key);
@@ -425,6 +454,39 @@ impl Run<'_> {
         match self.write_both(snapshot, index, &mut segment, [live, deleted]).await {
             Ok(()) => Ok((segment, tally, finished)),
             Err(err) => Ok(unwritten(index, &err, before)),
+        }
+    }
+
+    /// Sets the primary as Cognito's address for a user whose switch never
+    /// reached Cognito, and records it. Idempotent: a switch the stream
+    /// consumer applies meanwhile sets the same address.
+    async fn repair_sign_in(&self, user: &UserId, primary: &EmailAddress, pace: &Pace, stop: Instant) -> Repair {
+        let Ok(users) = self.users() else {
+            return Repair::Failed;
+        };
+        if pace.take(Some(stop)).await.is_err() {
+            return Repair::NoTime;
+        }
+        let set = deadline::within(Some(stop), users.set_email(user, primary)).await;
+        match set {
+            Ok(crate::identity::Applied::Done) => {}
+            // Gone from Cognito: the pass's second phase erases the profile.
+            Ok(crate::identity::Applied::NoSuchUser) => return Repair::NoSuchUser,
+            Err(_) if Instant::now() >= stop => return Repair::NoTime,
+            Err(err) => {
+                tracing::error!(sub = %user, cause = %crate::error::chain(&err), "Cognito's address could not be repaired");
+                return Repair::Failed;
+            }
+        }
+        match self.store().confirm_cognito_email(user, primary).await {
+            Ok(()) | Err(StoreError::NotFound) => {
+                tracing::info!(sub = %user, "Cognito's address was a former primary: set to the primary");
+                Repair::Done
+            }
+            Err(err) => {
+                tracing::error!(sub = %user, cause = %crate::error::chain(&err), "the repaired address was not recorded");
+                Repair::Failed
+            }
         }
     }
 

@@ -2,8 +2,10 @@
 //! event source mapping's filter passes profile MODIFY records alone); this
 //! compares the old image with the new one, because filters cannot, and writes
 //! the latest state to Cognito:
-//! - a new primary address becomes Cognito's `email`, verified, and the former
-//!   primary gets a notice (no code, no link), so a takeover cannot go unnoticed;
+//! - a new primary address becomes Cognito's `email`, verified, and is recorded
+//!   on the profile as Cognito's (until then the former primary cannot be
+//!   removed); the former primary gets a notice (no code, no link), so a
+//!   takeover cannot go unnoticed;
 //! - a suspension signs the user out everywhere and disables them; re-activation
 //!   enables them;
 //! - a deletion signs them out everywhere and deletes the Cognito user, which
@@ -84,6 +86,8 @@ enum RecordError {
     Cognito(#[from] crate::identity::IdentityError),
     #[error("the former primary address was not notified")]
     Notice(#[source] crate::mail::SendError),
+    #[error("Cognito's address was not recorded")]
+    Store(#[source] crate::StoreError),
     #[error("this function is not configured with {0}")]
     NotConfigured(&'static str),
     #[error("too little time left in the invocation; retried")]
@@ -152,7 +156,18 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
             Step::Disable => users.disable(user).await?,
             Step::Enable => users.enable(user).await?,
             Step::Delete => users.delete(user).await?,
-            Step::SetEmail(email) => users.set_email(user, email).await?,
+            Step::SetEmail(email) => {
+                let applied = users.set_email(user, email).await?;
+                if applied == crate::identity::Applied::Done {
+                    // Now the former primary may be removed (remove-email waits
+                    // for this); a failure retries the record, and the set again.
+                    match app.store.confirm_cognito_email(user, email).await {
+                        Ok(()) | Err(crate::StoreError::NotFound) => {}
+                        Err(err) => return Err(RecordError::Store(err)),
+                    }
+                }
+                applied
+            }
             Step::NotifyFormerPrimary(former) => {
                 notify(app, user, former).await?;
                 crate::identity::Applied::Done

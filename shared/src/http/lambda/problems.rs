@@ -74,6 +74,12 @@ impl From<&StoreError> for Problem {
                 "Primary email",
                 "Make another address primary before removing this one.",
             ),
+            E::SignInAddressPending => Self::new(
+                S::CONFLICT,
+                "SIGN_IN_ADDRESS_PENDING",
+                "Sign-in address pending",
+                "You still sign in with this address: the change of your primary address has not reached sign-in yet. Try again in a minute.",
+            ),
             &E::VersionMismatch { current } => Self::new(
                 S::PRECONDITION_FAILED,
                 "VERSION_MISMATCH",
@@ -152,6 +158,7 @@ mod tests {
             StoreError::NotVerified,
             StoreError::AlreadyVerified,
             StoreError::PrimaryEmail,
+            StoreError::SignInAddressPending,
             StoreError::VersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
             StoreError::VerificationExpired,
@@ -180,6 +187,7 @@ mod tests {
                 | StoreError::NotVerified
                 | StoreError::AlreadyVerified
                 | StoreError::PrimaryEmail
+                | StoreError::SignInAddressPending
                 | StoreError::VersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }
                 | StoreError::VerificationExpired

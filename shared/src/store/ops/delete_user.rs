@@ -81,7 +81,8 @@ fn plan(
             .remove(x.name(attr::EMAIL))
             .remove(x.name(attr::FIRST_NAME))
             .remove(x.name(attr::LAST_NAME))
-            .remove(x.name(attr::PHONE));
+            .remove(x.name(attr::PHONE))
+            .remove(x.name(attr::COGNITO_EMAIL));
         let update = if matches!(by, Deleter::GoneFromCognito) {
             update.set(x.eq(attr::GONE_FROM_COGNITO, true))
         } else {

@@ -8,6 +8,7 @@ mod profile;
 
 mod add_email;
 mod check_availability;
+mod cognito_email;
 mod create_user;
 mod delete_user;
 mod issue_code;

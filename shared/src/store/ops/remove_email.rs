@@ -1,17 +1,20 @@
 //! Removing a non-primary address: the profile counts one fewer, the record
-//! goes and its claim is released, in one transaction.
+//! goes and its claim is released, in one transaction. Not while Cognito still
+//! signs the user in with it (a switch of the primary not yet applied there):
+//! Cognito's password reset would go on mailing it, so whoever kept that mailbox
+//! could take the account over.
 
 use crate::domain::{EmailId, UserId};
 use crate::metrics::{self, Metric};
-use crate::store::expr::{Update, and};
-use crate::store::items::{EmailItem, attr};
+use crate::store::expr::{Update, and, or};
+use crate::store::items::{EmailItem, ProfileItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::claim::push_own_claim_delete;
-use super::profile::{active, read_profile};
+use super::profile::{active, refusal};
 
 impl Store {
     /// Removes a non-primary address and frees it for others.
@@ -29,6 +32,21 @@ impl Store {
     }
 }
 
+/// A failed count on the profile: its state, or Cognito still holds the
+/// address; else it moved under the request.
+fn read_profile(record: EmailItem) -> impl Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync {
+    move |old| {
+        let profile = plan::old::<ProfileItem>(old)?;
+        if let Some(err) = refusal(profile.as_ref()) {
+            return Ok(Rejection::Failed(err));
+        }
+        Ok(match profile.and_then(|p| p.cognito_email) {
+            Some(held) if held == record.email => Rejection::Failed(StoreError::SignInAddressPending),
+            _ => Rejection::Retry,
+        })
+    }
+}
+
 /// A failed removal: the record is gone or became primary; else it changed.
 fn read_record(old: Option<&Item>) -> Result<Rejection, StoreError> {
     Ok(match plan::old::<EmailItem>(old)? {
@@ -42,9 +60,16 @@ fn plan(table: &str, record: &EmailItem) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let user = &record.user_id;
     let count = plan::update(table, keys::profile_key(user), |x| {
-        (Update::default().set(x.add(attr::EMAIL_COUNT, -1)), active(x))
+        let not_cognitos = or(
+            x.not_exists(attr::COGNITO_EMAIL),
+            x.ne(attr::COGNITO_EMAIL, &record.email),
+        );
+        (
+            Update::default().set(x.add(attr::EMAIL_COUNT, -1)),
+            and([active(x), not_cognitos]),
+        )
     })?;
-    plan.push(count, read_profile);
+    plan.push(count, read_profile(record.clone()));
     let delete = plan::delete(table, keys::email_key(user, record.email_id), |x| {
         and([x.exists(keys::PK), x.ne(attr::IS_PRIMARY, true)])
     })?;
@@ -79,5 +104,23 @@ mod tests {
         let item = items::email_item(&primary).unwrap();
         assert!(matches!(failed(plan.read(1, Some(&item))), StoreError::PrimaryEmail));
         assert!(matches!(plan.read(2, None), Rejection::Retry));
+        // Cognito still signs the user in with it: refused until the switch lands.
+        let mut holder = profile(UserStatus::Active, 2, 2);
+        holder.insert(
+            attr::COGNITO_EMAIL.to_owned(),
+            aws_sdk_dynamodb::types::AttributeValue::S(address.as_str().to_owned()),
+        );
+        assert!(matches!(
+            failed(plan.read(0, Some(&holder))),
+            StoreError::SignInAddressPending
+        ));
+        assert!(
+            plan.items()[0]
+                .update()
+                .unwrap()
+                .condition_expression()
+                .unwrap()
+                .contains("attribute_not_exists(#cognitoEmail) OR #cognitoEmail <> :cognitoEmail")
+        );
     }
 }
