@@ -362,7 +362,8 @@ pub const RECONCILE_USERS: Function = Function {
         Alarm::ConditionalCheckFailures,
         Alarm::PassOverdue,
     ],
-    // AdminDeleteUser: a user deleted here whose Cognito side never happened.
+    // AdminDeleteUser: a user deleted here whose Cognito side never happened,
+    // and a sign-up closed because another account verified its address.
     cognito_actions: &["ListUsers", "AdminGetUser", "AdminDeleteUser"],
     ..function(
         "reconcile-users",
@@ -375,7 +376,9 @@ pub const RECONCILE_USERS: Function = Function {
             }),
         },
         "erases the profiles of users who deleted themselves in Cognito.",
-        &["Scan", "Query", "UpdateItem", "DeleteItem"],
+        // BatchGetItem: listed users' profiles, to compare their addresses;
+        // GetItem: whether another account verified a stranded sign-up's address.
+        &["Scan", "Query", "GetItem", "BatchGetItem", "UpdateItem", "DeleteItem"],
     )
 };
 

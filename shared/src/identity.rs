@@ -118,6 +118,8 @@ pub struct ListedUser {
     pub confirmed: bool,
     /// When Cognito created the user, in epoch seconds.
     pub created_at: Option<i64>,
+    /// The address Cognito signs the user in with, if it parses as one.
+    pub email: Option<EmailAddress>,
 }
 
 /// One page of ListUsers.
@@ -194,6 +196,7 @@ impl UserPool {
             .list_users()
             .user_pool_id(&self.pool_id)
             .attributes_to_get("sub")
+            .attributes_to_get("email")
             .limit(LIST_USERS_PAGE)
             .set_pagination_token(token);
         if !prefix.is_empty() {
@@ -220,6 +223,12 @@ impl UserPool {
                     user_id: UserId::parse(sub).ok()?,
                     confirmed: user.user_status() == Some(&UserStatusType::Confirmed),
                     created_at: user.user_create_date().map(|d| d.secs()),
+                    email: user
+                        .attributes()
+                        .iter()
+                        .find(|a| a.name() == "email")
+                        .and_then(|a| a.value())
+                        .and_then(|raw| EmailAddress::parse(raw).ok()),
                 })
             })
             .collect();

@@ -270,10 +270,19 @@ pub struct Tally {
     /// Cognito side never happened (the stream's record lost), completed.
     #[serde(default)]
     pub deleted_in_cognito: u64,
-    /// Live profiles whose primary Cognito was never confirmed to hold (a
-    /// switch whose stream record failed for good), set there now.
+    /// Live profiles whose address Cognito holds was not yet recorded (older
+    /// profiles, or a record the stream consumer never wrote), recorded now.
     #[serde(default)]
-    pub sign_in_repaired: u64,
+    pub sign_in_recorded: u64,
+    /// Live profiles Cognito signs in with another address than the primary (a
+    /// switch whose stream record failed for good): the stream consumer asked
+    /// to apply the primary again.
+    #[serde(default)]
+    pub sign_in_resynced: u64,
+    /// Confirmed Cognito users with no profile whose address another account
+    /// verified: their sign-up closed, the Cognito user deleted.
+    #[serde(default)]
+    pub sign_ups_closed: u64,
 }
 
 /// A finished pass, for the record and the alarm.

@@ -561,13 +561,6 @@ async fn switching_back_and_forth_in_one_batch_ends_at_the_last_primary() {
     assert_eq!(to_work.iter().filter(|m| m.code().is_none()).count(), 1, "{to_work:?}");
 }
 
-/// The id of Ada's record of `address`.
-async fn email_id_of(app: &TestApp, sub: &str, address: &str) -> String {
-    let emails = app.list_emails(sub).await.body["emails"].as_array().unwrap().clone();
-    let record = emails.iter().find(|e| e["email"] == address).unwrap();
-    record["emailId"].as_str().unwrap().to_owned()
-}
-
 /// Cognito's password reset mails the address Cognito holds. Until the switch
 /// of the primary has reached Cognito, the former primary is still that
 /// address: removing it would leave whoever keeps that mailbox able to reset
@@ -579,7 +572,7 @@ async fn a_former_primary_cannot_be_removed_until_cognito_holds_the_new_one() {
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     let (_, passed) = s.changes().await;
-    let former = email_id_of(&s.app, &s.sub, "ada@example.com").await;
+    let former = s.app.email_id_of(&s.sub, "ada@example.com").await;
 
     // The record has not been applied (lag, retries, or the failure queue).
     let refused = s.app.remove_email(&s.sub, &former).await;
@@ -602,5 +595,76 @@ async fn a_former_primary_cannot_be_removed_until_cognito_holds_the_new_one() {
     // The record of it is a profile change with nothing for Cognito: delivered, no call fails.
     let (_, recorded) = s.changes().await;
     assert_eq!(deliver(&s.app, &recorded).await, Vec::<String>::new());
+    s.app.assert_invariants().await;
+}
+
+/// A switch whose record failed for good left Cognito on the former primary.
+/// The pass sees it in ListUsers, records what Cognito holds and asks the
+/// consumer, Cognito's one writer, to apply the primary again: in the
+/// stream's order, with a notice to the address Cognito held.
+#[tokio::test]
+async fn a_switch_that_never_reached_cognito_is_applied_again_through_the_stream() {
+    let mut s = Synced::start(&["ada@example.com"]).await;
+    s.changes().await;
+    s.switch_primary_to("ada.work@example.com").await;
+    s.changes().await; // the switch's record, lost
+    let former = s.app.email_id_of(&s.sub, "ada@example.com").await;
+    s.app
+        .remove_email(&s.sub, &former)
+        .await
+        .assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+
+    s.app.clock.advance(60);
+    let answer = s.app.reconcile_users().await.unwrap();
+    assert_eq!(answer["tally"]["signInResynced"], 1, "{answer}");
+    // The pass writes nothing to Cognito itself.
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada@example.com"));
+    let (_, asked) = s.changes().await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(deliver(&s.app, &asked).await, Vec::<String>::new());
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada.work@example.com"));
+    let notices = s.moto.mail_to("ada@example.com").await;
+    assert_eq!(notices.len(), 1, "the address Cognito held is told: {notices:?}");
+    let (_, recorded) = s.changes().await;
+    assert_eq!(deliver(&s.app, &recorded).await, Vec::<String>::new());
+    s.app.remove_email(&s.sub, &former).await.assert_status(204);
+
+    // The next pass finds Cognito and the table agreeing.
+    s.app.clock.advance(24 * 3600);
+    let next = s.app.reconcile_users().await.unwrap();
+    assert_eq!(
+        (&next["tally"]["signInResynced"], &next["tally"]["signInRecorded"]),
+        (&0.into(), &0.into()),
+        "{next}"
+    );
+    s.app.assert_invariants().await;
+}
+
+/// The pass asks, then the user switches again before the consumer runs: the
+/// records are applied in order, so the later switch is not overtaken, and
+/// Cognito ends on the primary the user chose last.
+#[tokio::test]
+async fn a_switch_after_the_pass_asked_is_applied_after_it() {
+    let mut s = Synced::start(&["ada@example.com"]).await;
+    s.changes().await;
+    s.switch_primary_to("ada.work@example.com").await;
+    s.changes().await; // lost
+    s.app.clock.advance(60);
+    let answer = s.app.reconcile_users().await.unwrap();
+    assert_eq!(answer["tally"]["signInResynced"], 1, "{answer}");
+    s.switch_primary_to("ada.home@example.com").await;
+    // The pass's request, the add's count, then the switch: in that order.
+    let (_, all) = s.changes().await;
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert_eq!(deliver(&s.app, &all).await, Vec::<String>::new());
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada.home@example.com"));
+    let (_, recorded) = s.changes().await;
+    assert_eq!(deliver(&s.app, &recorded).await, Vec::<String>::new());
+    assert_eq!(s.user().await.unwrap().email.as_deref(), Some("ada.home@example.com"));
+    // Both former primaries may go now; the one Cognito holds may not.
+    for address in ["ada@example.com", "ada.work@example.com"] {
+        let id = s.app.email_id_of(&s.sub, address).await;
+        s.app.remove_email(&s.sub, &id).await.assert_status(204);
+    }
     s.app.assert_invariants().await;
 }

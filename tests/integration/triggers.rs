@@ -268,3 +268,52 @@ async fn a_sign_up_confirmed_after_another_account_verified_its_address_is_close
     assert_eq!(verified, 3);
     app.assert_invariants().await;
 }
+
+/// The closing of a sign-up must never reach an account that exists: a
+/// confirmation delivered again (Cognito retries, or a replay) for a user who
+/// has a profile, after their sign-up address went to another account, still
+/// finds the user and leaves their Cognito user alone.
+#[tokio::test]
+async fn a_replayed_confirmation_of_an_existing_user_never_closes_their_account() {
+    use integration_tests::http::LogCapture;
+    use integration_tests::moto::{Moto, cognito_user};
+    use user_service::identity::UserPool;
+
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let moto = Moto::start();
+    let (cognito, pool, subs) = moto.user_pool(&["grace@example.com"]).await;
+    let mut app = TestApp::spawn().await;
+    app.users = Some(UserPool::from_events(cognito.clone()));
+    let grace = &subs[0];
+    let mut confirmation = cognito_event(&POST_CONFIRMATION, grace, "grace@example.com");
+    confirmation["userPoolId"] = serde_json::json!(pool);
+    app.invoke(&POST_CONFIRMATION, confirmation.clone()).await.unwrap();
+
+    // Grace moves to another address and drops the first; Ada takes it.
+    let id = app.add_address(grace, "grace.new@example.com").await;
+    app.verify_email(grace, &id, &logs.code_for(&id))
+        .await
+        .assert_status(200);
+    app.set_primary_email(grace, &id).await.assert_status(200);
+    app.cognito_holds_primary(grace).await;
+    let first = app.email_id_of(grace, "grace@example.com").await;
+    app.remove_email(grace, &first).await.assert_status(204);
+    app.sign_up(ADA, "ada@example.com").await;
+    let taken = app.add_address(ADA, "grace@example.com").await;
+    app.verify_email(ADA, &taken, &logs.code_for(&taken))
+        .await
+        .assert_status(200);
+
+    // The first confirmation, delivered again, and a sign-in: Grace exists.
+    app.invoke(&POST_CONFIRMATION, confirmation).await.unwrap();
+    let mut sign_in = cognito_event(&POST_AUTHENTICATION, grace, "grace@example.com");
+    sign_in["userPoolId"] = serde_json::json!(pool);
+    app.invoke(&POST_AUTHENTICATION, sign_in).await.unwrap();
+    assert!(
+        cognito_user(&cognito, &pool, grace).await.is_some(),
+        "Grace keeps her Cognito user"
+    );
+    app.get_profile(grace).await.assert_status(200);
+    app.assert_invariants().await;
+}

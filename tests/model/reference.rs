@@ -651,13 +651,18 @@ impl Model {
     /// past the requester's first codes there.
     fn admit_code(&self, user: usize, addr: usize) -> Result<(), Fail> {
         let (now, c) = (self.now, &self.config);
-        admit(&self.codes_sent[user], c.max_codes_per_user, now).map_err(Fail::TooManyRequests)?;
         let mine = &self.codes_requested[user][addr];
-        admit(mine, c.max_codes_per_user_address, now).map_err(Fail::TooManyRequests)?;
+        let mut waits = vec![
+            admit(&self.codes_sent[user], c.max_codes_per_user, now),
+            admit(mine, c.max_codes_per_user_address, now),
+        ];
         if recent(mine, now).len() >= CODES_NEVER_CROWDED_OUT as usize {
-            admit(&self.codes_issued[addr], c.max_codes_per_address, now).map_err(Fail::TooManyRequests)?;
+            waits.push(admit(&self.codes_issued[addr], c.max_codes_per_address, now));
         }
-        Ok(())
+        match waits.into_iter().filter_map(Result::err).max() {
+            Some(wait) => Err(Fail::TooManyRequests(wait)),
+            None => Ok(()),
+        }
     }
 
     /// Wrong codes spent on a new code before it is sent: all but one once the

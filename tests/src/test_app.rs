@@ -244,6 +244,17 @@ impl TestApp {
         }
     }
 
+    /// The emailId of the user's record of `address`, from GET /me/emails.
+    pub async fn email_id_of(&self, sub: &str, address: &str) -> String {
+        let reply = self.list_emails(sub).await;
+        let emails = reply.body["emails"].as_array().cloned().unwrap_or_default();
+        let record = emails
+            .iter()
+            .find(|e| e["email"] == address)
+            .unwrap_or_else(|| panic!("{sub} has no record of {address}: {reply:?}"));
+        record["emailId"].as_str().unwrap().to_owned()
+    }
+
     /// What the stream consumer records once Cognito holds the user's primary:
     /// after it, the former primary may be removed.
     pub async fn cognito_holds_primary(&self, sub: &str) {

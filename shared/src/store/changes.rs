@@ -6,7 +6,7 @@ use aws_lambda_events::event::dynamodb::EventRecord;
 
 use super::items::ProfileItem;
 use super::keys;
-use crate::domain::{EmailAddress, UserId, UserStatus};
+use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
 
 /// A profile as one image of a stream record shows it: what Cognito follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +19,10 @@ pub struct ProfileImage {
     pub status: UserStatus,
     /// Erased because Cognito no longer has the user: nothing to delete there.
     pub gone_from_cognito: bool,
+    /// The address Cognito signs the user in with, as last recorded.
+    pub cognito_email: Option<EmailAddress>,
+    /// When the reconcile's pass last asked for the primary to be applied again.
+    pub sync_requested_at: Option<Timestamp>,
 }
 
 /// One change of a profile: its image before and after.
@@ -58,6 +62,8 @@ impl From<ProfileItem> for ProfileImage {
             email: item.email,
             status: item.status,
             gone_from_cognito: item.gone_from_cognito,
+            cognito_email: item.cognito_email,
+            sync_requested_at: item.sync_requested_at,
         }
     }
 }
@@ -74,7 +80,7 @@ pub fn user_of_record(record: &EventRecord) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{NewUser, Timestamp};
+    use crate::domain::NewUser;
     use crate::store::items;
 
     fn record(old: serde_dynamo::Item, new: serde_dynamo::Item, user: &UserId) -> EventRecord {

@@ -3,6 +3,7 @@
 
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::query::QueryError;
 use aws_sdk_dynamodb::operation::scan::ScanError;
@@ -23,6 +24,9 @@ pub enum DynamoError {
     /// Scanning for live profiles, in the reconcile's first phase, failed.
     #[error("Scan failed")]
     Scan(#[from] SdkError<ScanError, HttpResponse>),
+    /// Reading listed users' profiles, in the reconcile's second phase, failed.
+    #[error("BatchGetItem failed")]
+    BatchGetItem(#[from] SdkError<BatchGetItemError, HttpResponse>),
     /// A single-item update of a profile failed.
     #[error("UpdateItem failed")]
     UpdateItem(#[from] SdkError<UpdateItemError, HttpResponse>),
@@ -91,6 +95,7 @@ transient_variants!(
     GetItemError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
     QueryError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
     ScanError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
+    BatchGetItemError => [InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ThrottlingException],
     UpdateItemError => [
         InternalServerError,
         ProvisionedThroughputExceededException,
@@ -149,6 +154,7 @@ impl DynamoError {
             Self::GetItem(e) => sdk_error_is_retryable(e),
             Self::Query(e) => sdk_error_is_retryable(e),
             Self::Scan(e) => sdk_error_is_retryable(e),
+            Self::BatchGetItem(e) => sdk_error_is_retryable(e),
             Self::UpdateItem(e) => sdk_error_is_retryable(e),
             Self::TransactWriteItems(e) => sdk_error_is_retryable(e),
         }
@@ -160,6 +166,7 @@ impl DynamoError {
             Self::GetItem(e) => sdk_error_metric(e, &[]),
             Self::Query(e) => sdk_error_metric(e, &[]),
             Self::Scan(e) => sdk_error_metric(e, &[]),
+            Self::BatchGetItem(e) => sdk_error_metric(e, &[]),
             Self::UpdateItem(e) => sdk_error_metric(e, &[]),
             Self::TransactWriteItems(e) => {
                 let reasons = match e.as_service_error() {
@@ -181,6 +188,7 @@ impl DynamoError {
             Self::GetItem(e) => e.code(),
             Self::Query(e) => e.code(),
             Self::Scan(e) => e.code(),
+            Self::BatchGetItem(e) => e.code(),
             Self::UpdateItem(e) => e.code(),
             Self::TransactWriteItems(e) => e.code(),
         }
@@ -354,6 +362,7 @@ store_error_from_sdk!(
     GetItemError,
     QueryError,
     ScanError,
+    BatchGetItemError,
     UpdateItemError,
     TransactWriteItemsError
 );

@@ -66,6 +66,10 @@ pub struct ProfileItem {
     /// profiles written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cognito_email: Option<EmailAddress>,
+    /// When the reconcile's pass found Cognito's address is not the primary and
+    /// asked the stream consumer, Cognito's one writer, to apply the primary again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_requested_at: Option<Timestamp>,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -143,6 +147,7 @@ impl ProfileItem {
             gone_from_cognito: false,
             // The confirmed sign-up's address is Cognito's own.
             cognito_email: Some(user.email.clone()),
+            sync_requested_at: None,
         }
     }
 
@@ -368,6 +373,7 @@ mod tests {
         let claim = record.claim(Some(now));
         let gone = ProfileItem {
             gone_from_cognito: true,
+            sync_requested_at: Some(now),
             ..profile.clone()
         };
         assert!(

@@ -64,6 +64,7 @@ pub mod attr {
         ENTITY_TYPE = "entityType",
         GONE_FROM_COGNITO = "goneFromCognito",
         COGNITO_EMAIL = "cognitoEmail",
+        SYNC_REQUESTED_AT = "syncRequestedAt",
     );
 }
 

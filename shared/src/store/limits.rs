@@ -190,12 +190,21 @@ impl From<&crate::config::StoreConfig> for CodeCaps {
 /// [`CODES_NEVER_CROWDED_OUT`] codes there today: however many accounts a
 /// stranger uses, the owner can still add the address and get a code.
 pub(crate) fn admit_code(seen: &Seen, caps: CodeCaps, now: Timestamp) -> Result<(), u64> {
-    admit(seen.codes_sent.as_ref(), caps.per_user, now)?;
-    admit(seen.codes_requested.as_ref(), caps.per_user_address, now)?;
-    if left(seen.codes_requested.as_ref(), CODES_NEVER_CROWDED_OUT, now) == 0 {
-        admit(seen.codes_issued.as_ref(), caps.per_address, now)?;
+    let crowded = left(seen.codes_requested.as_ref(), CODES_NEVER_CROWDED_OUT, now) == 0;
+    let refusals = [
+        admit(seen.codes_sent.as_ref(), caps.per_user, now),
+        admit(seen.codes_requested.as_ref(), caps.per_user_address, now),
+        if crowded {
+            admit(seen.codes_issued.as_ref(), caps.per_address, now)
+        } else {
+            Ok(())
+        },
+    ];
+    // The longest wait: after it, every cap has room again.
+    match refusals.iter().filter_map(|r| r.err()).max() {
+        Some(wait) => Err(wait),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Wrong codes already spent on a new code: all but one when the address's
@@ -339,10 +348,13 @@ mod tests {
         seen.codes_issued = None;
         seen.codes_requested = Some(item(&[10, 20, 30, 40, 50], 5));
         assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 + 10 - 100));
-        // And the requester's cap over every address comes first.
+        // And the requester's cap over every address.
         seen.codes_requested = None;
         seen.codes_sent = Some(item(&(0..30).collect::<Vec<_>>(), 30));
         assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 - 100));
+        // Two caps full: the longer wait, after which both have room.
+        seen.codes_requested = Some(item(&[50, 60, 70, 80, 90], 5));
+        assert_eq!(admit_code(&seen, caps, at(100)), Err(86_400 + 50 - 100));
     }
 
     #[test]

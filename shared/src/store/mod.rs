@@ -46,7 +46,7 @@ use keys::Item;
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
-pub use ops::{ChunkAt, ScanPage, ScannedProfile, StatusSet};
+pub use ops::{BATCH_GET_KEYS, ChunkAt, ScanPage, ScannedProfile, SignInSettled, SignInView, StatusSet};
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
 

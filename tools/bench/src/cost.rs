@@ -524,9 +524,12 @@ pub(crate) fn sweep(users: f64, p: &Profile, s: &Stack, prices: &Prices) -> Swee
     // One checkpoint per partition and per Scan page (1 MB).
     let checkpoint_wcu = partitions + (table_bytes / 1_048_576.0).ceil();
     let erase_wcu = deleted * 2.0 * (1.0 + 2.0 * p.addresses_per_user);
+    // Every listed user's profile, read back (BatchGetItem, eventually
+    // consistent) to compare the address Cognito lists with the primary.
+    let compare_rcu = users * 0.5;
     let runs = s.sweep_runs_per_day * DAYS_PER_MONTH;
     // Every run takes the lease (a conditional write) and reads the checkpoint.
-    let rcu = passes * (scan_rcu + chunk_rcu) + runs * 0.5;
+    let rcu = passes * (scan_rcu + chunk_rcu + compare_rcu) + runs * 0.5;
     let wcu = passes * (chunk_wcu + checkpoint_wcu + erase_wcu) + runs;
 
     let gb = s.memory_mb / 1024.0;

@@ -207,8 +207,8 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "One transaction: room on the profile, the record, the claim and the code counters.",
         ),
         "send-verification" => (
-            &[("GetItem", 2), ("TransactWriteItems", 1)],
-            "Exception: the record is read (its address names the code counter), then the counter (so the transaction pins its version), then one transaction.",
+            &[("GetItem", 4), ("TransactWriteItems", 1)],
+            "Exception: the record is read (its address names the code counters), then the address's, the pair's and the user's counters, concurrently (so the transaction pins their versions), then one transaction.",
         ),
         "verify-email" => (
             &[("GetItem", 3), ("TransactWriteItems", 1)],
@@ -239,7 +239,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("GetItem", 1), ("UpdateItem", 1)],
             "The admin's own profile is read, then one conditional write.",
         ),
-        "pre-sign-up" => (&[("GetItem", 1)], "One read: the address's claim, by key."),
+        "pre-sign-up" => (
+            &[("GetItem", 1)],
+            "One read: the address's claim, by key (and its owner's profile when it is verified).",
+        ),
         "post-confirmation" => (
             &[("TransactWriteItems", 1)],
             "One transaction: the profile, the verified primary and its claim.",
@@ -253,8 +256,8 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "One Scan per page of live users; Cognito is unreachable in the bench, so the sweep fails and erases no one.",
         ),
         "sync-cognito-email" => (
-            &[],
-            "No DynamoDB request: the record carries both images; Cognito is unreachable in the bench, so the record fails.",
+            &[("UpdateItem", 1)],
+            "The record carries both images; once Cognito holds a new primary, one write records it. Cognito is unreachable in the bench, so the record fails before it.",
         ),
         _ => (&[], NOT_IN_DESIGN),
     };

@@ -654,7 +654,8 @@ mod tests {
         assert!(writes_with_conditions(&catalog::UPDATE_PROFILE));
         assert!(!writes_with_conditions(&catalog::GET_PROFILE));
         assert!(!writes_with_conditions(&catalog::FIND_USER_BY_EMAIL));
-        assert!(!writes_with_conditions(&catalog::SYNC_COGNITO_EMAIL));
+        // It records the address Cognito holds, on condition the profile is there.
+        assert!(writes_with_conditions(&catalog::SYNC_COGNITO_EMAIL));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //!   one when the last started `RECONCILE_INTERVAL_HOURS` ago, and stops
 //!   before its deadline. One run at a time holds the checkpoint's lease.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
@@ -28,7 +28,7 @@ use crate::domain::{EmailAddress, Timestamp, UserId};
 use crate::identity::{IdentityError, UserPool};
 use crate::metrics::{self, Metric};
 use crate::reconcile::{self, Checkpoint, OutOfTime, Pace, Pass, PassSummary, Phase, Segment, Sub, Tally};
-use crate::store::{Deleter, Store, StoreError};
+use crate::store::{Deleter, SignInSettled, Store, StoreError};
 
 /// The detail type of a CloudTrail record EventBridge delivers.
 const API_CALL: &str = "AWS API Call via CloudTrail";
@@ -130,14 +130,6 @@ enum RunError {
         "Cognito lacks {missing} of {of} profiles of one partition: the wrong pool, or an emptied one; nothing erased"
     )]
     Implausible { missing: usize, of: usize },
-}
-
-/// What became of one repair of Cognito's address.
-enum Repair {
-    Done,
-    Failed,
-    NoSuchUser,
-    NoTime,
 }
 
 /// How far one step of the pass got.
@@ -250,7 +242,9 @@ impl Run<'_> {
                 still_present = tally.still_present,
                 without_profile = tally.without_profile,
                 deleted_in_cognito = tally.deleted_in_cognito,
-                sign_in_repaired = tally.sign_in_repaired,
+                sign_in_recorded = tally.sign_in_recorded,
+                sign_in_resynced = tally.sign_in_resynced,
+                sign_ups_closed = tally.sign_ups_closed,
                 not_a_sub = tally.not_a_sub,
                 failed = tally.failed,
                 "reconcile pass complete"
@@ -336,14 +330,9 @@ impl Run<'_> {
             pass: &pass.id,
             started_at: pass.started_at,
         };
-        // Repairs of Cognito's address are AdminUpdateUserAttributes calls: the
-        // UserUpdate quota's share, for every segment together.
-        let share = f64::from(self.config().quota_share_percent) / 100.0;
-        let repairs = Pace::new(f64::from(self.config().user_update_rps) * share);
         let work = segments.iter().cloned().enumerate().map(|(i, segment)| {
             let index = u32::try_from(i).unwrap_or(0);
-            let scan = self.scan_segment(&snapshot, index, total, segment, stop, &repairs);
-            deadline::within(flush_by, scan)
+            deadline::within(flush_by, self.scan_segment(&snapshot, index, total, segment, stop))
         });
         let results = futures::future::join_all(work).await;
         let mut out_of_time = false;
@@ -353,8 +342,6 @@ impl Run<'_> {
             pass.tally.live += tally.live;
             pass.tally.deleted += tally.deleted;
             pass.tally.not_a_sub += tally.not_a_sub;
-            pass.tally.sign_in_repaired += tally.sign_in_repaired;
-            pass.tally.failed += tally.failed;
             out_of_time |= !finished && latest.is_some_and(|l| Instant::now() >= l);
         }
         Ok(if out_of_time { Step::OutOfTime } else { Step::Done })
@@ -372,7 +359,6 @@ impl Run<'_> {
         total: u32,
         before: Segment,
         stop: Instant,
-        repairs: &Pace,
     ) -> Result<(Segment, Tally, bool), RunError> {
         let mut segment = before.clone();
         // Where the scan goes on within this run: any item's key. The
@@ -403,18 +389,6 @@ impl Run<'_> {
                 if Instant::now() >= stop {
                     finished = false;
                     break 'pages;
-                }
-                if let Some(primary) = &profile.sign_in_behind {
-                    match self.repair_sign_in(&profile.user_id, primary, repairs, stop).await {
-                        // Not taken: the next run scans from before this profile.
-                        Repair::NoTime => {
-                            finished = false;
-                            break 'pages;
-                        }
-                        Repair::Done => tally.sign_in_repaired += 1,
-                        Repair::Failed => tally.failed += 1,
-                        Repair::NoSuchUser => {}
-                    }
                 }
                 segment.after = Some(profile.key.clone());
                 cursor = Some(profile.key);
@@ -454,39 +428,6 @@ impl Run<'_> {
         match self.write_both(snapshot, index, &mut segment, [live, deleted]).await {
             Ok(()) => Ok((segment, tally, finished)),
             Err(err) => Ok(unwritten(index, &err, before)),
-        }
-    }
-
-    /// Sets the primary as Cognito's address for a user whose switch never
-    /// reached Cognito, and records it. Idempotent: a switch the stream
-    /// consumer applies meanwhile sets the same address.
-    async fn repair_sign_in(&self, user: &UserId, primary: &EmailAddress, pace: &Pace, stop: Instant) -> Repair {
-        let Ok(users) = self.users() else {
-            return Repair::Failed;
-        };
-        if pace.take(Some(stop)).await.is_err() {
-            return Repair::NoTime;
-        }
-        let set = deadline::within(Some(stop), users.set_email(user, primary)).await;
-        match set {
-            Ok(crate::identity::Applied::Done) => {}
-            // Gone from Cognito: the pass's second phase erases the profile.
-            Ok(crate::identity::Applied::NoSuchUser) => return Repair::NoSuchUser,
-            Err(_) if Instant::now() >= stop => return Repair::NoTime,
-            Err(err) => {
-                tracing::error!(sub = %user, cause = %crate::error::chain(&err), "Cognito's address could not be repaired");
-                return Repair::Failed;
-            }
-        }
-        match self.store().confirm_cognito_email(user, primary).await {
-            Ok(()) | Err(StoreError::NotFound) => {
-                tracing::info!(sub = %user, "Cognito's address was a former primary: set to the primary");
-                Repair::Done
-            }
-            Err(err) => {
-                tracing::error!(sub = %user, cause = %crate::error::chain(&err), "the repaired address was not recorded");
-                Repair::Failed
-            }
         }
     }
 
@@ -679,6 +620,10 @@ impl Partitions<'_> {
         let snapshot = table.len();
         // Deleted here, still in Cognito: deletes whose Cognito side never happened.
         let mut half_done = Vec::new();
+        // Users with a live profile, and the address Cognito signs them in with.
+        let mut listed: Vec<(UserId, EmailAddress)> = Vec::new();
+        // Confirmed users with no profile, and their address.
+        let mut stranded: Vec<(UserId, EmailAddress)> = Vec::new();
         let mut tally = Tally::default();
         let mut token = None;
         let started = self.started_at.unix_seconds();
@@ -692,12 +637,18 @@ impl Partitions<'_> {
                 tally.listed += 1;
                 let sub = Sub::of(&user.user_id);
                 if sub.is_some_and(|sub| table.remove(&sub)) {
+                    if let Some(email) = user.email {
+                        listed.push((user.user_id, email));
+                    }
                     continue;
                 }
                 if let Some(sub) = sub.filter(|sub| deleted.contains(sub)) {
                     half_done.push(sub);
                 } else if user.confirmed && user.created_at.is_some_and(|at| at < started) {
                     tally.without_profile += 1;
+                    if let Some(email) = user.email {
+                        stranded.push((user.user_id, email));
+                    }
                 }
             }
             match page.next {
@@ -758,7 +709,92 @@ impl Partitions<'_> {
                 }
             }
         }
+        if !self.settle_sign_ins(&listed, &mut tally).await? || !self.close_stranded(stranded, &mut tally).await? {
+            return Ok(None);
+        }
         Ok(Some(tally))
+    }
+
+    /// Compares the address Cognito lists for each user with the profile: a
+    /// right one not yet recorded is recorded; a wrong one (a switch of the
+    /// primary whose stream record failed for good, so the former primary
+    /// could still reset the password) is recorded as it is, and the stream
+    /// consumer, Cognito's one writer, is asked to apply the primary again.
+    /// `false` when the run's time ran out first.
+    async fn settle_sign_ins(&self, listed: &[(UserId, EmailAddress)], tally: &mut Tally) -> Result<bool, RunError> {
+        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
+        for batch in listed.chunks(crate::store::BATCH_GET_KEYS) {
+            if out_of_time() {
+                return Ok(false);
+            }
+            let users: Vec<UserId> = batch.iter().map(|(user, _)| user.clone()).collect();
+            let views = match self.store.sign_in_views(&users).await {
+                Ok(views) => views,
+                Err(_) if out_of_time() => return Ok(false),
+                Err(err) => return Err(err.into()),
+            };
+            let holds: HashMap<&UserId, &EmailAddress> = batch.iter().map(|(user, email)| (user, email)).collect();
+            for view in views {
+                // Checked per user: a partition cut short is redone, and every write here is idempotent.
+                if out_of_time() {
+                    return Ok(false);
+                }
+                let Some(held) = holds.get(&view.user_id) else {
+                    continue;
+                };
+                match self.store.settle_sign_in(&view, held, self.clock.now()).await {
+                    Ok(SignInSettled::InLine | SignInSettled::Moved) => {}
+                    Ok(SignInSettled::Recorded) => tally.sign_in_recorded += 1,
+                    Ok(SignInSettled::Resync) => {
+                        tally.sign_in_resynced += 1;
+                        tracing::warn!(sub = %view.user_id, "Cognito signs the user in with another address than the primary: asked to apply the primary again");
+                    }
+                    Err(_) if out_of_time() => return Ok(false),
+                    Err(err) => {
+                        tally.failed += 1;
+                        tracing::error!(sub = %view.user_id, cause = %crate::error::chain(&err), "Cognito's address could not be settled");
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Deletes the Cognito users of sign-ups confirmed after another account
+    /// verified their address (their trigger closes them at sign-in too, but a
+    /// person told the sign-up is closed may never sign in again): left in the
+    /// pool, each would keep the address from its verified owner there.
+    /// `false` when the run's time ran out first.
+    async fn close_stranded(&self, stranded: Vec<(UserId, EmailAddress)>, tally: &mut Tally) -> Result<bool, RunError> {
+        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
+        for (user, email) in stranded {
+            if out_of_time() {
+                return Ok(false);
+            }
+            match self.store.is_owned(&email).await {
+                Ok(true) => {}
+                // Not another account's: left to the repair path, at its next sign-in.
+                Ok(false) => continue,
+                Err(_) if out_of_time() => return Ok(false),
+                Err(err) => return Err(err.into()),
+            }
+            if self.update_pace.take(self.latest).await.is_err() {
+                return Ok(false);
+            }
+            match self.users.delete(&user).await {
+                Ok(crate::identity::Applied::Done) => {
+                    tally.sign_ups_closed += 1;
+                    tracing::info!(sub = %user, "sign-up closed: its address is another account's; the Cognito user is deleted");
+                }
+                Ok(crate::identity::Applied::NoSuchUser) => {}
+                Err(_) if out_of_time() => return Ok(false),
+                Err(err) => {
+                    tally.failed += 1;
+                    tracing::error!(sub = %user, cause = %crate::error::chain(&err), "a closed sign-up could not be deleted");
+                }
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -790,6 +826,9 @@ fn add(total: &mut Tally, part: &Tally) {
     total.erased += part.erased;
     total.without_profile += part.without_profile;
     total.failed += part.failed;
+    total.sign_in_recorded += part.sign_in_recorded;
+    total.sign_in_resynced += part.sign_in_resynced;
+    total.sign_ups_closed += part.sign_ups_closed;
 }
 
 fn phase_name(phase: &Phase) -> &'static str {

@@ -65,12 +65,22 @@ pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
         (UserStatus::Suspended | UserStatus::Deleted, UserStatus::Active) => steps.push(Step::Enable),
         _ => {}
     }
+    // The reconcile's pass found Cognito holding another address than the
+    // primary (a switch whose record failed for good): apply the primary again,
+    // here, in the stream's order, so no later switch is overtaken.
+    let resync = new.sync_requested_at.is_some() && new.sync_requested_at != old.sync_requested_at;
     if let Some(primary) = &new.email
-        && old.email.as_ref() != Some(primary)
+        && (old.email.as_ref() != Some(primary) || resync)
     {
         steps.push(Step::SetEmail(primary.clone()));
+        // Whoever held the address Cognito signed the user in with is told.
+        let former = if old.email.as_ref() == Some(primary) {
+            new.cognito_email.as_ref().filter(|held| *held != primary)
+        } else {
+            old.email.as_ref()
+        };
         // Last: a failure before it retries the record, and the notice is sent once.
-        if let Some(former) = &old.email {
+        if let Some(former) = former {
             steps.push(Step::NotifyFormerPrimary(former.clone()));
         }
     }
@@ -218,10 +228,48 @@ mod tests {
             email: email.map(address),
             status,
             gone_from_cognito: false,
+            cognito_email: email.map(address),
+            sync_requested_at: None,
         }
     }
 
     use UserStatus::{Active, Deleted, Suspended};
+
+    #[test]
+    fn a_pass_asking_again_sets_the_primary_and_tells_the_address_cognito_held() {
+        let at = crate::domain::Timestamp::parse("2026-11-25T10:00:00.000Z").unwrap();
+        let old = ProfileImage {
+            cognito_email: Some(address("old@example.com")),
+            ..profile(Some("new@example.com"), Active)
+        };
+        let asked = ProfileImage {
+            sync_requested_at: Some(at),
+            ..old.clone()
+        };
+        assert_eq!(
+            plan(&old, &asked),
+            [
+                Step::SetEmail(address("new@example.com")),
+                Step::NotifyFormerPrimary(address("old@example.com")),
+            ]
+        );
+        // The same request seen again (the record of recording the address): nothing.
+        let recorded = ProfileImage {
+            cognito_email: Some(address("new@example.com")),
+            ..asked.clone()
+        };
+        assert_eq!(plan(&asked, &recorded), []);
+        // Asked while Cognito's address was right after all: set, nobody told.
+        let right = ProfileImage {
+            cognito_email: Some(address("new@example.com")),
+            ..old.clone()
+        };
+        let asked_right = ProfileImage {
+            sync_requested_at: Some(at),
+            ..right.clone()
+        };
+        assert_eq!(plan(&right, &asked_right), [Step::SetEmail(address("new@example.com"))]);
+    }
 
     #[test]
     fn a_primary_switch_sets_the_email_then_tells_the_former_address() {

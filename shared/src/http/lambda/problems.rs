@@ -78,7 +78,7 @@ impl From<&StoreError> for Problem {
                 S::CONFLICT,
                 "SIGN_IN_ADDRESS_PENDING",
                 "Sign-in address pending",
-                "You still sign in with this address: the change of your primary address has not reached sign-in yet. Try again in a minute.",
+                "You still sign in with this address: the change of your primary address has not reached sign-in yet. Try again shortly; if it persists, it is repaired within a day.",
             ),
             &E::VersionMismatch { current } => Self::new(
                 S::PRECONDITION_FAILED,

@@ -82,7 +82,8 @@ fn plan(
             .remove(x.name(attr::FIRST_NAME))
             .remove(x.name(attr::LAST_NAME))
             .remove(x.name(attr::PHONE))
-            .remove(x.name(attr::COGNITO_EMAIL));
+            .remove(x.name(attr::COGNITO_EMAIL))
+            .remove(x.name(attr::SYNC_REQUESTED_AT));
         let update = if matches!(by, Deleter::GoneFromCognito) {
             update.set(x.eq(attr::GONE_FROM_COGNITO, true))
         } else {

@@ -19,6 +19,7 @@ mod set_status;
 mod update_profile;
 mod verify_email;
 
+pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use set_status::StatusSet;

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
+use crate::domain::{Timestamp, UserId, UserStatus};
 use crate::reconcile::{self, Checkpoint, Snapshot, Sub};
 use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{EntityType, attr};
@@ -26,9 +26,6 @@ pub struct ScannedProfile {
     /// Which snapshot it belongs to; `None` for a deleted profile whose user
     /// is known gone from Cognito (nothing left to check).
     pub snapshot: Option<Snapshot>,
-    /// A live profile whose primary Cognito was never confirmed to hold (a
-    /// switch whose stream record failed for good): the primary, to set there.
-    pub sign_in_behind: Option<EmailAddress>,
 }
 
 /// Where a snapshot chunk goes: its pass, snapshot, bucket, scan segment and number.
@@ -206,8 +203,6 @@ impl Store {
             attr::CREATED_AT,
             attr::STATUS,
             attr::GONE_FROM_COGNITO,
-            attr::EMAIL,
-            attr::COGNITO_EMAIL,
         ]
         .map(|name| x.name(name))
         .join(", ");
@@ -235,15 +230,7 @@ impl Store {
                     .and_then(|v| v.as_bool().ok())
                     .copied()
                     .unwrap_or(false);
-                let address = |name| keys::key_string(item, name).and_then(|a| EmailAddress::parse(a).ok());
-                // Only where Cognito's address is recorded: profiles from before
-                // it was kept say nothing of it.
-                let sign_in_behind = match (deleted, address(attr::EMAIL), address(attr::COGNITO_EMAIL)) {
-                    (false, Some(primary), Some(held)) if primary != held => Some(primary),
-                    _ => None,
-                };
                 Some(ScannedProfile {
-                    sign_in_behind,
                     user_id: UserId::parse(keys::key_string(item, attr::USER_ID)?).ok()?,
                     created_at: Timestamp::parse(keys::key_string(item, attr::CREATED_AT)?).ok()?,
                     key: key_pair(item)?,
