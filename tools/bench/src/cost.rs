@@ -1126,8 +1126,8 @@ mod tests {
         // API Gateway: 0.5M requests × $1.00 = $0.50.
         close(API, 0.5, 0.5);
         // On-demand: 500,000 RRU × $0.125 / 1M = $0.0625.
-        // Provisioned: the load (500,000 RCU, plus the sweep's 452,951 a month:
-        // 0.36 RCU/s, 0.52 at 70 %) and the sweep's writes (54,435 WCU, 0.02/s)
+        // Provisioned: the load (500,000 RCU, plus the sweep's 1,973,790 a month:
+        // 0.94 RCU/s, 1.34 at 70 %) and the sweep's writes (54,435 WCU, 0.02/s)
         // sit under the minimums: 5 RCU + 1 (GSI1) = 6 × 730 h × $0.00013 = $0.5694;
         // 5 WCU + 1 = 6 × 730 × $0.00065 = $2.847. Total $3.4164.
         close(DYNAMODB, 0.0625, 3.4164);
@@ -1155,16 +1155,17 @@ mod tests {
         assert_eq!(sw.list_users_calls, 1_680.0);
         assert!((sw.pass_seconds - 112.0).abs() < 1e-9);
         // 730 h / 24 = 30.416667 daily passes. A pass reads the table
-        // (120,000,000 B / 4,096 × 0.5 = 14,648.4375 RCU) and its chunks
-        // (1,600,000 B / 4,096 × 0.5 = 195.3125 RCU); 96 runs a day each read
-        // 0.5 RCU: 30.416667 × (14,843.75 + 48) = 452,950.52 RCU.
-        assert!((sw.rcu - 30.416_666_666_666_67 * (14_843.75 + 48.0)).abs() < 1e-6);
+        // (120,000,000 B / 4,096 × 0.5 = 14,648.4375 RCU), its chunks
+        // (1,600,000 B / 4,096 × 0.5 = 195.3125 RCU) and every listed user's
+        // profile to compare addresses (100,000 × 0.5 = 50,000 RCU); 96 runs a
+        // day each read 0.5 RCU: 30.416667 × (64,843.75 + 48) = 1,973,790.1 RCU.
+        assert!((sw.rcu - 30.416_666_666_666_67 * (64_843.75 + 48.0)).abs() < 1e-6);
         // Writes: chunks 1,600,000 / 1,024 = 1,562.5 WCU, checkpoints 16 +
         // ceil(120,000,000 / 1,048,576 = 114.44) = 131, one lease per run (96).
         assert!((sw.wcu - 30.416_666_666_666_67 * (1_562.5 + 131.0 + 96.0)).abs() < 1e-6);
         // Lambda: 30.416667 × 112 s + 2,920 runs × 0.02 s = 3,465.0667 s ×
         // 0.25 GB × $0.0000133334 = $0.011550; 2,920 requests × $0.20 / 1M =
-        // $0.000584. Units: 452,950.52 × $0.125 / 1M + 54,434.9 × $0.625 / 1M.
+        // $0.000584. Units: 1,973,790.1 × $0.125 / 1M + 54,434.9 × $0.625 / 1M.
         let lambda = (30.416_666_666_666_67 * 112.0 + 2_920.0 * 0.02) * 0.25 * 0.000_013_333_4 + 2_920.0 * 0.2 / 1e6;
         assert!((sw.lambda_usd - lambda).abs() < 1e-9);
         close(SWEEP, lambda + sw.rcu * 0.125 / 1e6 + sw.wcu * 0.625 / 1e6, lambda);
