@@ -180,6 +180,78 @@ impl EmailAddress {
     }
 }
 
+/// How addresses compare for uniqueness and look-up, per deployment
+/// (`EMAIL_CANONICALIZATION`). The address a user typed, normalised, stays
+/// what is stored, shown and mailed; the canonical form only decides which
+/// addresses are the same one. The default compares normalised addresses as
+/// they are: the seed's behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Canonicalization {
+    /// `gmail.com` and `googlemail.com`: dots in the local part and any `+tag`
+    /// are ignored, and `googlemail.com` is `gmail.com` (as Gmail delivers them).
+    pub gmail: bool,
+    /// Every domain: any `+tag` is ignored.
+    pub subaddress: bool,
+}
+
+/// Gmail's domains, the first the one both are compared as.
+const GMAIL_DOMAINS: [&str; 2] = ["gmail.com", "googlemail.com"];
+
+impl Canonicalization {
+    /// The default: normalised addresses compare as they are.
+    pub const NONE: Self = Self {
+        gmail: false,
+        subaddress: false,
+    };
+
+    /// `none`, `gmail`, `subaddress`, or both separated by a comma.
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        const EXPECTED: &str = "must be none, gmail, subaddress, or gmail,subaddress";
+        let raw = raw.trim();
+        if raw == "none" {
+            return Ok(Self::NONE);
+        }
+        let mut policy = Self::NONE;
+        for part in raw.split(',').map(str::trim) {
+            let flag = match part {
+                "gmail" => &mut policy.gmail,
+                "subaddress" => &mut policy.subaddress,
+                _ => return Err(Invalid(EXPECTED)),
+            };
+            if std::mem::replace(flag, true) {
+                return Err(Invalid(EXPECTED));
+            }
+        }
+        Ok(policy)
+    }
+
+    /// The form `address` is compared in. Idempotent; the default policy is the
+    /// identity. A form that would not be an address (`+tag@example.com`
+    /// without its tag) leaves the address as it is.
+    pub fn canonical(self, address: &EmailAddress) -> EmailAddress {
+        let Some((local, domain)) = address.as_str().split_once('@') else {
+            return address.clone();
+        };
+        let gmail = self.gmail && GMAIL_DOMAINS.contains(&domain);
+        let mut local = local.to_owned();
+        if gmail || self.subaddress {
+            local.truncate(local.find('+').unwrap_or(local.len()));
+        }
+        if gmail {
+            local.retain(|c| c != '.');
+        }
+        let domain = if gmail { GMAIL_DOMAINS[0] } else { domain };
+        EmailAddress::parse(&format!("{local}@{domain}")).unwrap_or_else(|_| address.clone())
+    }
+}
+
+impl EmailAddress {
+    /// Whether the local part carries a subaddress (`ada+news@…`).
+    pub fn has_subaddress(&self) -> bool {
+        self.0.split_once('@').is_some_and(|(local, _)| local.contains('+'))
+    }
+}
+
 /// The domain in lower-case ASCII: an internationalised one becomes its A-label
 /// form (UTS 46), an ASCII one must be letters, digits and inner hyphens.
 fn ascii_domain(domain: &str) -> Option<String> {
@@ -824,5 +896,67 @@ mod tests {
             assert_eq!(s.as_str().parse::<UserStatus>().unwrap(), s);
         }
         assert!("gone".parse::<UserStatus>().is_err());
+    }
+
+    #[test]
+    fn canonical_forms_follow_the_policy() {
+        let a = |raw: &str| EmailAddress::parse(raw).unwrap();
+        let gmail = Canonicalization::parse("gmail").unwrap();
+        let sub = Canonicalization::parse("subaddress").unwrap();
+        let both = Canonicalization::parse(" subaddress , gmail ").unwrap();
+        assert_eq!(
+            both,
+            Canonicalization {
+                gmail: true,
+                subaddress: true
+            }
+        );
+        assert_eq!(Canonicalization::parse("none").unwrap(), Canonicalization::NONE);
+        for bad in ["", "gmail,", "gmail,gmail", "dots", "none,gmail", "GMAIL"] {
+            assert!(Canonicalization::parse(bad).is_err(), "{bad:?}");
+        }
+        // The default is the identity.
+        assert_eq!(
+            Canonicalization::NONE.canonical(&a("A.D.A+x@Gmail.com")),
+            a("a.d.a+x@gmail.com")
+        );
+        // Gmail: dots and tags ignored, googlemail.com is gmail.com.
+        assert_eq!(gmail.canonical(&a("a.d.a+news@googlemail.com")), a("ada@gmail.com"));
+        assert_eq!(gmail.canonical(&a("ada@gmail.com")), a("ada@gmail.com"));
+        // Only Gmail's domains under `gmail`.
+        assert_eq!(gmail.canonical(&a("a.d.a+x@example.com")), a("a.d.a+x@example.com"));
+        // Tags on every domain under `subaddress`; dots stay.
+        assert_eq!(sub.canonical(&a("a.d.a+x+y@example.com")), a("a.d.a@example.com"));
+        assert_eq!(sub.canonical(&a("a.d.a@gmail.com")), a("a.d.a@gmail.com"));
+        assert_eq!(both.canonical(&a("A.d.a+1@GoogleMail.com")), a("ada@gmail.com"));
+        // IDN domains are compared in their A-label form.
+        assert_eq!(
+            sub.canonical(&a("ada+x@Bücher.example")),
+            a("ada@xn--bcher-kva.example")
+        );
+        // No address without its tag: left as it is.
+        assert_eq!(sub.canonical(&a("+tag@example.com")), a("+tag@example.com"));
+        assert_eq!(sub.canonical(&a("ada.+x@example.com")), a("ada.+x@example.com"));
+        assert!(a("ada+x@example.com").has_subaddress());
+        assert!(!a("ada@example.com").has_subaddress());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn canonicalizing_twice_is_canonicalizing_once(
+            local in "[a-z0-9._+-]{1,20}",
+            domain in proptest::sample::select(vec!["gmail.com", "googlemail.com", "example.com", "xn--bcher-kva.example"]),
+            gmail: bool,
+            subaddress: bool,
+        ) {
+            let Ok(address) = EmailAddress::parse(&format!("{local}@{domain}")) else {
+                return Ok(());
+            };
+            let policy = Canonicalization { gmail, subaddress };
+            let once = policy.canonical(&address);
+            proptest::prop_assert_eq!(policy.canonical(&once), once.clone());
+            proptest::prop_assert_eq!(EmailAddress::parse(once.as_str()).ok(), Some(once));
+            proptest::prop_assert_eq!(Canonicalization::NONE.canonical(&address), address);
+        }
     }
 }
