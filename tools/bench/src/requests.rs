@@ -129,7 +129,10 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
     event["body"] = json!(json!({ "emailId": work_id }).to_string());
     let (answer, made) = run.measure("set-primary-email", &event).await;
     run.record("set-primary-email", made, http(&answer, 200));
-    // The former primary, now an ordinary verified address, goes.
+    // The former primary, now an ordinary verified address, goes once Cognito
+    // holds the new one (what the stream consumer records, made here directly).
+    let work = store.get_profile(&ada).await.unwrap().email.unwrap();
+    store.confirm_cognito_email(&ada, &work).await.unwrap();
     let old_id = store
         .list_emails(&ada)
         .await
