@@ -219,6 +219,16 @@ pub(crate) fn attempts_spent(seen: &Seen, caps: CodeCaps, max_attempts: u32, now
     }
 }
 
+/// The three counters a code for the address (keyed hash) sent by `user`
+/// counts in, and their keys.
+pub(crate) fn code_counters(user: &UserId, address_hash: &str) -> [(Counter, Item); 3] {
+    [
+        (Counter::CodesIssued, keys::codes_issued_key(address_hash)),
+        (Counter::CodesRequested, keys::codes_requested_key(user, address_hash)),
+        (Counter::CodesSent, keys::codes_sent_key(user)),
+    ]
+}
+
 /// The three counts of a code for the address (keyed hash) sent by `user`.
 pub(crate) fn code_counts<'a>(
     seen: &'a Seen,
@@ -226,18 +236,13 @@ pub(crate) fn code_counts<'a>(
     address_hash: &str,
     now: Timestamp,
 ) -> [CounterWrite<'a>; 3] {
-    let count = |counter: Counter, key: Item| CounterWrite {
+    code_counters(user, address_hash).map(|(counter, key)| CounterWrite {
         counter,
         key,
         seen: seen.get(counter),
         event: Some(now),
         first_added_at: None,
-    };
-    [
-        count(Counter::CodesIssued, keys::codes_issued_key(address_hash)),
-        count(Counter::CodesRequested, keys::codes_requested_key(user, address_hash)),
-        count(Counter::CodesSent, keys::codes_sent_key(user)),
-    ]
+    })
 }
 
 /// Adds a counted event to `plan`.

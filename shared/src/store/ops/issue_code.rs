@@ -6,7 +6,7 @@ use crate::domain::{EmailAddress, EmailId, Timestamp, UserId};
 use crate::store::expr::{Update, and, or};
 use crate::store::items::{EmailItem, attr};
 use crate::store::keys::{self, Item};
-use crate::store::limits::{self, Counter, CounterWrite};
+use crate::store::limits::{self, CounterWrite};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
@@ -36,12 +36,8 @@ impl Store {
             // once, so the first transaction names their versions. Later attempts
             // learn them from their cancellation.
             if !std::mem::replace(&mut counters_read, true) {
-                let counters = [
-                    (Counter::CodesIssued, keys::codes_issued_key(&address)),
-                    (Counter::CodesRequested, keys::codes_requested_key(user, &address)),
-                    (Counter::CodesSent, keys::codes_sent_key(user)),
-                ];
-                self.read_counters(&mut seen, counters).await?;
+                self.read_counters(&mut seen, limits::code_counters(user, &address))
+                    .await?;
             }
             let caps = (&self.config).into();
             limits::admit_code(&seen, caps, now)
@@ -124,6 +120,7 @@ mod tests {
     use super::*;
     use crate::domain::EmailAddress;
     use crate::store::items;
+    use crate::store::limits::Counter;
     use crate::store::ops::fixtures::{failed, now};
     use crate::store::plan::tests::assert_well_formed;
 
