@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::domain::{Timestamp, UserId};
+use crate::identity::LIST_USERS_PAGE;
 
 /// A partition of phase two holds about this many users at most: its table
 /// subs are held in memory, and a run that stops inside one redoes it.
@@ -338,10 +339,18 @@ impl Pass {
     }
 
     /// A run that could not finish one partition cuts every partition left in
-    /// sixteen, so the next run can; `false` at [`MAX_SPLIT_DIGITS`].
+    /// sixteen, so the next run can; `false` at [`MAX_SPLIT_DIGITS`], and
+    /// once the parts would hold less than a ListUsers page on average: such
+    /// a partition is one call already, and cutting it further only adds
+    /// calls (a run slowed by a passing load would otherwise multiply the
+    /// pass's calls sixteenfold at each slow run).
     pub fn split(&mut self) -> bool {
+        let live = self.tally.live;
         match &mut self.phase {
-            Phase::Cognito { digits, next } if *digits < MAX_SPLIT_DIGITS => {
+            Phase::Cognito { digits, next }
+                if *digits < MAX_SPLIT_DIGITS
+                    && live / u64::from(partition_count(*digits + 1)) >= LIST_USERS_PAGE.unsigned_abs().into() =>
+            {
                 *digits += 1;
                 *next *= 16;
                 true
@@ -547,6 +556,10 @@ mod tests {
             next: 7,
         };
         assert!(!pass.split());
+        // 20,000 users in 256 partitions are 78 each: cut in sixteen, under a page.
+        pass.phase = Phase::Cognito { digits: 2, next: 5 };
+        assert!(!pass.split());
+        assert_eq!(pass.phase, Phase::Cognito { digits: 2, next: 5 });
         pass.phase = Phase::Cognito { digits: 1, next: 16 };
         assert!(pass.is_complete());
         // Stored as JSON, read back the same.

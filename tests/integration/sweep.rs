@@ -101,6 +101,8 @@ async fn runs_until_complete(app: &TestApp, limit: Duration) -> Vec<Value> {
             }
         };
         let complete = answer["complete"] == true;
+        // Each run's answer, shown if the test fails or times out.
+        eprintln!("run {}: {answer}", answers.len() + 1);
         if answer["idle"] == true {
             // The pass completed in a run that failed for users it could not
             // check: the next pass, a day later, retries them.
