@@ -95,7 +95,8 @@ impl App {
         let admin_group =
             crate::config::optional(lookup, "ADMIN_GROUP").unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let sdk = sdk_config(timeouts).await;
-        let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config);
+        let policy = crate::address_policy::AddressPolicy::from_lookup(lookup)?;
+        let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config).with_policy(policy);
         if open_at_init(lookup) {
             store.open_connection(function.dynamodb_actions).await;
         }

@@ -256,6 +256,17 @@ const fn text_var(name: &'static str, default: &'static str, about: &'static str
     }
 }
 
+/// The address policy's variables (`address_policy::AddressPolicy::from_lookup` reads them).
+pub const EMAIL_CANONICALIZATION_VAR: &str = "EMAIL_CANONICALIZATION";
+/// `true` refuses addresses with a `+tag`.
+pub const BLOCK_SUBADDRESSES_VAR: &str = "BLOCK_SUBADDRESSES";
+/// `true` refuses addresses at disposable domains.
+pub const BLOCK_DISPOSABLE_DOMAINS_VAR: &str = "BLOCK_DISPOSABLE_DOMAINS";
+/// The operator's disposable domains, beside the shipped list.
+pub const DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR: &str = "DISPOSABLE_EMAIL_DOMAINS_EXTRA";
+/// The only domains new addresses may be at.
+pub const ALLOWED_EMAIL_DOMAINS_VAR: &str = "ALLOWED_EMAIL_DOMAINS";
+
 /// Every environment variable the functions read, in the order docs/configuration.md
 /// lists them. A test proves the code reads no other (`tests/integration/docs.rs`).
 pub const VARIABLES: &[Variable] = &[
@@ -342,6 +353,31 @@ pub const VARIABLES: &[Variable] = &[
         "ADMIN_GROUP",
         "`admin`",
         "the Cognito group whose members may use the admin routes",
+    ),
+    text_var(
+        EMAIL_CANONICALIZATION_VAR,
+        "`none`",
+        "which spellings of an address are the same one for uniqueness and look-up: `none` (as typed, normalised), `gmail` (dots and `+tags` ignored on gmail.com and googlemail.com), `subaddress` (`+tags` ignored everywhere), or `gmail,subaddress`. Changing it on a live table: `cargo xtask canonicalize` first (docs/address-policy.md)",
+    ),
+    text_var(
+        BLOCK_SUBADDRESSES_VAR,
+        "`false`",
+        "`true` refuses new addresses with a `+tag` (422 `ADDRESS_NOT_ALLOWED`, reason `subaddress`), at add-email and at sign-up",
+    ),
+    text_var(
+        BLOCK_DISPOSABLE_DOMAINS_VAR,
+        "`false`",
+        "`true` refuses new addresses at disposable domains (and their subdomains): the shipped list (`shared/data/disposable_email_domains.txt`) and the next variable's",
+    ),
+    text_var(
+        DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR,
+        "",
+        "more disposable domains, comma-separated, on top of the shipped list",
+    ),
+    text_var(
+        ALLOWED_EMAIL_DOMAINS_VAR,
+        "(any)",
+        "comma-separated domains new addresses must be at, so sign-up is closed to others; `*.example.com` allows example.com's subdomains (at any depth), not example.com itself",
     ),
     number_var(
         RECONCILE_INTERVAL_HOURS,

@@ -4,6 +4,7 @@
 #![doc = include_str!("../../docs/architecture.md")]
 #![warn(missing_docs)]
 
+pub mod address_policy;
 #[cfg(feature = "aws")]
 pub mod api;
 #[cfg(feature = "aws")]

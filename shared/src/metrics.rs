@@ -29,6 +29,9 @@ pub enum Metric {
     /// An address another user had claimed but not verified was taken over: by
     /// an add once their claim had lapsed, or by a confirmed sign-up at any time.
     TakeOvers,
+    /// A new address the deployment's address policy refuses (a `+tag`, a
+    /// disposable domain, a domain off the allow-list), at add-email or sign-up.
+    AddressesNotAllowed,
     /// A verification code was issued and handed to the sender (add or resend).
     CodesIssued,
     /// A send was refused by a limit (codes per address a day, resend spacing).
@@ -86,6 +89,7 @@ impl Metric {
     pub const ALL: &'static [Metric] = &[
         Metric::SignUps,
         Metric::TakeOvers,
+        Metric::AddressesNotAllowed,
         Metric::CodesIssued,
         Metric::CodesRefusedByLimit,
         Metric::VerificationsSucceeded,
@@ -112,6 +116,7 @@ impl Metric {
         match self {
             Metric::SignUps => "SignUps",
             Metric::TakeOvers => "TakeOvers",
+            Metric::AddressesNotAllowed => "AddressesNotAllowed",
             Metric::CodesIssued => "CodesIssued",
             Metric::CodesRefusedByLimit => "CodesRefusedByLimit",
             Metric::VerificationsSucceeded => "VerificationsSucceeded",
@@ -139,6 +144,7 @@ impl Metric {
         match self {
             Metric::SignUps
             | Metric::TakeOvers
+            | Metric::AddressesNotAllowed
             | Metric::PrimarySwitches
             | Metric::EmailsRemoved
             | Metric::UsersDeleted

@@ -6,7 +6,8 @@ use std::fmt;
 use aws_lc_rs::hmac;
 use subtle::ConstantTimeEq;
 
-use crate::domain::{EmailAddress, EmailId};
+use crate::address_policy::CanonicalEmail;
+use crate::domain::EmailId;
 use crate::verification::VerificationCode;
 
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
@@ -38,8 +39,9 @@ impl VerificationKey {
     }
 
     /// A keyed, non-reversible name for an address, for items that must not hold
-    /// the address itself (the rate-limit counters).
-    pub fn address_hash(&self, email: &EmailAddress) -> String {
+    /// the address itself (the rate-limit counters): of its canonical form,
+    /// so every spelling of one address counts against one limit.
+    pub fn address_hash(&self, email: &CanonicalEmail) -> String {
         let tag = hmac::sign(&self.address_key, email.as_str().as_bytes());
         // 128 bits: collisions between addresses stay out of reach.
         hex::encode(&tag.as_ref()[..16])
@@ -110,11 +112,14 @@ mod tests {
     #[test]
     fn address_hashes_are_keyed_and_hide_the_address() {
         let k = key("a development key of at least 32 bytes");
-        let ada = EmailAddress::parse("ada@example.com").unwrap();
+        let canonical = |raw: &str| {
+            crate::address_policy::Canonicalization::NONE.canonical(&crate::domain::EmailAddress::parse(raw).unwrap())
+        };
+        let ada = canonical("ada@example.com");
         let h = k.address_hash(&ada);
         assert_eq!(h.len(), 32);
-        assert_eq!(h, k.address_hash(&EmailAddress::parse("ADA@example.com").unwrap()));
-        assert_ne!(h, k.address_hash(&EmailAddress::parse("bob@example.com").unwrap()));
+        assert_eq!(h, k.address_hash(&canonical("ADA@example.com")));
+        assert_ne!(h, k.address_hash(&canonical("bob@example.com")));
         assert_ne!(h, key("another development key, 32 bytes long").address_hash(&ada));
         assert!(!h.contains("ada"));
         assert!(!format!("{k:?}").contains("development"));

@@ -46,7 +46,9 @@ const GRACE_WORK: &str = "grace.work@example.com";
 const FLOOD: usize = 16;
 
 fn hash(address: &str) -> String {
-    ddb::test_key().address_hash(&EmailAddress::parse(address).unwrap())
+    ddb::test_key().address_hash(
+        &user_service::address_policy::Canonicalization::NONE.canonical(&EmailAddress::parse(address).unwrap()),
+    )
 }
 
 /// The partition key of an address's counter of codes issued.

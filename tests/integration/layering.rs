@@ -22,6 +22,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("verification", 2),
     ("metrics", 2),
     ("identity", 2),
+    ("address_policy", 2),
     ("reconcile", 3),
     ("audit", 3),
     ("mail", 3),

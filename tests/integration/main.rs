@@ -6,6 +6,8 @@
 
 mod abuse;
 mod accounts;
+mod address_policy;
+mod canonicalize;
 mod common;
 mod concurrency;
 mod deletion_records;

@@ -448,3 +448,24 @@ fn callers_refused_at_admin_admission_are_audited_and_counted() {
         assert!(!logs.text().contains('@'), "no address in the log");
     });
 }
+
+#[test]
+fn a_refusal_by_the_address_policy_counts_once_at_add_and_at_sign_up_and_a_check_not_at_all() {
+    metered(|counts| async move {
+        let policy = user_service::address_policy::AddressPolicy::default().blocking_subaddresses();
+        let app = TestApp::spawn_with_policy(policy).await;
+        app.sign_up(ADA, "ada@example.com").await;
+        counts.step("sign-up", &[(Metric::SignUps, 1)]);
+        app.add_email(ADA, "ada+x@example.com")
+            .await
+            .assert_problem(422, "ADDRESS_NOT_ALLOWED");
+        counts.step("an add refused", &[(Metric::AddressesNotAllowed, 1)]);
+        app.check_email(ADA, "ada+x@example.com")
+            .await
+            .assert_problem(422, "ADDRESS_NOT_ALLOWED");
+        counts.step("a check refused, not an add", &[]);
+        let err = app.pre_sign_up(MALLORY, "mallory+x@example.com").await.unwrap_err();
+        assert_eq!(err.error_type, "ADDRESS_NOT_ALLOWED");
+        counts.step("a sign-up refused", &[(Metric::AddressesNotAllowed, 1)]);
+    });
+}

@@ -496,7 +496,9 @@ impl StateMachineTest for StoreMachine {
             (s(keys::PK), s(keys::SK))
         };
         for (a, address) in addrs.iter().enumerate() {
-            let hash = key.address_hash(&EmailAddress::parse(address).unwrap());
+            let hash = key.address_hash(
+                &user_service::address_policy::Canonicalization::NONE.canonical(&EmailAddress::parse(address).unwrap()),
+            );
             counters.insert(key_of(keys::codes_issued_key(&hash)), CounterOf::CodesIssued(a));
             for (u, user) in users.iter().enumerate() {
                 counters.insert(

@@ -37,8 +37,15 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
                 Err(e) => out.push(format!("profile {pk} does not parse: {e}")),
             },
-            ItemKind::Email => match serde_dynamo::from_item::<_, EmailItem>(item) {
+            ItemKind::Email => match serde_dynamo::from_item::<_, EmailItem>(item.clone()) {
                 Ok(r) => {
+                    // GSI1 finds the record under the form its claim is on.
+                    if keys::key_string(&item, keys::GSI1PK) != Some(keys::email_gsi1pk(&r.canonical()).as_str()) {
+                        out.push(format!("record {pk}/{sk}: GSI1PK is not its canonical address's"));
+                    }
+                    if r.canonical_email.as_ref().is_some_and(|c| c.is_spelled(&r.email)) {
+                        out.push(format!("record {pk}/{sk}: stores a canonical form that is its address"));
+                    }
                     if r.verification_code_hash.is_some() == r.is_verified {
                         out.push(format!("record {pk}/{sk}: code fields do not match isVerified"));
                     }
@@ -74,16 +81,17 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
         }
     }
 
-    let mut owners: HashMap<&str, Vec<&EmailItem>> = HashMap::new();
+    // One owner per address: per canonical form, under the policy each record was claimed with.
+    let mut owners: HashMap<String, Vec<&EmailItem>> = HashMap::new();
     for r in &records {
-        owners.entry(r.email.as_str()).or_default().push(r);
+        owners.entry(r.canonical().as_str().to_owned()).or_default().push(r);
     }
     for (address, holders) in &owners {
         if holders.len() > 1 {
             out.push(format!("address {address} is held by {} records", holders.len()));
         }
         for r in holders {
-            match claims.get(*address) {
+            match claims.get(address) {
                 None => out.push(format!("record {}/{} has no claim", r.user_id, r.email_id)),
                 Some(c) if c.user_id != r.user_id || c.email_id != r.email_id => out.push(format!(
                     "record {}/{} has a claim of {}/{}",
@@ -99,7 +107,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     for (address, c) in &claims {
         let has_record = records
             .iter()
-            .any(|r| r.user_id == c.user_id && r.email_id == c.email_id && r.email.as_str() == address);
+            .any(|r| r.user_id == c.user_id && r.email_id == c.email_id && r.canonical().as_str() == address);
         if !has_record {
             out.push(format!("claim of {address} has no record"));
         }

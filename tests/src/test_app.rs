@@ -67,6 +67,11 @@ impl TestApp {
         Self::on(ddb::store_with(adjust).await)
     }
 
+    /// A fresh table under the deployment's address `policy`, and a manual clock.
+    pub async fn spawn_with_policy(policy: user_service::address_policy::AddressPolicy) -> Self {
+        Self::on(ddb::store().await.with_policy(policy))
+    }
+
     /// Handlers read the time from the App: a manual clock makes it move only
     /// when a test says so (`app.clock.advance(seconds)`).
     pub fn on(store: Store) -> Self {

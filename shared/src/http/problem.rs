@@ -19,6 +19,9 @@ pub struct Problem {
     pub field: Option<String>,
     /// After a wrong verification code: how many more tries the code allows.
     pub attempts_left: Option<u32>,
+    /// Why an address is not accepted (`ADDRESS_NOT_ALLOWED`): `subaddress`,
+    /// `disposable_domain` or `domain_not_allowed`.
+    pub reason: Option<crate::address_policy::Refusal>,
     /// Seconds the client should wait before retrying, sent as `Retry-After`.
     pub retry_after_secs: Option<u64>,
 }
@@ -36,6 +39,8 @@ struct Body9457<'a> {
     field: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     attempts_left: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 /// The media type of every problem response (RFC 9457).
@@ -56,6 +61,7 @@ pub const CODES: &[&str] = &[
     "VERSION_MISMATCH",
     "EMAIL_TAKEN",
     "EMAIL_ALREADY_ADDED",
+    "ADDRESS_NOT_ALLOWED",
     "EMAIL_LIMIT_REACHED",
     "EMAIL_NOT_VERIFIED",
     "EMAIL_ALREADY_VERIFIED",
@@ -81,6 +87,7 @@ impl Problem {
             detail: detail.into(),
             field: None,
             attempts_left: None,
+            reason: None,
             retry_after_secs: None,
         }
     }
@@ -219,6 +226,7 @@ impl Problem {
             code: self.code,
             field: self.field.as_deref(),
             attempts_left: self.attempts_left,
+            reason: self.reason.map(crate::address_policy::Refusal::code),
         };
         let json = serde_json::to_string(&body).unwrap_or_default();
         let mut builder = Response::builder()

@@ -225,6 +225,9 @@ pub enum StoreError {
     /// The caller holds the address already, verified or not.
     #[error("the user has this address already")]
     AlreadyAdded,
+    /// The deployment's address policy refuses the address (nothing was written).
+    #[error("the address policy refuses the address: {}", .0.code())]
+    NotAllowed(crate::address_policy::Refusal),
     /// The user has the configured maximum of addresses; one must go before another is added.
     #[error("the user has the maximum number of addresses")]
     LimitReached,
@@ -315,6 +318,7 @@ impl StoreError {
     pub fn refusal_metric(&self) -> Option<Metric> {
         match self {
             Self::TooManyRequests { .. } => Some(Metric::CodesRefusedByLimit),
+            Self::NotAllowed(_) => Some(Metric::AddressesNotAllowed),
             Self::VerificationFailed { .. } => Some(Metric::VerificationsFailed),
             Self::TooManyAttempts { .. } | Self::VerificationExpired => Some(Metric::VerificationsRefusedByLimit),
             _ => None,

@@ -82,6 +82,12 @@ impl Value for &EmailAddress {
     }
 }
 
+impl Value for &crate::address_policy::CanonicalEmail {
+    fn into_value(self) -> AttributeValue {
+        AttributeValue::S(self.as_str().to_owned())
+    }
+}
+
 /// The names and values of one request's expressions, registered as their text
 /// is written. Each method returns a piece of expression text.
 #[derive(Debug, Default, Clone)]

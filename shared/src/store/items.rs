@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::address_policy::{CanonicalEmail, Canonicalization};
 use crate::domain::{Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
@@ -82,8 +83,14 @@ pub struct EmailItem {
     pub email_id: EmailId,
     /// The owner's Cognito `sub`; GSI1 projects it so the look-up by address finds the owner.
     pub user_id: UserId,
-    /// The normalised address; GSI1's partition key is made from it.
+    /// The normalised address, as typed: what is shown and mailed.
     pub email: EmailAddress,
+    /// The address's canonical form under the policy it was claimed with,
+    /// when that is not `email` itself: its claim and GSI1 key are made from
+    /// it, so a later change of policy never loses the way to its claim
+    /// (`cargo xtask canonicalize` moves both together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_email: Option<CanonicalEmail>,
     /// Whether this is the profile's address, the one Cognito's `email` follows.
     pub is_primary: bool,
     /// Whether the user proved they receive mail here; until then the claim on it can expire.
@@ -170,12 +177,13 @@ impl ProfileItem {
 
 impl EmailItem {
     /// The primary record of a new user, verified already: the confirmed sign-up proved the address.
-    pub fn verified_primary(user: &UserId, email: &EmailAddress, now: Timestamp) -> Self {
+    pub fn verified_primary(user: &UserId, email: &EmailAddress, policy: Canonicalization, now: Timestamp) -> Self {
         Self {
             entity_type: EntityType::Email,
             email_id: EmailId::new(),
             user_id: user.clone(),
             email: email.clone(),
+            canonical_email: stored_canonical(email, policy),
             is_primary: true,
             is_verified: true,
             verified_at: Some(now),
@@ -192,6 +200,7 @@ impl EmailItem {
         user: &UserId,
         email_id: EmailId,
         email: &EmailAddress,
+        policy: Canonicalization,
         code_hash: String,
         expires_at: Timestamp,
         now: Timestamp,
@@ -201,6 +210,7 @@ impl EmailItem {
             email_id,
             user_id: user.clone(),
             email: email.clone(),
+            canonical_email: stored_canonical(email, policy),
             is_primary: false,
             is_verified: false,
             verified_at: None,
@@ -210,6 +220,13 @@ impl EmailItem {
             verification_attempts: Some(0),
             verification_sent_at: Some(now),
         }
+    }
+
+    /// The canonical form its claim and GSI1 key are made from.
+    pub fn canonical(&self) -> CanonicalEmail {
+        self.canonical_email
+            .clone()
+            .unwrap_or_else(|| Canonicalization::NONE.canonical(&self.email))
     }
 
     /// The claim of this record: permanent once verified, else held until `expires_at`.
@@ -298,13 +315,22 @@ pub fn profile_item(item: &ProfileItem) -> Result<Item, StoreError> {
     to_item(keys::profile_key(&item.user_id), item)
 }
 
+/// The canonical form a record stores: none when it is the address itself
+/// (every record under the default policy), so the default writes what it always did.
+pub fn stored_canonical(email: &EmailAddress, policy: Canonicalization) -> Option<CanonicalEmail> {
+    Some(policy.canonical(email)).filter(|canonical| !canonical.is_spelled(email))
+}
+
 /// The whole stored email record, with its table and GSI1 keys.
 pub fn email_item(item: &EmailItem) -> Result<Item, StoreError> {
-    to_item(keys::email_record_keys(&item.user_id, item.email_id, &item.email), item)
+    to_item(
+        keys::email_record_keys(&item.user_id, item.email_id, &item.canonical()),
+        item,
+    )
 }
 
 /// The whole stored claim on `email`, with its key.
-pub fn claim_item(email: &EmailAddress, item: &ClaimItem) -> Result<Item, StoreError> {
+pub fn claim_item(email: &CanonicalEmail, item: &ClaimItem) -> Result<Item, StoreError> {
     to_item(keys::claim_key(email), item)
 }
 
@@ -356,7 +382,7 @@ mod tests {
     fn attribute_names_are_the_stored_field_names() {
         let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
         let user = UserId::parse("u").unwrap();
-        let email = EmailAddress::parse("a@example.com").unwrap();
+        let email = EmailAddress::parse("a.b+c@gmail.com").unwrap();
         let profile = ProfileItem::new(
             &NewUser {
                 user_id: user.clone(),
@@ -368,8 +394,10 @@ mod tests {
             1,
             now,
         );
-        let mut record = EmailItem::unverified(&user, EmailId::new(), &email, "h".into(), now, now);
+        let gmail = Canonicalization::parse("gmail").unwrap();
+        let mut record = EmailItem::unverified(&user, EmailId::new(), &email, gmail, "h".into(), now, now);
         record.verified_at = Some(now);
+        assert_eq!(record.canonical().as_str(), "ab@gmail.com");
         let claim = record.claim(Some(now));
         let gone = ProfileItem {
             gone_from_cognito: true,
@@ -384,7 +412,7 @@ mod tests {
             profile_item(&profile).unwrap(),
             profile_item(&gone).unwrap(),
             email_item(&record).unwrap(),
-            claim_item(&email, &claim).unwrap(),
+            claim_item(&record.canonical(), &claim).unwrap(),
         ]
         .into_iter()
         .flat_map(|item| item.into_keys())

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::domain::{EmailAddress, EmailId, UserId};
+use crate::address_policy::CanonicalEmail;
+use crate::domain::{EmailId, UserId};
 use crate::reconcile::Snapshot;
 
 /// The table's partition key: `USER#<sub>` for a user's items, `EMAIL#<address>` for a claim, `LIMIT#…` for counters.
@@ -64,6 +65,7 @@ pub mod attr {
         ENTITY_TYPE = "entityType",
         GONE_FROM_COGNITO = "goneFromCognito",
         COGNITO_EMAIL = "cognitoEmail",
+        CANONICAL_EMAIL = "canonicalEmail",
         SYNC_REQUESTED_AT = "syncRequestedAt",
     );
 }
@@ -113,13 +115,15 @@ pub fn email_sk(email_id: EmailId) -> String {
     format!("{EMAIL_PREFIX}{email_id}")
 }
 
-/// The GSI1 key under which an address's email records are found.
-pub fn email_gsi1pk(email: &EmailAddress) -> String {
+/// The GSI1 key under which an address's email records are found: its
+/// canonical form, so every spelling of one address finds the same records.
+pub fn email_gsi1pk(email: &CanonicalEmail) -> String {
     format!("{EMAIL_PREFIX}{}", email.as_str())
 }
 
-/// The partition of an address's uniqueness claim: one item per address, so one holder.
-pub fn claim_pk(email: &EmailAddress) -> String {
+/// The partition of an address's uniqueness claim: one item per canonical
+/// address, so one holder of all its spellings.
+pub fn claim_pk(email: &CanonicalEmail) -> String {
     format!("{EMAIL_PREFIX}{}", email.as_str())
 }
 
@@ -154,7 +158,7 @@ pub fn email_key(user: &UserId, email_id: EmailId) -> Item {
 }
 
 /// Key of the uniqueness claim of an address.
-pub fn claim_key(email: &EmailAddress) -> Item {
+pub fn claim_key(email: &CanonicalEmail) -> Item {
     key(claim_pk(email), CLAIM_SK.to_owned())
 }
 
@@ -198,7 +202,7 @@ pub fn user_address_key(user: &UserId, address_hash: &str) -> Item {
 }
 
 /// Every key attribute (table and GSI1) of an email record.
-pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &EmailAddress) -> Item {
+pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &CanonicalEmail) -> Item {
     let mut item = email_key(user, email_id);
     item.insert(GSI1PK.to_owned(), AttributeValue::S(email_gsi1pk(email)));
     item.insert(GSI1SK.to_owned(), AttributeValue::S(user_pk(user)));
@@ -350,7 +354,8 @@ mod tests {
     fn stored_key_strings_are_exact() {
         let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
         let email_id = EmailId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b").unwrap();
-        let email = EmailAddress::parse("Ada@Example.com").unwrap();
+        let email = crate::address_policy::Canonicalization::NONE
+            .canonical(&crate::domain::EmailAddress::parse("Ada@Example.com").unwrap());
 
         let profile = profile_key(&user);
         assert_eq!(s(&profile, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");

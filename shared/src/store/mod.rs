@@ -38,6 +38,7 @@ use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
+use crate::address_policy::AddressPolicy;
 use crate::config::{ClientTimeouts, StoreConfig};
 use crate::domain::{EmailId, IfMatch, Profile, UserId};
 use crate::verification_key::VerificationKey;
@@ -46,7 +47,10 @@ use keys::Item;
 pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
-pub use ops::{BATCH_GET_KEYS, ChunkAt, ScanPage, ScannedProfile, SignInSettled, SignInView, StatusSet};
+pub use ops::{
+    BATCH_GET_KEYS, ChunkAt, Moved, RecordPage, ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView,
+    StatusSet,
+};
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
 
@@ -81,6 +85,8 @@ pub struct Store {
     config: StoreConfig,
     /// Only the functions that hash codes or addresses load it.
     key: Option<VerificationKey>,
+    /// Which spellings are one address, and which new ones are refused.
+    policy: AddressPolicy,
 }
 
 /// The SDK configuration, once, from the standard AWS environment (`AWS_REGION`,
@@ -109,7 +115,19 @@ impl Store {
             client,
             config,
             key: None,
+            policy: AddressPolicy::default(),
         }
+    }
+
+    /// The deployment's address policy, in place of the default (every
+    /// normalised address its own, none refused).
+    pub fn with_policy(self, policy: AddressPolicy) -> Self {
+        Self { policy, ..self }
+    }
+
+    /// The address policy in force.
+    pub fn policy(&self) -> &AddressPolicy {
+        &self.policy
     }
 
     /// Adds the key the functions that hash codes or addresses need.

@@ -291,7 +291,11 @@ pub(crate) mod tests {
             assert_eq!(used_values, defined_values, "values of {texts:?}");
             for (placeholder, attribute) in names.into_iter().flatten() {
                 assert_eq!(placeholder, &format!("#{attribute}"));
-                let keys = [crate::store::keys::PK, crate::store::keys::SK];
+                let keys = [
+                    crate::store::keys::PK,
+                    crate::store::keys::SK,
+                    crate::store::keys::GSI1PK,
+                ];
                 assert!(
                     super::super::items::attr::ALL.contains(&attribute.as_str()) || keys.contains(&attribute.as_str()),
                     "{attribute} is not an attribute constant"

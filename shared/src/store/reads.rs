@@ -62,7 +62,7 @@ impl Store {
     /// consistent: a change of owner shows there a moment later.
     pub async fn find_by_email(&self, email: &EmailAddress) -> Result<Account, StoreError> {
         let query = self
-            .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(email)))
+            .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(&self.policy.canonical(email))))
             .index_name(keys::GSI1);
         let records: Vec<IndexedEmail> = query_all(&self.client, query)
             .await?
@@ -105,11 +105,17 @@ impl Store {
             .await?
             .map(items::from_item)
             .transpose()?;
-        Ok(profile.is_some_and(|p| p.cognito_email.as_ref().or(p.email.as_ref()) == Some(email)))
+        Ok(profile.is_some_and(|p| {
+            p.cognito_email
+                .as_ref()
+                .or(p.email.as_ref())
+                .is_some_and(|signs_in_with| self.policy.same(signs_in_with, email))
+        }))
     }
 
+    /// The claim on `email`'s canonical form: on every spelling of it.
     async fn claim(&self, email: &EmailAddress) -> Result<Option<ClaimItem>, StoreError> {
-        self.get(keys::claim_key(email))
+        self.get(keys::claim_key(&self.policy.canonical(email)))
             .await?
             .map(items::from_item)
             .transpose()

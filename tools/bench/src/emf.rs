@@ -132,6 +132,7 @@ fn counted_by(metric: Metric) -> &'static [&'static str] {
     match metric {
         Metric::SignUps => &["post-confirmation", "post-authentication"],
         Metric::TakeOvers => &["add-email", "post-confirmation", "post-authentication"],
+        Metric::AddressesNotAllowed => &["add-email", "pre-sign-up"],
         Metric::CodesIssued | Metric::CodesRefusedByLimit => &["add-email", "send-verification"],
         Metric::VerificationsSucceeded | Metric::VerificationsFailed | Metric::VerificationsRefusedByLimit => {
             &["verify-email"]

@@ -43,7 +43,7 @@ async fn load(store: &Store, n: usize) {
     let table = store.config().table_name.clone();
     let template = integration_tests::invariants::scan(client, &table).await;
     let key = ddb::test_key();
-    let hash = |i: usize| key.address_hash(&EmailAddress::parse(&address(i)).unwrap());
+    let hash = |i: usize| key.address_hash(&store.policy().canonical(&EmailAddress::parse(&address(i)).unwrap()));
     let (user0, address0, hash0) = (user(0), address(0), hash(0));
     let items: Vec<HashMap<String, AttributeValue>> = (1..n)
         .flat_map(|i| {

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use user_service::address_policy::Canonicalization;
 use user_service::catalog::FUNCTIONS;
+use xtask::canonicalize;
 
 use crate::regions::{Region, RegionError};
 
@@ -42,6 +44,37 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Move a live table to another EMAIL_CANONICALIZATION (docs/address-policy.md):
+    /// survey the email records, refuse while any collide, then move each
+    /// record's claim and GSI1 key, paced. Safe to stop and run again.
+    Canonicalize(Canonicalize),
+}
+
+#[derive(clap::Args)]
+struct Canonicalize {
+    /// The policy to move to: the EMAIL_CANONICALIZATION the stack will be deployed with.
+    #[arg(long, value_parser = parse_canonicalization)]
+    to: Canonicalization,
+    /// Only survey: list the collisions (exit 1 if any) and count the records to move.
+    #[arg(long)]
+    dry_run: bool,
+    /// The table; defaults to TABLE_NAME. The endpoint and credentials are the
+    /// standard AWS environment (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local).
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+    /// Moves a second at most: each is one transaction of 3 items (about 12 write units).
+    #[arg(long, default_value_t = 50.0)]
+    rate: f64,
+    /// Segments of the survey's parallel scan.
+    #[arg(long, default_value_t = 4)]
+    segments: u32,
+    /// Print the addresses of colliding records (personal data: off by default).
+    #[arg(long)]
+    show_addresses: bool,
+}
+
+fn parse_canonicalization(raw: &str) -> Result<Canonicalization, String> {
+    Canonicalization::parse(raw).map_err(|e| e.0.to_owned())
 }
 
 fn workspace_root() -> PathBuf {
@@ -134,9 +167,74 @@ fn run(check: bool, regions: Vec<(&'static str, Region, String)>) -> Result<Vec<
     Ok(stale)
 }
 
+/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
+/// collides), 1 when collisions or unfinished moves remain, 2 when the
+/// migration refused to start for collisions or could not reach the table.
+#[allow(clippy::print_stdout)]
+fn canonicalize(args: Canonicalize) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("canonicalize: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(async {
+        let timeouts = match user_service::config::ClientTimeouts::from_lookup(|k| std::env::var(k).ok()) {
+            Ok(timeouts) => timeouts,
+            Err(e) => {
+                eprintln!("canonicalize: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let client = user_service::store::dynamodb_client(timeouts).await;
+        let store = user_service::store::Store::new(client, user_service::config::StoreConfig::new(&args.table));
+        let bar = canonicalize::progress("survey", None);
+        let survey = match canonicalize::survey(&store, args.to, args.segments, &bar).await {
+            Ok(survey) => survey,
+            Err(e) => {
+                eprintln!("canonicalize: the survey failed: {}", user_service::error::chain(&e));
+                return ExitCode::from(2);
+            }
+        };
+        bar.finish_and_clear();
+        print!("{}", canonicalize::report(&survey, args.show_addresses));
+        if !survey.collisions.is_empty() {
+            eprintln!(
+                "canonicalize: {} collisions; each needs all but one of its records removed (by their users, or by deleting an account) before the migration can start",
+                survey.collisions.len()
+            );
+            return ExitCode::from(if args.dry_run { 1 } else { 2 });
+        }
+        if args.dry_run {
+            return ExitCode::SUCCESS;
+        }
+        let bar = canonicalize::progress("move", Some(survey.moving.len() as u64));
+        let tally = match canonicalize::migrate(&store, &survey.moving, args.rate, &bar).await {
+            Ok(tally) => tally,
+            Err(e) => {
+                eprintln!("canonicalize: stopped: {}; run it again to go on", user_service::error::chain(&e));
+                return ExitCode::FAILURE;
+            }
+        };
+        bar.finish_and_clear();
+        println!(
+            "moved: {}\nalready: {}\nchanged since the survey: {}\ncollided since the survey: {}\nwithout their claim: {}",
+            tally.moved, tally.already, tally.changed, tally.collided, tally.no_claim
+        );
+        if tally.is_complete() {
+            ExitCode::SUCCESS
+        } else {
+            eprintln!("canonicalize: not every record moved; run it again (a dry run lists new collisions)");
+            ExitCode::FAILURE
+        }
+    })
+}
+
 #[allow(clippy::print_stdout)]
 fn main() -> ExitCode {
     let (task, check, regions, edit) = match Cli::parse().task {
+        Task::Canonicalize(args) => return canonicalize(args),
         Task::Template { check } => (
             "template",
             check,

@@ -48,6 +48,14 @@ pub fn email_taken() -> Diagnostic {
     refuse("EMAIL_TAKEN", "An account with this email address already exists.")
 }
 
+/// The refusal of a sign-up with an address the deployment's policy refuses:
+/// ADDRESS_NOT_ALLOWED and why, counted, the reason logged (never the address).
+pub fn not_allowed(refusal: crate::address_policy::Refusal) -> Diagnostic {
+    crate::metrics::count(crate::metrics::Metric::AddressesNotAllowed);
+    tracing::info!(reason = refusal.code(), "address refused by the address policy");
+    refuse("ADDRESS_NOT_ALLOWED", &format!("{refusal}. Use another address."))
+}
+
 /// The user Cognito's attributes describe, for the idempotent create; `None`
 /// while Cognito has not verified the address (a verified primary is never made
 /// of an address Cognito has not verified: a later sign-in creates the profile).

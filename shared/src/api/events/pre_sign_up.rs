@@ -5,7 +5,9 @@
 //! confirmation, once the mailbox is proved, closes that sign-up instead
 //! (`cognito::create`). An unverified claim never blocks a sign-up: the confirmed
 //! sign-up takes it over, so nobody can squat an address they cannot verify. The
-//! event is returned unchanged.
+//! event is returned unchanged. An address the deployment's policy refuses
+//! (a `+tag`, a disposable domain, a domain off the allow-list) is refused
+//! first, with ADDRESS_NOT_ALLOWED.
 
 use aws_lambda_events::event::cognito::CognitoEventUserPoolsPreSignup;
 use lambda_runtime::{Diagnostic, LambdaEvent};
@@ -16,7 +18,7 @@ use super::cognito;
 use crate::app::App;
 use crate::domain::EmailAddress;
 
-/// The Lambda entry point of Cognito PreSignUp: the event unchanged, or EMAIL_TAKEN when another account signs in with the address.
+/// The Lambda entry point of Cognito PreSignUp: the event unchanged, ADDRESS_NOT_ALLOWED when the address policy refuses the address, or EMAIL_TAKEN when another account signs in with it.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPreSignup::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-up event could not be read."))?;
@@ -32,6 +34,9 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         };
         let email = EmailAddress::parse(raw)
             .map_err(|_| cognito::refuse("VALIDATION_FAILED", "The email address is not valid."))?;
+        if let Err(refusal) = app.store.policy().admit(&email) {
+            return Err(cognito::not_allowed(refusal));
+        }
         match app.store.is_sign_in_address(&email).await {
             Ok(false) => Ok(()),
             Ok(true) => Err(cognito::email_taken()),

@@ -50,6 +50,16 @@ impl From<&StoreError> for Problem {
                 "Email already added",
                 "The address is on your account already.",
             ),
+            &E::NotAllowed(refusal) => {
+                let mut problem = Self::new(
+                    S::UNPROCESSABLE_ENTITY,
+                    "ADDRESS_NOT_ALLOWED",
+                    "Address not allowed",
+                    format!("{refusal}. Use another address."),
+                );
+                problem.reason = Some(refusal);
+                problem
+            }
             E::LimitReached => Self::new(
                 S::CONFLICT,
                 "EMAIL_LIMIT_REACHED",
@@ -154,6 +164,7 @@ mod tests {
             StoreError::NothingToMatch,
             StoreError::EmailTaken,
             StoreError::AlreadyAdded,
+            StoreError::NotAllowed(crate::address_policy::Refusal::Subaddress),
             StoreError::LimitReached,
             StoreError::NotVerified,
             StoreError::AlreadyVerified,
@@ -183,6 +194,7 @@ mod tests {
                 | StoreError::NothingToMatch
                 | StoreError::EmailTaken
                 | StoreError::AlreadyAdded
+                | StoreError::NotAllowed(_)
                 | StoreError::LimitReached
                 | StoreError::NotVerified
                 | StoreError::AlreadyVerified

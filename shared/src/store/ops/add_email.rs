@@ -26,11 +26,25 @@ impl Store {
         code: &VerificationCode,
         now: Timestamp,
     ) -> Result<Email, StoreError> {
+        if let Err(refusal) = self.policy.admit(email) {
+            let refused = StoreError::NotAllowed(refusal);
+            refused.count_refusal();
+            return Err(refused);
+        }
         let key = self.key()?;
-        let address = key.address_hash(email);
         let email_id = EmailId::new();
         let code_expires_at = now.plus_seconds(self.config.code_ttl_seconds);
-        let fresh = EmailItem::unverified(user, email_id, email, code.hash(key, email_id), code_expires_at, now);
+        let policy = self.policy.canonicalization;
+        let fresh = EmailItem::unverified(
+            user,
+            email_id,
+            email,
+            policy,
+            code.hash(key, email_id),
+            code_expires_at,
+            now,
+        );
+        let address = key.address_hash(&fresh.canonical());
         let mut held: Option<ClaimItem> = None;
         let mut seen = limits::Seen::default();
         retrying!({
@@ -162,7 +176,15 @@ mod tests {
 
     fn record() -> EmailItem {
         let expires = now().plus_seconds(86_400);
-        EmailItem::unverified(&user(), EmailId::new(), &address(), "h".into(), expires, now())
+        EmailItem::unverified(
+            &user(),
+            EmailId::new(),
+            &address(),
+            crate::address_policy::Canonicalization::NONE,
+            "h".into(),
+            expires,
+            now(),
+        )
     }
 
     #[test]

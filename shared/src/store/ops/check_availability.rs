@@ -16,13 +16,16 @@ use crate::store::{Store, StoreError};
 impl Store {
     /// Whether `user` could add `email` now, counted against the user's
     /// availability checks (`AVAILABILITY_CHECKS_PER_USER` a rolling day).
-    /// A deleted or unknown user is not found, as on every route.
+    /// A deleted or unknown user is not found, as on every route. An address
+    /// the policy refuses is refused as the add would refuse it, uncounted:
+    /// the policy is the deployment's, not anyone's secret.
     pub async fn check_availability(
         &self,
         user: &UserId,
         email: &EmailAddress,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
+        self.policy.admit(email).map_err(StoreError::NotAllowed)?;
         let key = keys::availability_checks_key(user);
         let cap = self.config().max_availability_checks;
         let mut seen = Seen::default();

@@ -48,7 +48,7 @@ pub(super) fn push_new_claim(
     held: Option<&ClaimItem>,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    let claim = items::claim_item(&record.email, &record.claim(claim_expires_at))?;
+    let claim = items::claim_item(&record.canonical(), &record.claim(claim_expires_at))?;
     let reading = read_new_claim(record.user_id.clone(), live_claims_yield, now);
     let Some(held) = held else {
         plan.push(plan::put(table, claim, |x| x.not_exists(keys::PK))?, reading);
@@ -83,7 +83,7 @@ pub(super) fn push_new_claim(
 
 /// Adds the release of the claim of the caller's `record`; failing, it changed.
 pub(super) fn push_own_claim_delete(plan: &mut TxPlan, table: &str, record: &EmailItem) -> Result<(), StoreError> {
-    let delete = plan::delete(table, keys::claim_key(&record.email), |x| {
+    let delete = plan::delete(table, keys::claim_key(&record.canonical()), |x| {
         and([
             x.eq(attr::USER_ID, &record.user_id),
             x.eq(attr::EMAIL_ID, record.email_id),
@@ -128,7 +128,11 @@ mod tests {
             email_id: EmailId::new(),
             expires_at: expires,
         };
-        items::claim_item(&EmailAddress::parse("a@example.com").unwrap(), &c).unwrap()
+        items::claim_item(
+            &crate::address_policy::Canonicalization::NONE.canonical(&EmailAddress::parse("a@example.com").unwrap()),
+            &c,
+        )
+        .unwrap()
     }
 
     #[test]

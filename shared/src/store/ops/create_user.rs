@@ -16,7 +16,7 @@ impl Store {
     /// repeated delivery for a user that exists succeeds and changes nothing.
     pub async fn create_user(&self, user: &NewUser, now: Timestamp) -> Result<Created, StoreError> {
         let profile = ProfileItem::new(user, 1, now);
-        let record = EmailItem::verified_primary(&user.user_id, &user.email, now);
+        let record = EmailItem::verified_primary(&user.user_id, &user.email, self.policy.canonicalization, now);
         let mut held: Option<ClaimItem> = None;
         let mut with_token = true;
         retrying!({
@@ -88,7 +88,12 @@ mod tests {
 
     fn sign_up(held: Option<&ClaimItem>) -> TxPlan {
         let profile = ProfileItem::new(&new_user(), 1, now());
-        let record = EmailItem::verified_primary(&user(), &address(), now());
+        let record = EmailItem::verified_primary(
+            &user(),
+            &address(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
         plan("t", &profile, &record, held, now()).unwrap()
     }
 
@@ -110,15 +115,24 @@ mod tests {
         assert!(!p.item().contains_key("phone"));
 
         let e = put_of(&plan.items()[1]);
-        assert_eq!(s(e.item(), keys::GSI1PK), keys::email_gsi1pk(&address()));
+        assert_eq!(
+            s(e.item(), keys::GSI1PK),
+            keys::email_gsi1pk(&crate::address_policy::Canonicalization::NONE.canonical(&address()))
+        );
         assert_eq!(s(e.item(), "entityType"), "Email");
         assert_eq!(e.item()["isPrimary"].as_bool().unwrap(), &true);
         assert_eq!(e.item()["isVerified"].as_bool().unwrap(), &true);
         assert_eq!(s(e.item(), "verifiedAt"), "2026-11-21T10:00:00.000Z");
 
         let c = put_of(&plan.items()[2]);
-        assert_eq!(c.item()[keys::PK], keys::claim_key(&address())[keys::PK]);
-        assert_eq!(c.item()[keys::SK], keys::claim_key(&address())[keys::SK]);
+        assert_eq!(
+            c.item()[keys::PK],
+            keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&address()))[keys::PK]
+        );
+        assert_eq!(
+            c.item()[keys::SK],
+            keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&address()))[keys::SK]
+        );
         assert_eq!(s(c.item(), "entityType"), "EmailClaim");
         assert_eq!(s(c.item(), "userId"), "user-a");
         assert!(!c.item().contains_key("expiresAt"));
@@ -131,8 +145,14 @@ mod tests {
         assert!(matches!(plan.read(0, Some(&existing)), Rejection::UserExists));
         assert!(matches!(plan.read(1, None), Rejection::Retry));
         let mine = items::claim_item(
-            &address(),
-            &EmailItem::verified_primary(&user(), &address(), now()).claim(None),
+            &crate::address_policy::Canonicalization::NONE.canonical(&address()),
+            &EmailItem::verified_primary(
+                &user(),
+                &address(),
+                crate::address_policy::Canonicalization::NONE,
+                now(),
+            )
+            .claim(None),
         )
         .unwrap();
         assert!(matches!(failed(plan.read(2, Some(&mine))), StoreError::AlreadyAdded));

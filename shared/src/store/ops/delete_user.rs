@@ -123,9 +123,22 @@ mod tests {
     #[test]
     fn delete_user_releases_every_record_and_claim() {
         let profile = ProfileItem::new(&new_user(), 2, now());
-        let a = EmailItem::verified_primary(&user(), &address(), now());
+        let a = EmailItem::verified_primary(
+            &user(),
+            &address(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
         let b_address = EmailAddress::parse("b@example.com").unwrap();
-        let b = EmailItem::unverified(&user(), EmailId::new(), &b_address, "h".into(), now(), now());
+        let b = EmailItem::unverified(
+            &user(),
+            EmailId::new(),
+            &b_address,
+            crate::address_policy::Canonicalization::NONE,
+            "h".into(),
+            now(),
+            now(),
+        );
         let plan = plan("t", &profile, &[a.clone(), b.clone()], now(), Deleter::System).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
@@ -160,7 +173,13 @@ mod tests {
                 ) == keys::ItemKind::Claim
             })
             .collect();
-        assert_eq!(claims, vec![keys::claim_key(&address()), keys::claim_key(&b_address)]);
+        assert_eq!(
+            claims,
+            vec![
+                keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&address())),
+                keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&b_address))
+            ]
+        );
         // A profile that moved since it was read: read again.
         assert!(matches!(
             plan.read(0, Some(&crate::store::ops::fixtures::profile(UserStatus::Active, 3, 2))),

@@ -31,7 +31,7 @@ impl Store {
             if record.is_verified {
                 return Err(StoreError::AlreadyVerified.into());
             }
-            let address = key.address_hash(&record.email);
+            let address = key.address_hash(&record.canonical());
             // Every resend follows an add, which wrote the counters: read them
             // once, so the first transaction names their versions. Later attempts
             // learn them from their cancellation.
@@ -129,7 +129,15 @@ mod tests {
         let user = UserId::parse("me").unwrap();
         let address = EmailAddress::parse("a@example.com").unwrap();
         let sent = now().plus_seconds(-20);
-        let mut record = EmailItem::unverified(&user, EmailId::new(), &address, "h".into(), now(), sent);
+        let mut record = EmailItem::unverified(
+            &user,
+            EmailId::new(),
+            &address,
+            crate::address_policy::Canonicalization::NONE,
+            "h".into(),
+            now(),
+            sent,
+        );
         record.verification_sent_at = Some(sent);
         let item = items::to_item(keys::email_key(&user, record.email_id), &record).unwrap();
         let code = NewCode {

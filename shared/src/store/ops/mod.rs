@@ -7,6 +7,7 @@ mod claim;
 mod profile;
 
 mod add_email;
+mod canonicalize;
 mod check_availability;
 mod cognito_email;
 mod create_user;
@@ -19,6 +20,7 @@ mod set_status;
 mod update_profile;
 mod verify_email;
 
+pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};

@@ -89,10 +89,21 @@ mod tests {
     #[test]
     fn removal_counts_down_deletes_and_releases() {
         let address = EmailAddress::parse("b@example.com").unwrap();
-        let record = EmailItem::unverified(&user(), EmailId::new(), &address, "h".into(), now(), now());
+        let record = EmailItem::unverified(
+            &user(),
+            EmailId::new(),
+            &address,
+            crate::address_policy::Canonicalization::NONE,
+            "h".into(),
+            now(),
+            now(),
+        );
         let plan = plan("t", &record).unwrap();
         assert_well_formed(&plan);
-        assert_eq!(plan.items()[2].delete().unwrap().key(), &keys::claim_key(&address));
+        assert_eq!(
+            plan.items()[2].delete().unwrap().key(),
+            &keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&address))
+        );
         let suspended = profile(UserStatus::Suspended, 2, 2);
         assert!(matches!(
             failed(plan.read(0, Some(&suspended))),

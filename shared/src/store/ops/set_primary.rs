@@ -107,7 +107,12 @@ mod tests {
     fn set_primary_flips_both_records_and_bumps_the_profile() {
         let stored = ProfileItem::new(&new_user(), 2, now());
         let old = EmailId::new();
-        let mut next = EmailItem::verified_primary(&user(), &EmailAddress::parse("b@example.com").unwrap(), now());
+        let mut next = EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
         next.is_primary = false;
         let plan = plan("t", &stored, old, &next, now()).unwrap();
         assert_well_formed(&plan);

@@ -2,7 +2,8 @@
 //! permanent; a wrong one counts against the code's limit and the user's rolling
 //! limits. Past any of them every code is refused, right or wrong.
 
-use crate::domain::{Email, EmailAddress, EmailId, Timestamp, UserId};
+use crate::address_policy::CanonicalEmail;
+use crate::domain::{Email, EmailId, Timestamp, UserId};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{EmailItem, attr};
@@ -76,7 +77,7 @@ impl Store {
             if expires_at <= now {
                 return Err(StoreError::VerificationExpired.into());
             }
-            let address = key.address_hash(&record.email);
+            let address = key.address_hash(&record.canonical());
             let user_key = keys::wrong_codes_key(user);
             let address_key = keys::user_address_key(user, &address);
             // The add wrote the user's address counter, and any wrong code the
@@ -140,7 +141,7 @@ impl Store {
                 (Counter::WrongCodes, user_key, seen.wrong_codes.as_ref()),
                 (Counter::UserAddress, address_key, seen.user_address.as_ref()),
             ];
-            let plan = right_code_plan(self.table(), &checked, &record.email, guess_limits, now)?;
+            let plan = right_code_plan(self.table(), &checked, &record.canonical(), guess_limits, now)?;
             match limits::learn(self.transact(&plan).await, &mut seen) {
                 Ok(()) => {
                     metrics::count(Metric::VerificationsSucceeded);
@@ -195,7 +196,7 @@ fn read_record(
 fn right_code_plan(
     table: &str,
     checked: &Checked<'_>,
-    email: &EmailAddress,
+    email: &CanonicalEmail,
     guess_limits: [(Counter, Item, Option<&LimitItem>); 2],
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
@@ -294,7 +295,14 @@ mod tests {
             (Counter::WrongCodes, keys::wrong_codes_key(&user), None),
             (Counter::UserAddress, keys::user_address_key(&user, "a"), None),
         ];
-        let plan = right_code_plan("t", &checked, &address(), limits, now()).unwrap();
+        let plan = right_code_plan(
+            "t",
+            &checked,
+            &crate::address_policy::Canonicalization::NONE.canonical(&address()),
+            limits,
+            now(),
+        )
+        .unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
         let record = plan.items()[1].update().unwrap();
@@ -303,7 +311,10 @@ mod tests {
             "SET #isVerified = :isVerified, #verifiedAt = :verifiedAt \
              REMOVE #verificationCodeHash, #verificationExpiresAt, #verificationAttempts, #verificationSentAt"
         );
-        assert_eq!(plan.items()[2].update().unwrap().key(), &keys::claim_key(&address()));
+        assert_eq!(
+            plan.items()[2].update().unwrap().key(),
+            &keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&address()))
+        );
         assert!(matches!(plan.read(2, None), Rejection::Retry));
         assert!(matches!(
             plan.read(4, None),
@@ -323,6 +334,7 @@ mod tests {
             &user,
             checked.email_id,
             &address(),
+            crate::address_policy::Canonicalization::NONE,
             "h".into(),
             now().plus_seconds(60),
             sent,
