@@ -73,11 +73,18 @@ fn every_make_target_xtask_task_and_script_named_exists() {
     let tasks: BTreeSet<String> = xtask[xtask.find("enum Task").expect("xtask's tasks")..]
         .lines()
         .take_while(|l| *l != "}")
-        .filter_map(|l| l.strip_prefix("    ").and_then(|l| l.strip_suffix(" {")))
+        // A variant: `Name {` or `Name(Args),`.
+        .filter_map(|l| {
+            l.strip_prefix("    ")
+                .and_then(|l| l.strip_suffix(" {").or_else(|| l.split_once('(').map(|(name, _)| name)))
+        })
         .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
         .map(str::to_lowercase)
         .collect();
-    assert!(tasks.contains("template") && tasks.contains("docs"), "{tasks:?}");
+    assert!(
+        tasks.contains("template") && tasks.contains("docs") && tasks.contains("canonicalize"),
+        "{tasks:?}"
+    );
     let mut wrong = Vec::new();
     for (path, text) in pages() {
         // A target as a reader types it: in code (`make x`, or a command line).
