@@ -362,7 +362,7 @@ pub const VARIABLES: &[Variable] = &[
     text_var(
         BLOCK_SUBADDRESSES_VAR,
         "`false`",
-        "`true` refuses new addresses with a `+tag` (422 `ADDRESS_NOT_ALLOWED`, reason `subaddress`), at add-email and at sign-up",
+        "`true` refuses new addresses with a `+tag` (422 `ADDRESS_NOT_ALLOWED`, reason `subaddress`) when an address is added, and at sign-up",
     ),
     text_var(
         BLOCK_DISPOSABLE_DOMAINS_VAR,
