@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{
     ALLOWED_EMAIL_DOMAINS_VAR, BLOCK_DISPOSABLE_DOMAINS_VAR, BLOCK_SUBADDRESSES_VAR, ConfigError,
-    DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR, EMAIL_CANONICALIZATION_VAR,
+    DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR, EMAIL_CANONICALIZATION_FROM_VAR, EMAIL_CANONICALIZATION_VAR,
 };
 use crate::domain::{EmailAddress, Invalid};
 
@@ -186,6 +186,10 @@ pub fn shipped_disposable_domain_count() -> usize {
 pub struct AddressPolicy {
     /// Which spellings are one address.
     pub canonicalization: Canonicalization,
+    /// While `cargo xtask canonicalize` moves the table from this policy:
+    /// claims not yet moved are on its forms, so every look-up also reads the
+    /// address's form under it, and every new claim also requires it free.
+    pub previous: Option<Canonicalization>,
     /// Refuse addresses with a `+tag`.
     pub block_subaddresses: bool,
     /// Refuse addresses at disposable domains (the shipped list and `disposable_extra`).
@@ -200,6 +204,21 @@ impl AddressPolicy {
     /// The form `address` is compared, claimed and found in.
     pub fn canonical(&self, address: &EmailAddress) -> CanonicalEmail {
         self.canonicalization.canonical(address)
+    }
+
+    /// While the table moves from a previous policy, the address's form under
+    /// it, when that is another key than [`AddressPolicy::canonical`]'s.
+    pub fn previous_form(&self, address: &EmailAddress) -> Option<CanonicalEmail> {
+        let previous = self.previous?.canonical(address);
+        (previous != self.canonical(address)).then_some(previous)
+    }
+
+    /// Every form a claim on `address` may be on: its canonical form, and
+    /// while the table moves, its form under the previous policy.
+    pub fn forms(&self, address: &EmailAddress) -> Vec<CanonicalEmail> {
+        std::iter::once(self.canonical(address))
+            .chain(self.previous_form(address))
+            .collect()
     }
 
     /// Whether two spellings are one address under this policy.
@@ -245,6 +264,14 @@ impl AddressPolicy {
     pub fn canonicalizing(self, canonicalization: Canonicalization) -> Self {
         Self {
             canonicalization,
+            ..self
+        }
+    }
+
+    /// While the table moves from `previous` (`EMAIL_CANONICALIZATION_FROM`).
+    pub fn moving_from(self, previous: Canonicalization) -> Self {
+        Self {
+            previous: Some(previous),
             ..self
         }
     }
@@ -305,6 +332,11 @@ impl AddressPolicy {
             let canonicalization =
                 Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION_VAR, &raw, e.0))?;
             policy = policy.canonicalizing(canonicalization);
+        }
+        if let Some(raw) = var(EMAIL_CANONICALIZATION_FROM_VAR) {
+            let previous =
+                Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION_FROM_VAR, &raw, e.0))?;
+            policy = policy.moving_from(previous);
         }
         if flag(BLOCK_SUBADDRESSES_VAR)? {
             policy = policy.blocking_subaddresses();
@@ -436,6 +468,25 @@ mod tests {
             assert!(policy.canonical(&a(raw)).is_spelled(&a(raw)));
         }
         assert!(!policy.same(&a("ada@gmail.com"), &a("a.da@gmail.com")));
+    }
+
+    #[test]
+    fn while_the_table_moves_an_address_has_its_form_under_each_policy() {
+        let policy = AddressPolicy::from_lookup(lookup(&[
+            ("EMAIL_CANONICALIZATION", "gmail"),
+            ("EMAIL_CANONICALIZATION_FROM", "none"),
+        ]))
+        .unwrap();
+        let forms: Vec<String> = policy
+            .forms(&a("A.da@gmail.com"))
+            .iter()
+            .map(|f| f.as_str().to_owned())
+            .collect();
+        assert_eq!(forms, ["ada@gmail.com", "a.da@gmail.com"]);
+        // One key when both policies agree.
+        assert_eq!(policy.forms(&a("ada@example.com")).len(), 1);
+        assert_eq!(policy.previous_form(&a("ada@gmail.com")), None);
+        assert_eq!(AddressPolicy::default().forms(&a("a.da@gmail.com")).len(), 1);
     }
 
     #[test]

@@ -258,6 +258,8 @@ const fn text_var(name: &'static str, default: &'static str, about: &'static str
 
 /// The address policy's variables (`address_policy::AddressPolicy::from_lookup` reads them).
 pub const EMAIL_CANONICALIZATION_VAR: &str = "EMAIL_CANONICALIZATION";
+/// The policy the table is moving from, while `cargo xtask canonicalize` runs.
+pub const EMAIL_CANONICALIZATION_FROM_VAR: &str = "EMAIL_CANONICALIZATION_FROM";
 /// `true` refuses addresses with a `+tag`.
 pub const BLOCK_SUBADDRESSES_VAR: &str = "BLOCK_SUBADDRESSES";
 /// `true` refuses addresses at disposable domains.
@@ -357,7 +359,12 @@ pub const VARIABLES: &[Variable] = &[
     text_var(
         EMAIL_CANONICALIZATION_VAR,
         "`none`",
-        "which spellings of an address are the same one for uniqueness and look-up: `none` (as typed, normalised), `gmail` (dots and `+tags` ignored on gmail.com and googlemail.com), `subaddress` (`+tags` ignored everywhere), or `gmail,subaddress`. Changing it on a live table: `cargo xtask canonicalize` first (docs/address-policy.md)",
+        "which spellings of an address are the same one for uniqueness and look-up: `none` (as typed, normalised), `gmail` (dots and `+tags` ignored on gmail.com and googlemail.com), `subaddress` (`+tags` ignored everywhere), or `gmail,subaddress`. Changing it on a live table is a migration with `cargo xtask canonicalize` (docs/address-policy.md)",
+    ),
+    text_var(
+        EMAIL_CANONICALIZATION_FROM_VAR,
+        "",
+        "only while `cargo xtask canonicalize` moves the table: the previous `EMAIL_CANONICALIZATION`. Look-ups also read each address's form under it, and a new address must be free under it too (docs/address-policy.md)",
     ),
     text_var(
         BLOCK_SUBADDRESSES_VAR,

@@ -190,3 +190,80 @@ async fn a_migration_cut_short_leaves_a_consistent_table_and_a_rerun_finishes_it
         .await
         .assert_problem(409, "EMAIL_TAKEN");
 }
+
+#[tokio::test]
+async fn while_the_table_moves_every_address_keeps_its_one_owner_on_every_path() {
+    let app = TestApp::spawn().await;
+    let n = 10;
+    for i in 0..n {
+        app.sign_up(&sub(i), &format!("user.{i}@gmail.com")).await;
+    }
+    // Deployed for the move: EMAIL_CANONICALIZATION=gmail, EMAIL_CANONICALIZATION_FROM=none.
+    let moving = TestApp::on(
+        app.store.clone().with_policy(
+            AddressPolicy::default()
+                .canonicalizing(gmail())
+                .moving_from(Canonicalization::NONE),
+        ),
+    );
+    moving.sign_up(ADA, "ada@example.com").await;
+    moving.sign_up(ADMIN, "grace@example.com").await;
+    let survey = canonicalize::survey(&moving.store, gmail(), 2, &quiet()).await.unwrap();
+    assert_eq!(survey.moving.len(), n);
+    // Half of the table moved (the survey lists them by sub: users 0 to 4).
+    let half = canonicalize::migrate(&moving.store, &survey.moving[..n / 2], 1_000.0, &quiet())
+        .await
+        .unwrap();
+    assert_eq!(half.moved, n as u64 / 2);
+
+    for (i, moved) in [(0, true), (n - 1, false)] {
+        let exact = format!("user.{i}@gmail.com");
+        // The very address, moved or not: taken, by add, sign-up and check; found by an admin.
+        moving.add_email(ADA, &exact).await.assert_problem(409, "EMAIL_TAKEN");
+        let err = moving.pre_sign_up(NOBODY, &exact).await.unwrap_err();
+        assert_eq!(err.error_type, "EMAIL_TAKEN", "{i}: {err:?}");
+        assert_eq!(moving.check_email(ADA, &exact).await.body["available"], false);
+        let found = moving.find_user_by_email(ADMIN, &exact).await;
+        found.assert_status(200);
+        assert_eq!(found.body["profile"]["userId"], sub(i));
+        // Its owner cannot add it twice either.
+        moving
+            .add_email(&sub(i), &exact)
+            .await
+            .assert_problem(409, "EMAIL_ALREADY_ADDED");
+        if moved {
+            // Every spelling of a moved address is its own already.
+            moving
+                .add_email(ADA, &format!("user{i}+x@googlemail.com"))
+                .await
+                .assert_problem(409, "EMAIL_TAKEN");
+        }
+    }
+    moving.assert_invariants().await;
+
+    // A spelling of an address not yet moved can still be claimed on the new
+    // form: the migration then meets it as a collision, never overwrites it.
+    moving.add_address(ADA, "user9@googlemail.com").await;
+    let rest = canonicalize::survey(&moving.store, gmail(), 2, &quiet()).await.unwrap();
+    assert_eq!((rest.moving.len(), rest.collisions.len()), (n / 2 - 1, 1));
+    let tally = canonicalize::migrate(&moving.store, &rest.moving, 1_000.0, &quiet())
+        .await
+        .unwrap();
+    assert!(tally.is_complete(), "{tally:?}");
+    moving.assert_invariants().await;
+    // Resolved (Ada removes hers), the last record moves.
+    let id = moving.email_id_of(ADA, "user9@googlemail.com").await;
+    moving.remove_email(ADA, &id).await.assert_status(204);
+    let last = canonicalize::survey(&moving.store, gmail(), 2, &quiet()).await.unwrap();
+    assert_eq!((last.moving.len(), last.collisions.len()), (1, 0));
+    canonicalize::migrate(&moving.store, &last.moving, 1_000.0, &quiet())
+        .await
+        .unwrap();
+    // Then deployed without EMAIL_CANONICALIZATION_FROM: one form, every address found.
+    let after = under_gmail(&moving);
+    after
+        .add_email(ADA, "user.9@gmail.com")
+        .await
+        .assert_problem(409, "EMAIL_TAKEN");
+    after.assert_invariants().await;
+}

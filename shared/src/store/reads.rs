@@ -61,14 +61,16 @@ impl Store {
     /// The account holding an address, through GSI1. GSI1 is eventually
     /// consistent: a change of owner shows there a moment later.
     pub async fn find_by_email(&self, email: &EmailAddress) -> Result<Account, StoreError> {
-        let query = self
-            .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(&self.policy.canonical(email))))
-            .index_name(keys::GSI1);
-        let records: Vec<IndexedEmail> = query_all(&self.client, query)
-            .await?
-            .into_iter()
-            .map(items::from_item)
-            .collect::<Result<_, _>>()?;
+        let mut records: Vec<IndexedEmail> = Vec::new();
+        // Every form while the table moves between policies; one otherwise.
+        for form in self.policy.forms(email) {
+            let query = self
+                .query(|x| x.eq(keys::GSI1PK, keys::email_gsi1pk(&form)))
+                .index_name(keys::GSI1);
+            for item in query_all(&self.client, query).await? {
+                records.push(items::from_item(item)?);
+            }
+        }
         // During a take-over the index may briefly list two holders: the verified one owns it.
         let owner = records
             .iter()
@@ -80,14 +82,14 @@ impl Store {
     /// Whether an address can be added: no claim, or an unverified one that has
     /// expired. A strongly consistent read.
     pub async fn is_available(&self, email: &EmailAddress, now: Timestamp) -> Result<bool, StoreError> {
-        Ok(self.claim(email).await?.is_none_or(|c| !c.is_live(now)))
+        Ok(self.claims(email).await?.iter().all(|c| !c.is_live(now)))
     }
 
     /// Whether an owner verified the address. An unverified claim never
     /// blocks a sign-up (the confirmed sign-up takes it over), so no one can
     /// squat an address they cannot verify.
     pub async fn is_owned(&self, email: &EmailAddress) -> Result<bool, StoreError> {
-        Ok(self.claim(email).await?.is_some_and(|c| c.expires_at.is_none()))
+        Ok(self.claims(email).await?.iter().any(|c| c.expires_at.is_none()))
     }
 
     /// Whether the address is the one its verified owner signs in with in
@@ -97,28 +99,30 @@ impl Store {
     /// not: refusing it before any proof would tell a stranger that some
     /// account holds it; the confirmation, once the mailbox is proved, does.
     pub async fn is_sign_in_address(&self, email: &EmailAddress) -> Result<bool, StoreError> {
-        let Some(claim) = self.claim(email).await?.filter(|c| c.expires_at.is_none()) else {
-            return Ok(false);
-        };
-        let profile: Option<ProfileItem> = self
-            .get(keys::profile_key(&claim.user_id))
-            .await?
-            .map(items::from_item)
-            .transpose()?;
-        Ok(profile.is_some_and(|p| {
-            p.cognito_email
-                .as_ref()
-                .or(p.email.as_ref())
-                .is_some_and(|signs_in_with| self.policy.same(signs_in_with, email))
-        }))
+        for claim in self.claims(email).await?.into_iter().filter(|c| c.expires_at.is_none()) {
+            let profile: Option<ProfileItem> = self
+                .get(keys::profile_key(&claim.user_id))
+                .await?
+                .map(items::from_item)
+                .transpose()?;
+            let signs_in_with = profile.and_then(|p| p.cognito_email.or(p.email));
+            if signs_in_with.is_some_and(|address| self.policy.same(&address, email)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
-    /// The claim on `email`'s canonical form: on every spelling of it.
-    async fn claim(&self, email: &EmailAddress) -> Result<Option<ClaimItem>, StoreError> {
-        self.get(keys::claim_key(&self.policy.canonical(email)))
-            .await?
-            .map(items::from_item)
-            .transpose()
+    /// The claims on `email`: on its canonical form (every spelling of it),
+    /// and while the table moves between policies, on its previous form.
+    async fn claims(&self, email: &EmailAddress) -> Result<Vec<ClaimItem>, StoreError> {
+        let mut claims = Vec::new();
+        for form in self.policy.forms(email) {
+            if let Some(item) = self.get(keys::claim_key(&form)).await? {
+                claims.push(items::from_item(item)?);
+            }
+        }
+        Ok(claims)
     }
 
     /// Reads the counters a write will name, concurrently, before its first

@@ -11,7 +11,7 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 use crate::verification::VerificationCode;
 
-use super::claim::{after_claim_write, push_new_claim};
+use super::claim::{NewClaim, after_claim_write, push_new_claim};
 use super::profile::{active, read_changed, refusal};
 
 impl Store {
@@ -45,6 +45,7 @@ impl Store {
             now,
         );
         let address = key.address_hash(&fresh.canonical());
+        let previous_form = self.policy.previous_form(email);
         let mut held: Option<ClaimItem> = None;
         let mut seen = limits::Seen::default();
         retrying!({
@@ -67,12 +68,17 @@ impl Store {
                     first_added_at: Some(first_added_at),
                 });
             }
+            let claim = NewClaim {
+                expires_at: Some(claim_expires_at),
+                live_claims_yield: false,
+                held: held.as_ref(),
+                previous_form: previous_form.as_ref(),
+            };
             let plan = plan(
                 self.table(),
                 &record,
-                claim_expires_at,
                 self.config.max_emails_per_user,
-                held.as_ref(),
+                claim,
                 counters,
                 now,
             )?;
@@ -99,14 +105,13 @@ fn read_room(max_emails: u32) -> impl Fn(Option<&Item>) -> Result<Rejection, Sto
     }
 }
 
-/// The claim is held until `claim_expires_at`; `counters` count the code sent
+/// The claim is held until `claim.expires_at`; `counters` count the code sent
 /// and, when it begins, the user's window of holding the address.
 fn plan(
     table: &str,
     record: &EmailItem,
-    claim_expires_at: Timestamp,
     max_emails: u32,
-    held: Option<&ClaimItem>,
+    claim: NewClaim<'_>,
     counters: Vec<CounterWrite<'_>>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
@@ -118,7 +123,7 @@ fn plan(
     plan.push(room, read_room(max_emails));
     let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
     plan.push(new_record, read_changed);
-    push_new_claim(&mut plan, table, record, Some(claim_expires_at), false, held, now)?;
+    push_new_claim(&mut plan, table, record, claim, now)?;
     for counter in counters {
         limits::push_count(&mut plan, table, counter, now)?;
     }
@@ -128,6 +133,16 @@ fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An add's claim, held until `expires_at`, taking over `held` if any.
+    fn claim(expires_at: Timestamp, held: Option<&ClaimItem>) -> NewClaim<'_> {
+        NewClaim {
+            expires_at: Some(expires_at),
+            live_claims_yield: false,
+            held,
+            previous_form: None,
+        }
+    }
     use crate::domain::UserStatus;
     use crate::store::items::EntityType;
     use crate::store::ops::fixtures::{address, failed, now, profile, user};
@@ -151,7 +166,7 @@ mod tests {
     fn a_code_counts_for_the_address_the_user_and_the_pair() {
         let seen = limits::Seen::default();
         let counts = limits::code_counts(&seen, &user(), "h", now());
-        let plan = plan("t", &record(), now(), 10, None, counts.to_vec(), now()).unwrap();
+        let plan = plan("t", &record(), 10, claim(now(), None), counts.to_vec(), now()).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 6);
         let key_of = |item: &Item| {
@@ -201,9 +216,8 @@ mod tests {
         let plan = plan(
             "t",
             &record,
-            claim_expires,
             10,
-            Some(&held),
+            claim(claim_expires, Some(&held)),
             vec![codes_issued()],
             now(),
         )
@@ -243,7 +257,7 @@ mod tests {
 
     #[test]
     fn a_failed_room_condition_tells_missing_inactive_and_full_apart() {
-        let plan = plan("t", &record(), now(), 10, None, vec![codes_issued()], now()).unwrap();
+        let plan = plan("t", &record(), 10, claim(now(), None), vec![codes_issued()], now()).unwrap();
         assert_well_formed(&plan);
         assert_eq!(
             plan.items()[0].update().unwrap().condition_expression(),
@@ -266,5 +280,39 @@ mod tests {
         assert!(matches!(plan.read(0, Some(&fine)), Rejection::Retry));
         // The record has a fresh id: failing, a concurrent writer got there first.
         assert!(matches!(plan.read(1, None), Rejection::Retry));
+    }
+
+    #[test]
+    fn while_the_table_moves_the_address_must_be_free_under_the_previous_form_too() {
+        let previous = crate::address_policy::Canonicalization::NONE.canonical(&address());
+        let with_previous = NewClaim {
+            previous_form: Some(&previous),
+            ..claim(now(), None)
+        };
+        let plain = plan("t", &record(), 10, claim(now(), None), vec![codes_issued()], now()).unwrap();
+        let plan = plan("t", &record(), 10, with_previous, vec![codes_issued()], now()).unwrap();
+        assert_well_formed(&plan);
+        assert_eq!(plan.items().len(), plain.items().len() + 1);
+        let check = plan.items()[2].condition_check().unwrap();
+        assert_eq!(check.key(), &keys::claim_key(&previous));
+        assert_eq!(check.condition_expression(), "attribute_not_exists(#PK)");
+        let claim_of = |holder: &UserId| {
+            let claim = ClaimItem {
+                entity_type: EntityType::EmailClaim,
+                user_id: holder.clone(),
+                email_id: EmailId::new(),
+                expires_at: None,
+            };
+            items::claim_item(&previous, &claim).unwrap()
+        };
+        assert!(matches!(
+            failed(plan.read(2, Some(&claim_of(&user())))),
+            StoreError::AlreadyAdded
+        ));
+        let other = UserId::parse("someone-else").unwrap();
+        assert!(matches!(
+            failed(plan.read(2, Some(&claim_of(&other)))),
+            StoreError::EmailTaken
+        ));
     }
 }

@@ -167,14 +167,26 @@ fn move_plan(
         } else {
             x.eq(attr::CANONICAL_EMAIL, &record.canonical)
         };
-        let condition = and([x.exists(keys::PK), x.eq(attr::EMAIL, &record.email), as_read]);
+        // Verified or not as read: a verification in between changes the claim too.
+        let condition = and([
+            x.exists(keys::PK),
+            x.eq(attr::EMAIL, &record.email),
+            x.eq(attr::IS_VERIFIED, record.is_verified),
+            as_read,
+        ]);
         (update, condition)
     })?;
     plan.push(rekeyed, |_| Ok(Rejection::Retry));
+    // The claim as read, expiry included: the copy put below must be what it is now.
     let released = plan::delete(table, keys::claim_key(&record.canonical), |x| {
+        let expiry = match claim.expires_at {
+            Some(at) => x.eq(attr::EXPIRES_AT, at),
+            None => x.not_exists(attr::EXPIRES_AT),
+        };
         and([
             x.eq(attr::USER_ID, &record.user_id),
             x.eq(attr::EMAIL_ID, record.email_id),
+            expiry,
         ])
     })?;
     plan.push(released, |_| Ok(Rejection::Retry));
@@ -239,7 +251,17 @@ mod tests {
             .collect();
         assert!(values.contains(&"EMAIL#ada@gmail.com".to_owned()), "{values:?}");
         assert!(values.contains(&"ada@gmail.com".to_owned()), "{values:?}");
-        assert!(rekey.condition_expression().unwrap().contains("attribute_not_exists"));
+        let condition = rekey.condition_expression().unwrap();
+        assert!(
+            condition.contains("attribute_not_exists(#canonicalEmail)"),
+            "{condition}"
+        );
+        assert!(condition.contains("#isVerified = "), "verified as read: {condition}");
+        let released = items[1].delete().unwrap().condition_expression().unwrap();
+        assert!(
+            released.contains("attribute_not_exists(#expiresAt)"),
+            "the claim as read: {released}"
+        );
         assert_eq!(
             s(items[1].delete().unwrap().key(), keys::PK),
             "EMAIL#a.da+x@googlemail.com"

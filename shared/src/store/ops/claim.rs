@@ -2,6 +2,7 @@
 //! unverified holder), the release of the caller's own claim, and what their
 //! failures mean. Shared by sign-up, adding, removing and deleting.
 
+use crate::address_policy::CanonicalEmail;
 use crate::domain::{Timestamp, UserId};
 use crate::metrics::{self, Metric};
 use crate::store::StoreError;
@@ -34,20 +35,52 @@ fn read_new_claim(
     }
 }
 
+/// How a new address is claimed, as a write's plan asks [`push_new_claim`].
+#[derive(Clone, Copy)]
+pub(super) struct NewClaim<'a> {
+    /// While unverified, held until then; `None` for a verified (sign-up) claim.
+    pub expires_at: Option<Timestamp>,
+    /// Whether any unverified claim yields to it (a confirmed sign-up).
+    pub live_claims_yield: bool,
+    /// An unverified claim seen held, to take over.
+    pub held: Option<&'a ClaimItem>,
+    /// The address's form under the previous policy, while the table moves.
+    pub previous_form: Option<&'a CanonicalEmail>,
+}
+
 /// The claim write of a new address: either the address is free, or it takes
 /// over the held claim and, in the same transaction, removes the holder's record.
 /// A confirmed sign-up proved ownership through Cognito, so any unverified claim
 /// yields to it (`live_claims_yield`); an added address waits until the other
 /// user's code has expired.
+///
+/// While the table moves from a previous policy (`previous_form`), the
+/// address's form under it must hold no claim either: a claim not yet moved
+/// is its owner's, verified or not (no take-over across forms).
 pub(super) fn push_new_claim(
     plan: &mut TxPlan,
     table: &str,
     record: &EmailItem,
-    claim_expires_at: Option<Timestamp>,
-    live_claims_yield: bool,
-    held: Option<&ClaimItem>,
+    new: NewClaim<'_>,
     now: Timestamp,
 ) -> Result<(), StoreError> {
+    let NewClaim {
+        expires_at: claim_expires_at,
+        live_claims_yield,
+        held,
+        previous_form,
+    } = new;
+    if let Some(form) = previous_form {
+        let unmoved = plan::check(table, keys::claim_key(form), |x| x.not_exists(keys::PK))?;
+        let user = record.user_id.clone();
+        plan.push(unmoved, move |old| {
+            Ok(match plan::old::<ClaimItem>(old)? {
+                Some(claim) if claim.user_id == user => Rejection::Failed(StoreError::AlreadyAdded),
+                Some(_) => Rejection::Failed(StoreError::EmailTaken),
+                None => Rejection::Retry,
+            })
+        });
+    }
     let claim = items::claim_item(&record.canonical(), &record.claim(claim_expires_at))?;
     let reading = read_new_claim(record.user_id.clone(), live_claims_yield, now);
     let Some(held) = held else {

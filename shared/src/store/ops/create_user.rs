@@ -8,7 +8,7 @@ use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Created, Store, StoreError};
 
-use super::claim::{after_claim_write, push_new_claim};
+use super::claim::{NewClaim, after_claim_write, push_new_claim};
 use super::profile::read_changed;
 
 impl Store {
@@ -17,10 +17,17 @@ impl Store {
     pub async fn create_user(&self, user: &NewUser, now: Timestamp) -> Result<Created, StoreError> {
         let profile = ProfileItem::new(user, 1, now);
         let record = EmailItem::verified_primary(&user.user_id, &user.email, self.policy.canonicalization, now);
+        let previous_form = self.policy.previous_form(&user.email);
         let mut held: Option<ClaimItem> = None;
         let mut with_token = true;
         retrying!({
-            let mut plan = plan(self.table(), &profile, &record, held.as_ref(), now)?;
+            let claim = NewClaim {
+                expires_at: None,
+                live_claims_yield: true,
+                held: held.as_ref(),
+                previous_form: previous_form.as_ref(),
+            };
+            let mut plan = plan(self.table(), &profile, &record, claim, now)?;
             if !with_token {
                 plan.client_request_token = None;
             }
@@ -45,7 +52,7 @@ fn plan(
     table: &str,
     profile: &ProfileItem,
     record: &EmailItem,
-    held: Option<&ClaimItem>,
+    claim: NewClaim<'_>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -53,7 +60,7 @@ fn plan(
     plan.push(new_profile, |_| Ok(Rejection::UserExists));
     let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
     plan.push(new_record, read_changed);
-    push_new_claim(&mut plan, table, record, None, true, held, now)?;
+    push_new_claim(&mut plan, table, record, claim, now)?;
     plan.client_request_token = Some(token(table, &profile.user_id));
     Ok(plan)
 }
@@ -94,7 +101,13 @@ mod tests {
             crate::address_policy::Canonicalization::NONE,
             now(),
         );
-        plan("t", &profile, &record, held, now()).unwrap()
+        let claim = NewClaim {
+            expires_at: None,
+            live_claims_yield: true,
+            held,
+            previous_form: None,
+        };
+        plan("t", &profile, &record, claim, now()).unwrap()
     }
 
     #[test]
