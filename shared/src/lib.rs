@@ -19,6 +19,7 @@ pub mod deadline;
 pub mod domain;
 #[cfg(feature = "aws")]
 pub mod error;
+pub mod events;
 pub mod http;
 #[cfg(feature = "aws")]
 pub mod identity;

@@ -23,6 +23,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("metrics", 2),
     ("identity", 2),
     ("address_policy", 2),
+    ("events", 2),
     ("reconcile", 3),
     ("audit", 3),
     ("mail", 3),

@@ -38,6 +38,65 @@ pub(crate) fn routes(functions: &[Function]) -> String {
     out
 }
 
+/// The event catalogue: each type, when it is published, and its `data`.
+pub(crate) fn events() -> String {
+    use user_service::events::{EventType, FieldType};
+    let mut out = String::from("| type | published when | `data` |\n|---|---|---|\n");
+    for kind in EventType::ALL {
+        let fields: Vec<String> = kind
+            .fields()
+            .iter()
+            .map(|f| {
+                let kind = match f.kind {
+                    FieldType::Integer => "integer",
+                    FieldType::Boolean => "boolean",
+                    FieldType::Time => "time",
+                    FieldType::Uuid => "uuid",
+                    FieldType::Status => "status",
+                    FieldType::FieldNames => "field names",
+                    FieldType::Address => "address",
+                };
+                let optional = if f.required { "" } else { ", optional" };
+                format!("`{}` ({kind}{optional}): {}", f.name, f.about)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            kind.name(),
+            cell(kind.about()),
+            cell(&fields.join("; "))
+        );
+    }
+    out
+}
+
+/// The JSON Schema files of the events, `schemas/events/<type>.json`, with their content.
+pub(crate) fn event_schemas() -> Vec<(String, String)> {
+    user_service::events::EventType::ALL
+        .iter()
+        .map(|kind| {
+            let schema = sorted(user_service::events::schema(*kind));
+            let text = serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n";
+            (format!("schemas/events/{}.json", kind.name()), text)
+        })
+        .collect()
+}
+
+/// `value` with every object's keys in order: the same file whether or not
+/// another crate of the build turns on serde_json's `preserve_order`.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
 /// The functions' environment variables: default, range and purpose.
 pub(crate) fn variables() -> String {
     let mut out = String::from("| variable | default | range | what it is for |\n|---|---|---|---|\n");

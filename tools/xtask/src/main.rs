@@ -37,8 +37,9 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
-    /// Write the docs' generated tables: docs/api.md's routes, and
-    /// docs/configuration.md's environment variables and stack parameters.
+    /// Write the docs' generated tables (docs/api.md's routes,
+    /// docs/configuration.md's variables and parameters, docs/events.md's
+    /// catalogue) and the events' JSON Schemas (schemas/events/).
     Docs {
         /// Change nothing; fail, with what differs, when a page is not current.
         #[arg(long)]
@@ -147,7 +148,34 @@ fn generated_docs() -> Result<Vec<(&'static str, Region, String)>, RegionError> 
             Region::markdown("parameters", "template.yaml's Parameters"),
             parameters,
         ),
+        (
+            "docs/events.md",
+            Region::markdown("catalogue", "shared/src/events.rs"),
+            docs::events(),
+        ),
     ])
+}
+
+/// Whole generated files (the events' JSON Schemas): the paths of those
+/// stale, each written unless `check`.
+fn run_files(check: bool, files: Vec<(String, String)>) -> Result<Vec<String>, RegionError> {
+    let root = workspace_root();
+    let mut stale = Vec::new();
+    for (file, content) in files {
+        let path = root.join(&file);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(content.as_str()) {
+            continue;
+        }
+        stale.push(file.clone());
+        if !check {
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, content));
+            written.map_err(|source| RegionError::Io { file, source })?;
+        }
+    }
+    Ok(stale)
 }
 
 fn run(check: bool, regions: Vec<(&'static str, Region, String)>) -> Result<Vec<String>, RegionError> {
@@ -261,7 +289,17 @@ fn main() -> ExitCode {
             "edit shared/src/catalog.rs, shared/src/config.rs or template.yaml's Parameters, not the generated tables",
         ),
     };
-    match regions.and_then(|regions| run(check, regions)) {
+    let files = if task == "docs" {
+        docs::event_schemas()
+    } else {
+        Vec::new()
+    };
+    let outcome = regions.and_then(|regions| {
+        let mut stale = run(check, regions)?;
+        stale.extend(run_files(check, files)?);
+        Ok(stale)
+    });
+    match outcome {
         Ok(stale) if stale.is_empty() => {
             println!("{task}: generated regions are current");
             ExitCode::SUCCESS
@@ -296,10 +334,11 @@ mod tests {
         assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask template`");
     }
 
-    /// The same check as `cargo xtask docs --check`.
+    /// The same check as `cargo xtask docs --check`, the events' schemas included.
     #[test]
     fn generated_docs_are_current() {
-        let stale = run(true, generated_docs().unwrap()).unwrap();
+        let mut stale = run(true, generated_docs().unwrap()).unwrap();
+        stale.extend(run_files(true, docs::event_schemas()).unwrap());
         assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask docs`");
     }
 }
