@@ -13,6 +13,7 @@ mod concurrency;
 mod deletion_records;
 mod delivery;
 mod docs;
+mod events;
 mod faults;
 mod handler_support;
 mod handlers_admin;

@@ -4,9 +4,10 @@
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 
-use super::items::ProfileItem;
+use super::items::{EmailItem, ProfileItem};
 use super::keys;
 use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
+use crate::events::{Image, Personal, UserImage};
 
 /// A profile as one image of a stream record shows it: what Cognito follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +66,74 @@ impl From<ProfileItem> for ProfileImage {
             cognito_email: item.cognito_email,
             sync_requested_at: item.sync_requested_at,
         }
+    }
+}
+
+/// A stream record whose keys or images cannot be read as the item they
+/// name. It names the part, never serde's message, which may quote a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the record's {0} cannot be read")]
+pub struct Unreadable(pub &'static str);
+
+/// The domain events of one stream record, each in its CloudEvents envelope:
+/// ids from the record's id, `time` the change's.
+pub fn record_events(
+    record: &EventRecord,
+    source: &str,
+    personal: Personal,
+) -> Result<Vec<serde_json::Value>, Unreadable> {
+    let Some((old, new)) = event_images(record)? else {
+        return Ok(Vec::new());
+    };
+    let record_id = record.event_id.as_str();
+    let time = Timestamp::from_unix_millis(record.change.approximate_creation_date_time.timestamp_millis());
+    Ok(crate::events::derive(old.as_ref(), new.as_ref(), personal)
+        .iter()
+        .map(|event| crate::events::envelope(event, source, record_id, time))
+        .collect())
+}
+
+/// A change's image before (`None` for an item written new) and after
+/// (`None` for an item removed).
+pub type Images = (Option<Image>, Option<Image>);
+
+/// The images of a stream record of a profile or an email record, as the
+/// domain events read them; `None` for any other item (claims, counters, the
+/// reconcile's), whose changes are no event.
+pub fn event_images(record: &EventRecord) -> Result<Option<Images>, Unreadable> {
+    let keys: std::collections::HashMap<String, String> =
+        serde_dynamo::from_item(record.change.keys.clone()).map_err(|_| Unreadable("Keys"))?;
+    let key = |name: &str| keys.get(name).map_or("", String::as_str);
+    let kind = keys::classify(key(keys::PK), key(keys::SK));
+    let image = |item: &serde_dynamo::Item, name: &'static str| -> Result<Option<Image>, Unreadable> {
+        if item.is_empty() {
+            return Ok(None);
+        }
+        let bad = |_| Unreadable(name);
+        Ok(Some(match kind {
+            keys::ItemKind::Profile => {
+                let item: ProfileItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
+                let gone_from_cognito = item.gone_from_cognito;
+                Image::User(UserImage {
+                    profile: item.into_domain(),
+                    gone_from_cognito,
+                })
+            }
+            _ => {
+                let item: EmailItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
+                Image::Email {
+                    user_id: item.user_id.clone(),
+                    email: item.into_domain(),
+                }
+            }
+        }))
+    };
+    match kind {
+        keys::ItemKind::Profile | keys::ItemKind::Email => Ok(Some((
+            image(&record.change.old_image, "OldImage")?,
+            image(&record.change.new_image, "NewImage")?,
+        ))),
+        _ => Ok(None),
     }
 }
 
