@@ -22,7 +22,7 @@ fn scale_users() -> usize {
     std::env::var("RECONCILE_SCALE_USERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000)
+        .unwrap_or(1_000)
 }
 
 /// A pool shaped like the template's (username = sub) with a user per
@@ -36,13 +36,13 @@ async fn pool_and_table(
     let (cognito, pool_id, subs) = moto.user_pool(&refs).await;
     let mut app = TestApp::spawn().await;
     app.users = Some(UserPool::new(cognito.clone(), pool_id.clone()));
-    // 20 ListUsers a second: 2,000 users take 1.7 s of listing at least,
+    // 10 ListUsers a second: 1,000 users take 1.7 s of listing at least,
     // whatever the machine, more than a 3 s run leaves for work.
     // `RECONCILE_SCALE_LIST_RPS` changes it, to measure the emulators' own pace.
     app.reconcile.user_list_rps = std::env::var("RECONCILE_SCALE_LIST_RPS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+        .unwrap_or(10);
     app.reconcile.scan_segments = 2;
     app.reconcile.user_read_rps = 1_000;
     app.reconcile.quota_share_percent = 100;
