@@ -118,13 +118,13 @@ impl CanonicalEmail {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// It has a `+tag` and `BLOCK_SUBADDRESSES` is on.
-    #[error("Addresses with a +tag (subaddress) are not accepted here")]
+    #[error("Addresses with a +tag (subaddress) are not accepted here. Use another address.")]
     Subaddress,
     /// Its domain is a disposable one and `BLOCK_DISPOSABLE_DOMAINS` is on.
-    #[error("Addresses at disposable email domains are not accepted here")]
+    #[error("Addresses at disposable email domains are not accepted here. Use another address.")]
     DisposableDomain,
     /// `ALLOWED_EMAIL_DOMAINS` is set and its domain is not among them.
-    #[error("Addresses at this domain are not accepted here")]
+    #[error("Addresses at this domain are not accepted here. Use another address.")]
     DomainNotAllowed,
 }
 

@@ -236,3 +236,27 @@ async fn a_policy_the_function_cannot_read_stops_it_at_init_naming_the_variable(
         );
     }
 }
+
+#[tokio::test]
+async fn cycling_spellings_of_one_inbox_buys_no_more_codes_than_one_spelling() {
+    let spelling = |i: usize| {
+        let local: String = "victim"
+            .chars()
+            .enumerate()
+            .flat_map(|(at, c)| if at == i % 6 { vec![c, '.'] } else { vec![c] })
+            .collect();
+        format!("{local}+{i}@gmail.com")
+    };
+    let cap = user_service::config::StoreConfig::DEFAULT_MAX_CODES_PER_USER_ADDRESS as usize;
+    let app = TestApp::spawn_with_policy(policy("gmail")).await;
+    app.sign_up(BOB, "bob@example.com").await;
+    // Add, remove, add another spelling: each add is a code to the same inbox.
+    for i in 0..cap {
+        let id = app.add_address(BOB, &spelling(i)).await;
+        app.remove_email(BOB, &id).await.assert_status(204);
+    }
+    app.add_email(BOB, &spelling(cap))
+        .await
+        .assert_problem(429, "TOO_MANY_REQUESTS");
+    app.assert_invariants().await;
+}

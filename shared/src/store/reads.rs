@@ -1,6 +1,7 @@
 //! The read access patterns. Reads never guard a write: a write's own
 //! conditions carry every invariant.
 
+use crate::address_policy::CanonicalEmail;
 use crate::domain::{Account, Email, EmailAddress, EmailId, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
@@ -118,11 +119,14 @@ impl Store {
     async fn claims(&self, email: &EmailAddress) -> Result<Vec<ClaimItem>, StoreError> {
         let mut claims = Vec::new();
         for form in self.policy.forms(email) {
-            if let Some(item) = self.get(keys::claim_key(&form)).await? {
-                claims.push(items::from_item(item)?);
-            }
+            claims.extend(self.claim_on(&form).await?);
         }
         Ok(claims)
+    }
+
+    /// The claim on one form, if any: strongly consistent.
+    pub(crate) async fn claim_on(&self, form: &CanonicalEmail) -> Result<Option<ClaimItem>, StoreError> {
+        self.get(keys::claim_key(form)).await?.map(items::from_item).transpose()
     }
 
     /// Reads the counters a write will name, concurrently, before its first

@@ -53,7 +53,7 @@ pub fn email_taken() -> Diagnostic {
 pub fn not_allowed(refusal: crate::address_policy::Refusal) -> Diagnostic {
     crate::metrics::count(crate::metrics::Metric::AddressesNotAllowed);
     tracing::info!(reason = refusal.code(), "address refused by the address policy");
-    refuse("ADDRESS_NOT_ALLOWED", &format!("{refusal}. Use another address."))
+    refuse("ADDRESS_NOT_ALLOWED", &refusal.to_string())
 }
 
 /// The user Cognito's attributes describe, for the idempotent create; `None`

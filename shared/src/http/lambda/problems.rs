@@ -55,7 +55,7 @@ impl From<&StoreError> for Problem {
                     S::UNPROCESSABLE_ENTITY,
                     "ADDRESS_NOT_ALLOWED",
                     "Address not allowed",
-                    format!("{refusal}. Use another address."),
+                    refusal.to_string(),
                 );
                 problem.reason = Some(refusal);
                 problem

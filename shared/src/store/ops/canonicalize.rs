@@ -106,11 +106,7 @@ impl Store {
 
     /// Who holds the claim on `form`: its user, record, and whether verified.
     pub async fn claim_holder(&self, form: &CanonicalEmail) -> Result<Option<(UserId, EmailId, bool)>, StoreError> {
-        let claim: Option<ClaimItem> = self
-            .get(keys::claim_key(form))
-            .await?
-            .map(items::from_item)
-            .transpose()?;
+        let claim = self.claim_on(form).await?;
         Ok(claim.map(|c| (c.user_id, c.email_id, c.expires_at.is_none())))
     }
 
@@ -121,11 +117,7 @@ impl Store {
         if &record.canonical == to {
             return Ok(Moved::Already);
         }
-        let claim: Option<ClaimItem> = self
-            .get(keys::claim_key(&record.canonical))
-            .await?
-            .map(items::from_item)
-            .transpose()?;
+        let claim = self.claim_on(&record.canonical).await?;
         let Some(claim) = claim.filter(|c| c.user_id == record.user_id && c.email_id == record.email_id) else {
             // Read before an earlier run moved it: its claim is on `to` already.
             let moved = self
