@@ -1,5 +1,6 @@
 //! What a function initialises once per execution environment.
 
+use crate::bus::Bus;
 use crate::catalog::Function;
 use crate::clock::Clock;
 use crate::config::{ClientTimeouts, ConfigError, ReconcileConfig, StoreConfig};
@@ -32,6 +33,8 @@ pub struct App {
     pub users: Option<UserPool>,
     /// How the reconcile runs its pass (the defaults elsewhere).
     pub reconcile: ReconcileConfig,
+    /// The event bus, for the function whose catalog entry publishes events.
+    pub bus: Option<Bus>,
     /// The business metrics' recorder, flushed after every invocation
     /// ([`App::metered`]); `None` where none is installed (tests, tools), and
     /// counting does nothing.
@@ -51,6 +54,7 @@ impl App {
             clock: Clock::System,
             users: None,
             reconcile: ReconcileConfig::default(),
+            bus: None,
             metrics: None,
         }
     }
@@ -105,6 +109,7 @@ impl App {
         }
         let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
+        let bus = clients.bus.map(|bus| bus(lookup, &sdk)).transpose()?;
         let reconcile = if function.runs_the_reconcile() {
             ReconcileConfig::from_lookup(lookup)?
         } else {
@@ -118,6 +123,7 @@ impl App {
             clock: Clock::System,
             users,
             reconcile,
+            bus,
             metrics: None,
         })
     }
@@ -149,6 +155,7 @@ pub struct Clients {
     key: Option<for<'a> fn(Lookup<'a>, &'a SdkConfig) -> KeyFuture<'a>>,
     sender: Option<Init<Sender>>,
     users: Option<Init<UserPool>>,
+    bus: Option<Init<Bus>>,
 }
 
 impl Clients {
@@ -169,6 +176,7 @@ impl Clients {
             } else {
                 Some(user_pool)
             },
+            bus: if function.publishes_events { Some(bus) } else { None },
         }
     }
 }
@@ -179,6 +187,10 @@ fn verification_key<'a>(lookup: Lookup<'a>, sdk: &'a SdkConfig) -> KeyFuture<'a>
 
 fn sender(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<Sender, ConfigError> {
     Sender::from_lookup(lookup, sdk)
+}
+
+fn bus(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<Bus, ConfigError> {
+    Bus::from_lookup(lookup, sdk)
 }
 
 fn user_pool(lookup: Lookup<'_>, sdk: &SdkConfig) -> Result<UserPool, ConfigError> {

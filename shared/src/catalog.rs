@@ -41,14 +41,17 @@ pub enum Trigger {
         api_calls: Option<ApiCalls>,
     },
     /// The table's stream (NEW_AND_OLD_IMAGES), through an event source mapping
-    /// that passes only the records matching `filter` (a Lambda filter pattern).
-    /// `event` names the SAM event, and so the deployed event source mapping:
-    /// renaming it starts a new mapping that replays the stream's last 24 hours.
+    /// that passes only the records matching one of `filters` (Lambda filter
+    /// patterns). `event` names the SAM event, and so the deployed event source
+    /// mapping: renaming it starts a new mapping that replays the stream's last
+    /// 24 hours. A table's stream serves at most two readers at once: this
+    /// service's two (sync-cognito-email, publish-events) are both; any other
+    /// reader subscribes to the event bus.
     TableStream {
         /// The SAM event name; renaming it starts a new mapping that replays the last 24 hours.
         event: &'static str,
-        /// The Lambda filter pattern (JSON) a record must match to be delivered.
-        filter: &'static str,
+        /// The Lambda filter patterns (JSON); a record matching any is delivered.
+        filters: &'static [&'static str],
     },
 }
 
@@ -137,6 +140,9 @@ pub struct Function {
     /// Whether it sends mail (`ses:SendEmail` on the sender identity and the
     /// configuration set). No other function builds an SES client.
     pub sends_email: bool,
+    /// Whether it puts domain events on the stack's event bus
+    /// (`events:PutEvents` on that bus alone).
+    pub publishes_events: bool,
 }
 
 /// A function with the defaults: no secret, no Cognito, no mail, the default
@@ -158,6 +164,7 @@ const fn function(
         reads_verification_key: false,
         cognito_actions: &[],
         sends_email: false,
+        publishes_events: false,
     }
 }
 
@@ -415,7 +422,7 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
         "sync-cognito-email",
         Trigger::TableStream {
             event: "ProfileChanges",
-            filter: PROFILE_CHANGES,
+            filters: &[PROFILE_CHANGES],
         },
         "profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.",
         // Records the address Cognito now holds on the profile.
@@ -426,6 +433,38 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
 /// Profile items that changed. Filters cannot compare the old image with the
 /// new one, so the consumer does; this only spares it every other record.
 pub const PROFILE_CHANGES: &str = r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"entityType":{"S":["User"]}}}}"#;
+
+/// Domain events for the rest of the system: every change of a profile or an
+/// address, as the stream's images show it, becomes its events (CloudEvents)
+/// on the stack's EventBridge bus (docs/events.md).
+pub const PUBLISH_EVENTS: Function = Function {
+    timeout_seconds: 60,
+    alarms: &[
+        Alarm::Errors,
+        Alarm::Throttles,
+        Alarm::Duration,
+        Alarm::IteratorAge,
+        Alarm::FailedRecords,
+    ],
+    publishes_events: true,
+    ..function(
+        "publish-events",
+        Trigger::TableStream {
+            event: "TableChanges",
+            filters: USER_AND_EMAIL_CHANGES,
+        },
+        "puts a domain event on the stack's event bus for every change of a profile or an address.",
+        &[],
+    )
+};
+
+/// Records of profiles and email records: written, changed or removed (a
+/// removal has no new image, a new item no old one). Claims, counters and the
+/// reconcile's own items make no event.
+pub const USER_AND_EMAIL_CHANGES: &[&str] = &[
+    r#"{"dynamodb":{"NewImage":{"entityType":{"S":["User","Email"]}}}}"#,
+    r#"{"dynamodb":{"OldImage":{"entityType":{"S":["User","Email"]}}}}"#,
+];
 
 /// Every function of the stack: the template, its tests and the local tools go through this list.
 pub const FUNCTIONS: &[Function] = &[
@@ -448,6 +487,7 @@ pub const FUNCTIONS: &[Function] = &[
     POST_AUTHENTICATION,
     RECONCILE_USERS,
     SYNC_COGNITO_EMAIL,
+    PUBLISH_EVENTS,
 ];
 
 impl Function {

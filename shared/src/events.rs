@@ -147,7 +147,8 @@ impl EventType {
             EventType::UserDeleted => USER_DELETED,
             EventType::EmailAdded => EMAIL_ADDED,
             EventType::EmailVerified => EMAIL_VERIFIED,
-            EventType::EmailPrimaryChanged | EventType::EmailRemoved => EMAIL_NAMED,
+            EventType::EmailPrimaryChanged => EMAIL_PRIMARY_CHANGED,
+            EventType::EmailRemoved => EMAIL_NAMED,
         }
     }
 }
@@ -189,6 +190,17 @@ const EMAIL_VERIFIED: &[Field] = &[
     ADDRESS,
 ];
 const EMAIL_NAMED: &[Field] = &[EMAIL_ID, ADDRESS];
+const EMAIL_PRIMARY_CHANGED: &[Field] = &[
+    EMAIL_ID,
+    Field {
+        name: "version",
+        kind: FieldType::Integer,
+        required: false,
+        about: "the profile's version the switch wrote: the primary is the address of the highest \
+                (absent only for a switch made before the publisher was deployed)",
+    },
+    ADDRESS,
+];
 
 /// What personal data events carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -220,6 +232,8 @@ pub enum Image {
         user_id: UserId,
         /// The record.
         email: Email,
+        /// The profile's version the switch that made it primary wrote.
+        primary_version: Option<u64>,
     },
 }
 
@@ -241,20 +255,31 @@ pub fn derive(old: Option<&Image>, new: Option<&Image>, personal: Personal) -> V
     match (old, new) {
         (None, Some(Image::User(new))) => vec![user_created(&new.profile)],
         (Some(Image::User(old)), Some(Image::User(new))) => user_changed(&old.profile, new),
-        (None, Some(Image::Email { user_id, email })) => {
+        (None, Some(Image::Email { user_id, email, .. })) => {
             vec![email_event(EventType::EmailAdded, user_id, email, personal)]
         }
-        (Some(Image::Email { email: old, .. }), Some(Image::Email { user_id, email: new })) => {
+        (
+            Some(Image::Email { email: old, .. }),
+            Some(Image::Email {
+                user_id,
+                email: new,
+                primary_version,
+            }),
+        ) => {
             let mut events = Vec::new();
             if !old.is_verified && new.is_verified {
                 events.push(email_event(EventType::EmailVerified, user_id, new, personal));
             }
             if !old.is_primary && new.is_primary {
-                events.push(email_event(EventType::EmailPrimaryChanged, user_id, new, personal));
+                let mut event = email_event(EventType::EmailPrimaryChanged, user_id, new, personal);
+                if let Some(version) = primary_version {
+                    event.data.insert("version".to_owned(), json!(version));
+                }
+                events.push(event);
             }
             events
         }
-        (Some(Image::Email { user_id, email }), None) => {
+        (Some(Image::Email { user_id, email, .. }), None) => {
             vec![email_event(EventType::EmailRemoved, user_id, email, personal)]
         }
         // A profile removed outright (never by the service: an erased profile
@@ -477,6 +502,7 @@ mod tests {
                 verified_at: verified.then(|| t("2026-11-25T10:30:00.000Z")),
                 created_at: t("2026-11-25T10:00:00.000Z"),
             },
+            primary_version: primary.then_some(4),
         }
     }
 
@@ -551,6 +577,10 @@ mod tests {
         assert_eq!(verified[0].data["verifiedAt"], "2026-11-25T10:30:00.000Z");
         let primary = derive(Some(&email(true, false)), Some(&email(true, true)), Personal::None);
         assert_eq!(kinds(&primary), ["email.primary_changed"]);
+        assert_eq!(
+            primary[0].data["version"], 4,
+            "switches are ordered by the profile's version"
+        );
         let removed = derive(Some(&email(true, false)), None, Personal::None);
         assert_eq!(kinds(&removed), ["email.removed"]);
         // A resend, a moved claim: no event.

@@ -11,6 +11,8 @@ pub mod api;
 pub mod app;
 #[cfg(feature = "aws")]
 pub mod audit;
+#[cfg(feature = "aws")]
+pub mod bus;
 pub mod catalog;
 pub mod clock;
 pub mod config;

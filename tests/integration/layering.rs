@@ -27,6 +27,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("reconcile", 3),
     ("audit", 3),
     ("mail", 3),
+    ("bus", 3),
     ("verification_key", 3),
     ("secrets", 4),
     ("store", 4),

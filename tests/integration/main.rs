@@ -26,6 +26,7 @@ mod layering;
 mod lost_response;
 mod metrics;
 mod preconditions;
+mod publishing;
 mod races;
 mod secrets;
 mod store_emails;

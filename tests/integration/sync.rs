@@ -14,12 +14,12 @@ use aws_sdk_cognitoidentityprovider::operation::admin_user_global_sign_out::Admi
 use aws_sdk_cognitoidentityprovider::types::AttributeType;
 use aws_sdk_cognitoidentityprovider::types::error::TooManyRequestsException;
 use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
-use integration_tests::filter;
 use integration_tests::http::LogCapture;
 use integration_tests::moto::{CognitoUser, Moto, cognito_user};
 use integration_tests::stream::{self, StreamReader};
 use integration_tests::{ddb, template};
 use lambda_runtime::{Context, LambdaEvent};
+use local_api::filter;
 use serde_json::{Value, json};
 use user_service::App;
 use user_service::domain::{UserId, UserStatus};

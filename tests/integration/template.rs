@@ -454,7 +454,7 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
             .flat_map(|events| events.values())
             .filter(|e| text(&e["Type"]) == "DynamoDB")
             .collect();
-        let Trigger::TableStream { filter, .. } = spec.trigger else {
+        let Trigger::TableStream { filters, .. } = spec.trigger else {
             assert!(streams.is_empty(), "{id} reads no stream");
             continue;
         };
@@ -468,11 +468,8 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
             .iter()
             .map(|f| serde_json::from_str(&text(&f["Pattern"])).unwrap())
             .collect();
-        assert_eq!(
-            patterns,
-            [serde_json::from_str::<serde_json::Value>(filter).unwrap()],
-            "{id}"
-        );
+        let listed: Vec<serde_json::Value> = filters.iter().map(|f| serde_json::from_str(f).unwrap()).collect();
+        assert_eq!(patterns, listed, "{id}");
         assert_eq!(p["BisectBatchOnFunctionError"].as_bool(), Some(true), "{id}");
         let retries = p["MaximumRetryAttempts"].as_i64().unwrap();
         assert!((0..=10).contains(&retries), "{id}: retries are bounded, not {retries}");

@@ -67,6 +67,20 @@ pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
         )
 }
 
+/// A shared SDK configuration for DynamoDB Local (its stream API too), for
+/// clients of other crates than DynamoDB's, such as DynamoDB Streams.
+pub fn shared_sdk_config() -> aws_config::SdkConfig {
+    crate::logs::capture();
+    aws_config::SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(crate::local_aws::region()))
+        .credentials_provider(aws_credential_types::provider::SharedCredentialsProvider::new(
+            crate::local_aws::credentials(),
+        ))
+        .endpoint_url(endpoint())
+        .build()
+}
+
 pub fn client() -> Client {
     client_at(&endpoint())
 }

@@ -5,7 +5,7 @@
 
 pub mod ddb;
 pub mod events;
-pub mod filter;
+
 pub mod http;
 pub mod invariants;
 pub mod lambda;

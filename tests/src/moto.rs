@@ -13,6 +13,10 @@ use crate::{process, wait};
 pub const HOW_TO_INSTALL: &str = "moto_server is not on PATH: run `make test` (installs everything), or \
 `make tools` and put .venv/bin on PATH";
 
+/// The bus and the events' source of the tests.
+pub const EVENT_BUS: &str = "user-service-test-events";
+pub const EVENT_SOURCE: &str = "urn:user-service:test";
+
 pub struct Moto {
     child: Child,
     pub endpoint: String,
@@ -57,6 +61,26 @@ impl Moto {
             std::net::TcpStream::connect(("127.0.0.1", port)).ok()
         });
         moto
+    }
+
+    /// A bus in moto's EventBridge whose every event reaches a queue, read
+    /// back with the local API's watcher (as `make dev` does), and the
+    /// publisher's view of the bus.
+    pub async fn event_bus(
+        &self,
+        personal: user_service::events::Personal,
+    ) -> (user_service::bus::Bus, local_api::events::LocalEvents) {
+        let sdk = self.sdk_config();
+        let watcher = local_api::events::LocalEvents::set_up(&sdk, EVENT_BUS, EVENT_SOURCE, false)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let bus = user_service::bus::Bus::new(
+            aws_sdk_eventbridge::Client::new(&sdk),
+            EVENT_BUS,
+            EVENT_SOURCE,
+            personal,
+        );
+        (bus, watcher)
     }
 
     /// An SDK configuration that sends every service to this emulator.

@@ -330,6 +330,11 @@ impl TestApp {
         Box::pin(api::events::sync_cognito_email::handle(&self.app, event)).await
     }
 
+    /// The table stream's domain events: the app needs its bus (`with_bus`).
+    pub async fn publish_events(&self, event: LambdaEvent<StreamEvent>) -> Result<DynamoDbEventResponse, Diagnostic> {
+        Box::pin(api::events::publish_events::handle(&self.app, event)).await
+    }
+
     // ---- The table ----
 
     /// How many items the table holds.

@@ -123,6 +123,7 @@ pub fn event_images(record: &EventRecord) -> Result<Option<Images>, Unreadable> 
                 let item: EmailItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
                 Image::Email {
                     user_id: item.user_id.clone(),
+                    primary_version: item.primary_version,
                     email: item.into_domain(),
                 }
             }

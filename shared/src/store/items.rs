@@ -93,6 +93,11 @@ pub struct EmailItem {
     pub canonical_email: Option<CanonicalEmail>,
     /// Whether this is the profile's address, the one Cognito's `email` follows.
     pub is_primary: bool,
+    /// The profile's version that the switch making this the primary wrote:
+    /// `email.primary_changed` carries it, so a consumer orders switches.
+    /// Absent on a sign-up's first address (primary from version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_version: Option<u64>,
     /// Whether the user proved they receive mail here; until then the claim on it can expire.
     pub is_verified: bool,
     /// When the address was verified; absent while it is not.
@@ -185,6 +190,7 @@ impl EmailItem {
             email: email.clone(),
             canonical_email: stored_canonical(email, policy),
             is_primary: true,
+            primary_version: None,
             is_verified: true,
             verified_at: Some(now),
             created_at: now,
@@ -212,6 +218,7 @@ impl EmailItem {
             email: email.clone(),
             canonical_email: stored_canonical(email, policy),
             is_primary: false,
+            primary_version: None,
             is_verified: false,
             verified_at: None,
             created_at: now,

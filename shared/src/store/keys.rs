@@ -55,6 +55,7 @@ pub mod attr {
         EMAIL_ID = "emailId",
         IS_PRIMARY = "isPrimary",
         IS_VERIFIED = "isVerified",
+        PRIMARY_VERSION = "primaryVersion",
         VERIFIED_AT = "verifiedAt",
         CODE_HASH = "verificationCodeHash",
         CODE_EXPIRES_AT = "verificationExpiresAt",

@@ -2,16 +2,21 @@
 //! Gateway would run it. Routes come from template.yaml; a local JWT authorizer
 //! verifies Bearer tokens; requests become API Gateway v2 events invoked through
 //! `cargo lambda watch`; `/local/…` routes stand in for Cognito's sign-up, sign-in and admin calls;
-//! `/openapi.json` serves the contract.
+//! `/openapi.json` serves the contract; the table stream's consumers run as
+//! Lambda's event source mappings would, and `/local/events` shows the events.
 
 pub mod auth;
 pub mod cognito;
 pub mod event;
+pub mod events;
+pub mod filter;
 pub mod gateway;
 pub mod invoke;
+pub mod mapping;
 pub mod openapi;
 pub mod pool;
 pub mod routes;
 pub mod server;
 pub mod state;
+pub mod stream;
 pub mod template;

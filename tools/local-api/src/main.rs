@@ -35,6 +35,17 @@ struct Args {
     /// Where the development key and the local user pool are kept.
     #[arg(long, default_value = ".local")]
     state_dir: PathBuf,
+    /// The bus publish-events puts events on, in moto's EventBridge
+    /// (AWS_ENDPOINT_URL_EVENTBRIDGE); `GET /local/events` shows them.
+    #[arg(long, env = "EVENT_BUS_NAME", default_value = "user-service-local-events")]
+    event_bus: String,
+    /// The events' source.
+    #[arg(long, env = "EVENT_SOURCE", default_value = "urn:user-service:local")]
+    event_source: String,
+    /// The table stream's consumers to run, as Lambda's event source mappings
+    /// would (comma-separated function names; empty for none).
+    #[arg(long, value_delimiter = ',', default_value = "publish-events")]
+    stream_consumers: Vec<String>,
 }
 
 #[tokio::main]
@@ -48,17 +59,46 @@ async fn main() -> Result<(), Error> {
         lambda_port,
         template,
         state_dir,
+        event_bus,
+        event_source,
+        stream_consumers,
     } = clap::Parser::parse();
 
     let routes = Routes::from_template(&local_api::template::load(&template)?);
     let issuer = ISSUER.to_owned();
     let key = DevKey::load_or_create(&state_dir.join("dev-jwt.key"), issuer.clone())?;
     let config = StoreConfig::from_env()?;
-    let client = dynamodb_client(ClientTimeouts::from_lookup(|k| std::env::var(k).ok())?).await;
+    let timeouts = ClientTimeouts::from_lookup(|k| std::env::var(k).ok())?;
+    let sdk = user_service::store::sdk_config(timeouts).await;
+    let client = dynamodb_client(timeouts).await;
     if schema::ensure_table(&client, &config.table_name).await? {
         tracing::info!(table = %config.table_name, "created the table");
     }
-    let store = Store::new(client, config);
+    let store = Store::new(client, config.clone());
+    let events = Arc::new(local_api::events::LocalEvents::set_up(&sdk, &event_bus, &event_source, true).await?);
+    let ddb_endpoint =
+        std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| "http://127.0.0.1:8000".to_owned());
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    for name in stream_consumers.iter().filter(|n| !n.is_empty()) {
+        let function = user_service::catalog::by_name(name).ok_or_else(|| format!("no function {name}"))?;
+        let failures = local_api::mapping::FailureQueue {
+            client: sqs.clone(),
+            url: local_api::events::create_queue(&sqs, &format!("{name}-failures")).await?,
+        };
+        let mapping = local_api::mapping::Mapping::open(
+            function,
+            &ddb_endpoint,
+            &config.table_name,
+            Lambda::new(lambda_port).invoker(),
+            failures,
+        )
+        .await?;
+        tokio::spawn(mapping.run());
+    }
+    tokio::spawn({
+        let events = events.clone();
+        async move { events.run().await }
+    });
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("local API on http://127.0.0.1:{port} (issuer {issuer}, audience {AUDIENCE})");
@@ -71,6 +111,7 @@ async fn main() -> Result<(), Error> {
     );
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");
+    println!("  GET  /local/events   the domain events so far (every one is also printed here, as it comes)");
     println!(
         "  GET  {}  the contract (openapi.yaml), no token",
         local_api::openapi::PATH
@@ -81,6 +122,7 @@ async fn main() -> Result<(), Error> {
         lambda: Lambda::new(lambda_port),
         store,
         pool: local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?,
+        events,
     });
     axum::serve(
         listener,

@@ -29,6 +29,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/local/token", post(crate::cognito::token))
         .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
         .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
+        .route("/local/events", axum::routing::get(local_events))
         .merge(crate::openapi::router())
         .with_state(shared)
 }
@@ -81,4 +82,9 @@ async fn proxy(shared: Shared, route: Route, params: HashMap<String, String>, re
             gateway_message(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
         }
     }
+}
+
+/// `GET /local/events`: the domain events so far, oldest first.
+async fn local_events(axum::extract::State(shared): axum::extract::State<Shared>) -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({ "events": shared.events.all() }))
 }

@@ -15,6 +15,8 @@ pub struct AppState {
     pub lambda: Lambda,
     pub store: Store,
     pub pool: crate::pool::Pool,
+    /// The domain events publish-events put on the local bus.
+    pub events: Arc<crate::events::LocalEvents>,
 }
 
 pub type Shared = Arc<AppState>;

@@ -1,4 +1,6 @@
 //! The tasks of `cargo xtask` that tests drive directly: `canonicalize`, the
-//! move of a live table to another `EMAIL_CANONICALIZATION`.
+//! move of a live table to another `EMAIL_CANONICALIZATION`, and
+//! `replay-events`, which publishes again what publish-events gave up on.
 
 pub mod canonicalize;
+pub mod replay;

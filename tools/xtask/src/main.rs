@@ -49,6 +49,31 @@ enum Task {
     /// survey the email records, refuse while any collide, then move each
     /// record's claim and GSI1 key, paced. Safe to stop and run again.
     Canonicalize(Canonicalize),
+    /// Publish again the table stream records publish-events gave up on:
+    /// reads each message of its on-failure queue, the records of its range
+    /// from the stream (within its 24 hours), and puts their events on the bus
+    /// with the ids they first had (docs/events.md). Safe to run again.
+    ReplayEvents(ReplayEvents),
+}
+
+#[derive(clap::Args)]
+struct ReplayEvents {
+    /// publish-events' on-failure queue: the stack's EventFailureQueueUrl output.
+    #[arg(long)]
+    queue_url: String,
+    /// The stack's bus: its EventBusName output.
+    #[arg(long)]
+    event_bus: String,
+    /// The events' source: the stack's EventSource output.
+    #[arg(long)]
+    event_source: String,
+    /// Add the address to email.* events: only where the stack has EventsIncludeAddresses=true.
+    #[arg(long)]
+    include_addresses: bool,
+    /// Delete a message whose range holds a record that cannot be read, once
+    /// the rest is published (by default it stays on the queue).
+    #[arg(long)]
+    drop_unreadable: bool,
 }
 
 #[derive(clap::Args)]
@@ -112,6 +137,11 @@ fn generated() -> Vec<(&'static str, Region, String)> {
                 "shared/src/catalog.rs, shared/src/metrics.rs and tools/xtask/src/dashboard.rs; edit those",
             ),
             dashboard::render(FUNCTIONS),
+        ),
+        (
+            "template.yaml",
+            Region::yaml("event-schemas", "shared/src/events.rs; edit the catalogue"),
+            template::event_schemas(),
         ),
         (
             "samconfig.toml",
@@ -205,6 +235,53 @@ fn run(check: bool, regions: Vec<(&'static str, Region, String)>) -> Result<Vec<
 /// collides), 1 when collisions or unfinished moves remain, 2 when the
 /// migration refused to start for collisions or could not reach the table.
 #[allow(clippy::print_stdout)]
+fn replay_events(args: ReplayEvents) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("replay-events: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(async {
+        let sdk = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let personal = if args.include_addresses {
+            user_service::events::Personal::Addresses
+        } else {
+            user_service::events::Personal::None
+        };
+        let bus = user_service::bus::Bus::new(
+            aws_sdk_eventbridge::Client::new(&sdk),
+            &args.event_bus,
+            &args.event_source,
+            personal,
+        );
+        let sources = xtask::replay::Sources {
+            streams: xtask::replay::streams_client(&sdk),
+            sqs: aws_sdk_sqs::Client::new(&sdk),
+            queue_url: args.queue_url,
+        };
+        match xtask::replay::replay(&sources, &bus, args.drop_unreadable).await {
+            Ok(report) => {
+                println!(
+                    "replay-events: {} messages; {} records published ({} events); {} unreadable; {} past the stream's 24 hours; {} left on the queue",
+                    report.messages,
+                    report.published_records,
+                    report.events,
+                    report.unreadable_records,
+                    report.expired,
+                    report.kept
+                );
+                if report.kept == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            }
+            Err(e) => {
+                eprintln!("replay-events: {}", user_service::error::chain(&e));
+                ExitCode::from(2)
+            }
+        }
+    })
+}
+
 fn canonicalize(args: Canonicalize) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -276,6 +353,7 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
 fn main() -> ExitCode {
     let (task, check, regions, edit) = match Cli::parse().task {
         Task::Canonicalize(args) => return canonicalize(args),
+        Task::ReplayEvents(args) => return replay_events(args),
         Task::Template { check } => (
             "template",
             check,

@@ -4,22 +4,13 @@
 use std::fmt::Write as _;
 
 use user_service::catalog::{Function, Trigger};
+use user_service::events::{self, EventType};
 use user_service::store::keys;
-use user_service::{config, identity, mail, secrets};
+use user_service::{bus, config, identity, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
 pub(crate) fn logical_name(function: &Function) -> String {
-    function
-        .name
-        .split('-')
-        .map(|word| {
-            let mut chars = word.chars();
-            chars
-                .next()
-                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
+    function.name.split('-').map(capitalised).collect()
 }
 
 fn description(function: &Function) -> String {
@@ -151,6 +142,16 @@ fn environment(y: &mut Yaml, f: &Function) {
             (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
         ]);
     }
+    if f.publishes_events {
+        variables.extend([
+            (bus::BUS_VAR, "!Ref EventBus"),
+            (
+                bus::SOURCE_VAR,
+                "!If [HasEventSource, !Ref EventSource, !Sub \"urn:user-service:${AWS::StackName}\"]",
+            ),
+            (bus::INCLUDE_ADDRESSES_VAR, "!Ref EventsIncludeAddresses"),
+        ]);
+    }
     if f.runs_the_reconcile() {
         variables.extend([
             (config::RECONCILE_INTERVAL_HOURS.name, "!Ref ReconcileIntervalHours"),
@@ -217,6 +218,10 @@ fn policies(y: &mut Yaml, f: &Function) {
         statements.statement("UserPool", "cognito-idp", f.cognito_actions);
         statements.line(7, "Resource: !GetAtt UserPool.Arn");
     }
+    if f.publishes_events {
+        statements.statement("PublishEvents", "events", &["PutEvents"]);
+        statements.line(7, "Resource: !GetAtt EventBus.Arn");
+    }
     if f.sends_email {
         statements.statement("SendMail", "ses", &["SendEmail"]);
         statements.line(7, "# SES authorizes against the most specific verified identity: the");
@@ -270,7 +275,7 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
                 y.line(7, "MaximumEventAgeInSeconds: 3600");
             }
         }
-        Trigger::TableStream { event, filter } => {
+        Trigger::TableStream { event, filters } => {
             y.line(3, "Events:");
             y.line(
                 4,
@@ -296,7 +301,9 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
             y.line(7, "- ReportBatchItemFailures");
             y.line(6, "FilterCriteria:");
             y.line(7, "Filters:");
-            y.line(8, &format!("- Pattern: '{}'", filter.replace('\'', "''")));
+            for filter in filters {
+                y.line(8, &format!("- Pattern: '{}'", filter.replace('\'', "''")));
+            }
             y.line(6, "DestinationConfig:");
             y.line(7, "OnFailure:");
             y.line(8, "Type: SQS");
@@ -304,6 +311,62 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
         }
         // Cognito invokes these through the user pool's LambdaConfig.
         Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {}
+    }
+}
+
+/// The events' schemas in EventBridge's schema registry, for a stack with
+/// `RegisterEventSchemas=true`. The registry reads JSON Schema draft 4, so
+/// each schema of `schemas/events/` (2020-12) is said in it: `const` as a
+/// one-value `enum`, `$id` as `id`.
+pub(crate) fn event_schemas() -> String {
+    let mut y = Yaml::default();
+    y.line(1, "EventSchemas:");
+    y.line(2, "Type: AWS::EventSchemas::Registry");
+    y.line(2, "Condition: EventSchemasRegistered");
+    y.line(2, "Properties:");
+    y.line(3, "RegistryName: !Sub ${AWS::StackName}-events");
+    y.line(3, "Description: The domain events of user-service (docs/events.md).");
+    for kind in EventType::ALL {
+        let name: String = kind.name().split(['.', '_']).map(capitalised).collect();
+        let content = serde_json::to_string(&draft4(events::schema(kind))).unwrap_or_default();
+        y.blank();
+        y.line(1, &format!("EventSchema{name}:"));
+        y.line(2, "Type: AWS::EventSchemas::Schema");
+        y.line(2, "Condition: EventSchemasRegistered");
+        y.line(2, "Properties:");
+        y.line(3, "RegistryName: !GetAtt EventSchemas.RegistryName");
+        y.line(3, &format!("SchemaName: {}", kind.name()));
+        y.line(3, "Type: JSONSchemaDraft4");
+        y.line(3, &format!("Content: '{}'", content.replace('\'', "''")));
+    }
+    y.0
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// A 2020-12 schema of the catalogue said in draft 4.
+fn draft4(schema: serde_json::Value) -> serde_json::Value {
+    use serde_json::{Value, json};
+    match schema {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, value)| match key.as_str() {
+                    "$schema" => (key, json!("http://json-schema.org/draft-04/schema#")),
+                    "$id" => ("id".to_owned(), value),
+                    "const" => ("enum".to_owned(), json!([value])),
+                    _ => (key, draft4(value)),
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(draft4).collect()),
+        other => other,
     }
 }
 

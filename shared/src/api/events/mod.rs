@@ -6,5 +6,6 @@ pub mod cognito;
 pub mod post_authentication;
 pub mod post_confirmation;
 pub mod pre_sign_up;
+pub mod publish_events;
 pub mod reconcile_users;
 pub mod sync_cognito_email;

@@ -83,7 +83,9 @@ fn plan(
     })?;
     plan.push(demote, read_changed);
     let promote = plan::update(table, keys::email_key(user, new_primary.email_id), |x| {
-        let update = Update::default().set(x.eq(attr::IS_PRIMARY, true));
+        let update = Update::default()
+            .set(x.eq(attr::IS_PRIMARY, true))
+            .set(x.eq(attr::PRIMARY_VERSION, profile.version + 1));
         let condition = and([
             x.exists(keys::PK),
             x.eq(attr::IS_VERIFIED, true),
