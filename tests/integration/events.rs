@@ -57,15 +57,34 @@ impl Events {
     /// personal data, and that publishing the batch again repeats the ids.
     async fn since(&mut self, app: &TestApp) -> Vec<String> {
         let records = self.reader.read_new().await;
-        Self::publish(app, &records).await;
-        let received = self.watcher.collect().await;
-        Self::publish(app, &records).await;
-        let again = self.watcher.collect().await;
+        // In the mapping's batches (BatchSize 10), in stream order.
+        for batch in records.chunks(local_api::mapping::BATCH_SIZE) {
+            Self::publish(app, batch).await;
+        }
+        let expected = expected_events(&records);
+        let received = self.watcher.collect(expected).await;
+        for batch in records.chunks(local_api::mapping::BATCH_SIZE) {
+            Self::publish(app, batch).await;
+        }
+        let again = self.watcher.collect(expected).await;
         let ids = |events: &[Value]| -> BTreeSet<String> {
             events.iter().map(|e| e["id"].as_str().unwrap().to_owned()).collect()
         };
-        assert_eq!(ids(&received), ids(&again), "a replayed batch gives the same ids");
+        let (first, replayed) = (ids(&received), ids(&again));
+        assert!(
+            first == replayed,
+            "a replayed batch gives the same ids: {expected} expected, {} events, {} replayed; only first {:?}; only replayed {:?}",
+            received.len(),
+            again.len(),
+            first.difference(&replayed).take(3).collect::<Vec<_>>(),
+            replayed.difference(&first).take(3).collect::<Vec<_>>()
+        );
         assert_eq!(ids(&received).len(), received.len(), "one id per event");
+        assert_eq!(
+            received.len(),
+            expected,
+            "every event derived from the records is on the bus"
+        );
         let mut types = Vec::new();
         for event in received {
             assert_valid(&event);
@@ -76,6 +95,20 @@ impl Events {
         types.sort();
         types
     }
+}
+
+/// How many events `records` make, derived here as the publisher does.
+fn expected_events(records: &[Value]) -> usize {
+    let batch: StreamEvent = serde_json::from_value(stream::event(records)).unwrap();
+    batch
+        .records
+        .iter()
+        .map(|r| {
+            user_service::store::changes::record_events(r, "urn:count", Personal::None)
+                .unwrap()
+                .len()
+        })
+        .sum()
 }
 
 /// An event of the catalogue, fitting its schema, without an address.
@@ -221,4 +254,223 @@ async fn the_reconciles_erasure_of_a_user_gone_from_cognito_says_so() {
         .find(|e| e["type"] == "user.deleted")
         .unwrap();
     assert_eq!(deleted["data"]["goneFromCognito"], true);
+}
+
+/// What a consumer holds of a user, rebuilt from the user's events alone.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Held {
+    status: String,
+    /// Addresses present: email id → verified.
+    emails: BTreeMap<String, bool>,
+    primary: Option<String>,
+}
+
+/// The state a consumer following docs/events.md rebuilds: user.* events
+/// ordered by `version`; per address its lifecycle; the primary the address
+/// of the highest-version switch (or the one added as primary).
+fn rebuild(events: &[Value]) -> Held {
+    let mut user: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("user."))
+        .collect();
+    user.sort_by_key(|e| e["data"]["version"].as_u64().unwrap());
+    let mut held = Held::default();
+    for event in user {
+        match event["type"].as_str().unwrap() {
+            "user.created" | "user.reactivated" => held.status = "active".to_owned(),
+            "user.suspended" => held.status = "suspended".to_owned(),
+            "user.deleted" => held.status = "deleted".to_owned(),
+            _ => {}
+        }
+    }
+    let mut removed = BTreeSet::new();
+    let mut primary: Option<(u64, String)> = None;
+    for event in events {
+        let id = event["data"]["emailId"].as_str().unwrap_or_default().to_owned();
+        match event["type"].as_str().unwrap() {
+            "email.added" => {
+                let verified = event["data"]["isVerified"].as_bool().unwrap();
+                let entry = held.emails.entry(id.clone()).or_insert(false);
+                *entry |= verified;
+                if event["data"]["isPrimary"] == true && primary.is_none() {
+                    primary = Some((0, id));
+                }
+            }
+            "email.verified" => {
+                held.emails.insert(id, true);
+            }
+            "email.primary_changed" => {
+                let version = event["data"]["version"].as_u64().expect("a switch carries its version");
+                if primary.as_ref().is_none_or(|(v, _)| version > *v) {
+                    primary = Some((version, id));
+                }
+            }
+            "email.removed" => {
+                removed.insert(id);
+            }
+            _ => {}
+        }
+    }
+    held.emails.retain(|id, _| !removed.contains(id));
+    held.primary = primary.map(|(_, id)| id).filter(|id| held.emails.contains_key(id));
+    held
+}
+
+/// What the table holds of each user, read as a consumer would want it.
+async fn table_state(app: &TestApp) -> BTreeMap<String, Held> {
+    use user_service::store::items::{EmailItem, ProfileItem};
+    use user_service::store::keys::{self, ItemKind};
+    let mut state: BTreeMap<String, Held> = BTreeMap::new();
+    for item in integration_tests::invariants::scan(&ddb::client(), &app.store.config().table_name).await {
+        let key = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned().unwrap_or_default();
+        match keys::classify(&key(keys::PK), &key(keys::SK)) {
+            ItemKind::Profile => {
+                let profile: ProfileItem = serde_dynamo::from_item(item).unwrap();
+                state.entry(profile.user_id.to_string()).or_default().status = profile.status.as_str().to_owned();
+            }
+            ItemKind::Email => {
+                let email: EmailItem = serde_dynamo::from_item(item).unwrap();
+                let held = state.entry(email.user_id.to_string()).or_default();
+                held.emails.insert(email.email_id.to_string(), email.is_verified);
+                if email.is_primary {
+                    held.primary = Some(email.email_id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    state
+}
+
+/// A deterministic sequence of choices (a linear congruential generator).
+struct Choices(u64);
+
+impl Choices {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
+    }
+}
+
+#[tokio::test]
+async fn a_concurrent_workloads_events_rebuild_every_users_final_state() {
+    const USERS: usize = 50;
+    const ROUNDS: usize = 21;
+    let moto = Moto::start();
+    let mut app = TestApp::spawn_with(|config| {
+        // Codes enough for the workload: the limits are not what it tests.
+        config.max_codes_per_user = 10_000;
+        config.max_codes_per_address = 10_000;
+        config.max_codes_per_user_address = 10_000;
+    })
+    .await;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let mut events = Events::open(&mut app, &moto).await;
+    let users: Vec<String> = (0..USERS).map(|i| format!("0e0f0b1c-2d3e-4a57-9b7d-{i:012}")).collect();
+    futures::future::join_all(users.iter().map(|u| {
+        let app = &app;
+        async move { app.sign_up(u, &format!("u{}@example.com", &u[24..])).await }
+    }))
+    .await;
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let mut choices = Choices(27);
+    let mut operations = 0;
+    for round in 0..ROUNDS {
+        let picks: Vec<(usize, u64, u64)> = users
+            .iter()
+            .enumerate()
+            .map(|(i, _)| (i, choices.next(100), choices.next(1_000)))
+            .collect();
+        operations += picks.len();
+        futures::future::join_all(picks.into_iter().map(|(i, op, pick)| {
+            let app = &app;
+            let logs = &logs;
+            let user = users[i].as_str();
+            // Two users share each address pool, so adds race for addresses too.
+            let address = format!("shared{}-{}@example.com", i / 2, pick % 4);
+            async move {
+                let account = app.get_account(user).await;
+                let emails: Vec<Value> = account.body["emails"].as_array().cloned().unwrap_or_default();
+                let nth = |filter: &dyn Fn(&Value) -> bool| -> Option<String> {
+                    let chosen: Vec<&Value> = emails.iter().filter(|e| filter(e)).collect();
+                    (!chosen.is_empty()).then(|| {
+                        chosen[pick as usize % chosen.len()]["emailId"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned()
+                    })
+                };
+                match op {
+                    0..=19 => {
+                        let profile = app.get_profile(user).await;
+                        let etag = profile.header("etag").unwrap_or("\"0\"").to_owned();
+                        let name = format!("Name{round}");
+                        app.update_profile(user, &etag, json!({ "firstName": name })).await;
+                    }
+                    20..=44 => {
+                        app.add_email(user, &address).await;
+                    }
+                    45..=64 => {
+                        if let Some(id) = nth(&|e| e["isVerified"] == false) {
+                            let code = logs.code_for(&id);
+                            app.verify_email(user, &id, &code).await;
+                        }
+                    }
+                    65..=79 => {
+                        if let Some(id) = nth(&|e| e["isVerified"] == true && e["isPrimary"] == false) {
+                            app.set_primary_email(user, &id).await;
+                            app.cognito_holds_primary(user).await;
+                        }
+                    }
+                    80..=91 => {
+                        if let Some(id) = nth(&|e| e["isPrimary"] == false) {
+                            app.remove_email(user, &id).await;
+                        }
+                    }
+                    92..=97 => {
+                        let status = if pick % 2 == 0 { "suspended" } else { "active" };
+                        app.set_user_status(ADMIN, user, status).await;
+                    }
+                    _ => {
+                        let profile = app.get_profile(user).await;
+                        if let Some(etag) = profile.header("etag") {
+                            app.delete_account(user, etag).await;
+                        }
+                    }
+                }
+            }
+        }))
+        .await;
+    }
+    assert!(operations >= 1_000, "{operations} operations");
+
+    events.since(&app).await;
+    let table = table_state(&app).await;
+    let mut deleted = 0;
+    for user in &users {
+        let rebuilt = rebuild(events.by_user.get(user).map_or(&[][..], Vec::as_slice));
+        let mut held = table.get(user).map(|h| Held {
+            status: h.status.clone(),
+            emails: h.emails.clone(),
+            primary: h.primary.clone(),
+        });
+        if let Some(h) = held.as_mut() {
+            deleted += usize::from(h.status == "deleted");
+        }
+        assert_eq!(Some(rebuilt), held, "{user}: the events rebuild the table's state");
+    }
+    assert!(
+        table.values().any(|h| h.status == "suspended"),
+        "the workload suspends someone"
+    );
+    assert!(deleted > 0, "the workload deletes someone");
+    assert!(
+        table.values().any(|h| h.emails.len() > 1),
+        "someone ends with more than one address"
+    );
+    app.assert_invariants().await;
 }

@@ -128,7 +128,7 @@ async fn a_put_events_partial_failure_sends_again_only_the_failed_entries() {
         vec![calls[0][1].clone(), calls[0][3].clone()],
         "the second call carries exactly the two refused entries"
     );
-    let received = watcher.collect().await;
+    let received = watcher.collect(6).await;
     assert_eq!(received.len(), 6, "each event on the bus once: {received:?}");
     assert_eq!(ids(&received), calls[0].iter().cloned().collect());
 }
@@ -199,7 +199,7 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
         "the poison record and the two after it in its batch: {outcomes:?}"
     );
     let types: Vec<String> = watcher
-        .collect()
+        .collect(2)
         .await
         .iter()
         .map(|e| e["subject"].as_str().unwrap().to_owned() + " " + e["type"].as_str().unwrap())
@@ -243,7 +243,7 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
         "{report:?}"
     );
     assert_eq!(report.kept, 1, "a message with an unreadable record stays");
-    let replayed = watcher.collect().await;
+    let replayed = watcher.collect(2).await;
     assert_eq!(replayed.len(), 2, "{replayed:?}");
     assert!(replayed.iter().all(|e| e["subject"] == ADMIN));
     let mut expected_types: Vec<&str> = replayed.iter().map(|e| e["type"].as_str().unwrap()).collect();
@@ -264,7 +264,7 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
     .await
     .unwrap();
     assert_eq!((report.messages, report.kept), (1, 0), "{report:?}");
-    let again = watcher.collect().await;
+    let again = watcher.collect(2).await;
     assert_eq!(ids(&again), ids(&replayed), "the same events, the same ids");
     let report = xtask::replay::replay(
         &xtask::replay::Sources {

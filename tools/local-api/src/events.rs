@@ -102,32 +102,39 @@ impl LocalEvents {
         self.seen.lock().map(|seen| seen.clone()).unwrap_or_default()
     }
 
-    /// Every event the queue holds now, and those still arriving within a
-    /// second of the last (EventBridge delivers after PutEvents answers).
-    pub async fn collect(&self) -> Vec<Value> {
-        let before = self.all().len();
+    /// The events that arrive from now: at least `expected` of them (waiting
+    /// up to 30 s for them: EventBridge delivers after PutEvents answers),
+    /// and any more that arrive within a second after.
+    pub async fn collect(&self, expected: usize) -> Vec<Value> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let mut arrived = Vec::new();
         let mut quiet = 0;
         while quiet < 5 {
-            if self.receive().await == 0 {
-                quiet += 1;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            } else {
+            let received = self.receive().await;
+            if !received.is_empty() {
+                arrived.extend(received);
                 quiet = 0;
+                continue;
             }
+            if arrived.len() >= expected || tokio::time::Instant::now() > deadline {
+                quiet += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        self.all().split_off(before.min(self.all().len()))
+        arrived
     }
 
     /// Drains the queue into the list, printing each event, until the process ends.
     pub async fn run(&self) {
         loop {
-            if self.receive().await == 0 {
+            if self.receive().await.is_empty() {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         }
     }
 
-    async fn receive(&self) -> usize {
+    /// One receive: the events it brought, now also in the list.
+    async fn receive(&self) -> Vec<Value> {
         let received = match self
             .sqs
             .receive_message()
@@ -139,11 +146,11 @@ impl LocalEvents {
             Ok(received) => received,
             Err(err) => {
                 tracing::warn!(error = %aws_sdk_sqs::error::DisplayErrorContext(&err), "moto's SQS did not answer");
-                return 0;
+                return Vec::new();
             }
         };
-        let messages = received.messages();
-        for message in messages {
+        let mut events = Vec::new();
+        for message in received.messages() {
             let entry: Value = serde_json::from_str(message.body().unwrap_or_default()).unwrap_or(Value::Null);
             let event = entry["detail"].clone();
             // The terminal of `make dev`: the type, the user and what changed.
@@ -156,7 +163,7 @@ impl LocalEvents {
                 );
             }
             if let Ok(mut seen) = self.seen.lock() {
-                seen.push(event);
+                seen.push(event.clone());
                 let excess = seen.len().saturating_sub(KEPT);
                 seen.drain(..excess);
             }
@@ -169,8 +176,9 @@ impl LocalEvents {
                     .send()
                     .await;
             }
+            events.push(event);
         }
-        messages.len()
+        events
     }
 }
 
