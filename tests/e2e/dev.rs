@@ -16,17 +16,18 @@ const TABLE: &str = "user-service-dev-test";
 
 struct Dev {
     child: Child,
-    ports: [u16; 3],
+    ports: [u16; 4],
     state: PathBuf,
 }
 
 impl Dev {
     fn start(state: &Path) -> Self {
-        let ports = [free_port(), free_port(), free_port()];
+        let ports = [free_port(), free_port(), free_port(), free_port()];
         let mut cmd = Command::new(workspace_root().join("scripts/dev"));
         cmd.env("PORT", ports[0].to_string())
             .env("LAMBDA_PORT", ports[1].to_string())
             .env("DDB_PORT", ports[2].to_string())
+            .env("MOTO_PORT", ports[3].to_string())
             .env("STATE_DIR", state)
             .env("TABLE_NAME", TABLE)
             // Verification windows far longer than the test: no answer depends on
@@ -213,6 +214,40 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     );
     let unauthorized = get(&format!("{api}/me/account"), None);
     assert_eq!(unauthorized.0, 401);
+
+    // The walkthrough's changes came out as domain events, as they happened,
+    // and none names an address.
+    let wanted = [
+        "user.created",
+        "email.added",
+        "email.verified",
+        "email.primary_changed",
+        "user.updated",
+    ];
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let events = loop {
+        let (status, body) = get(&format!("{api}/local/events"), None);
+        assert_eq!(status, 200, "{body}");
+        let events = body["events"].as_array().cloned().unwrap_or_default();
+        let types: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+        if wanted.iter().all(|w| types.contains(w)) {
+            break events;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the walkthrough's events did not all come: {types:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(
+        events
+            .iter()
+            .all(|e| e["specversion"] == "1.0" && e["source"] == "urn:user-service:local")
+    );
+    assert!(
+        !Value::Array(events).to_string().contains('@'),
+        "no address in an event"
+    );
 
     // An admin token from /local/token, for the admin routes.
     let local = |path: &str, body: Value| post(&format!("{api}{path}"), &body);

@@ -79,10 +79,21 @@ fn every_make_target_xtask_task_and_script_named_exists() {
                 .and_then(|l| l.strip_suffix(" {").or_else(|| l.split_once('(').map(|(name, _)| name)))
         })
         .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
-        .map(str::to_lowercase)
+        // clap's name: `ReplayEvents` → `replay-events`.
+        .map(|name| {
+            name.chars().enumerate().fold(String::new(), |mut out, (i, c)| {
+                if c.is_ascii_uppercase() && i > 0 {
+                    out.push('-');
+                }
+                out.push(c.to_ascii_lowercase());
+                out
+            })
+        })
         .collect();
     assert!(
-        tasks.contains("template") && tasks.contains("docs") && tasks.contains("canonicalize"),
+        ["template", "docs", "canonicalize", "replay-events"]
+            .iter()
+            .all(|t| tasks.contains(*t)),
         "{tasks:?}"
     );
     let mut wrong = Vec::new();

@@ -85,6 +85,7 @@ impl Events {
             expected,
             "every event derived from the records is on the bus"
         );
+        integration_tests::logs::keep_events(&received);
         let mut types = Vec::new();
         for event in received {
             assert_valid(&event);

@@ -216,3 +216,74 @@ async fn with_verified_address(setup: &App) -> String {
         .unwrap();
     added.email_id.to_string()
 }
+
+/// The EventBridge operations a client sends.
+#[derive(Debug, Clone, Default)]
+struct BusCalls(Arc<Mutex<BTreeSet<String>>>);
+
+impl Intercept for BusCalls {
+    fn name(&self) -> &'static str {
+        "BusCalls"
+    }
+
+    fn read_before_serialization(
+        &self,
+        context: &BeforeSerializationInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let input = context.input();
+        let name = if input
+            .downcast_ref::<aws_sdk_eventbridge::operation::put_events::PutEventsInput>()
+            .is_some()
+        {
+            "PutEvents".to_owned()
+        } else {
+            format!("unexpected:{input:?}")
+        };
+        self.0.lock().unwrap().insert(name);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_publisher_reads_nothing_of_the_table_and_only_puts_events() {
+    let moto = integration_tests::moto::Moto::start();
+    let (_, watcher) = moto.event_bus(user_service::events::Personal::None).await;
+    let setup = TestApp::spawn().await;
+    let mut reader =
+        integration_tests::stream::StreamReader::open(&ddb::client(), &setup.store.config().table_name).await;
+    setup.sign_up(ADA, "ada@example.com").await;
+    let records = reader.read_new().await;
+
+    let (mut app, rec) = recording(&setup).await;
+    let calls = BusCalls::default();
+    let config = aws_sdk_eventbridge::config::Builder::from(&moto.sdk_config())
+        .interceptor(calls.clone())
+        .build();
+    app.bus = Some(user_service::bus::Bus::new(
+        aws_sdk_eventbridge::Client::from_conf(config),
+        integration_tests::moto::EVENT_BUS,
+        integration_tests::moto::EVENT_SOURCE,
+        user_service::events::Personal::None,
+    ));
+    let batch = serde_json::from_value(integration_tests::stream::event(&records)).unwrap();
+    let response = app
+        .publish_events(lambda_runtime::LambdaEvent::new(
+            batch,
+            lambda_runtime::Context::default(),
+        ))
+        .await
+        .unwrap();
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(watcher.collect(2).await.len(), 2);
+
+    assert_actions(&catalog::PUBLISH_EVENTS, &rec);
+    const { assert!(catalog::PUBLISH_EVENTS.publishes_events) };
+    // The template grants events:PutEvents (on the bus alone) to a function
+    // that publishes: the one call the publisher makes.
+    assert_eq!(
+        calls.0.lock().unwrap().clone(),
+        BTreeSet::from(["PutEvents".to_owned()])
+    );
+}

@@ -46,7 +46,7 @@ fn template_filter() -> Value {
         .clone();
     let filters = stream["Properties"]["FilterCriteria"]["Filters"].as_sequence().unwrap();
     assert_eq!(filters.len(), 1);
-    serde_json::from_str(&template::text(&filters[0]["Pattern"])).unwrap()
+    filter::parse(&template::text(&filters[0]["Pattern"])).unwrap()
 }
 
 /// Delivers `records` as one Lambda batch; returns the failed sequence numbers.

@@ -199,6 +199,18 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         if spec.sends_email {
             wanted.insert("ses:SendEmail".to_owned());
         }
+        // Domain events: PutEvents, on the stack's bus alone.
+        if spec.publishes_events {
+            wanted.insert("events:PutEvents".to_owned());
+            expected_resources.insert("EventBus.Arn".to_owned());
+            let env = &function["Properties"]["Environment"]["Variables"];
+            assert_eq!(text(&env[user_service::bus::BUS_VAR]), "EventBus", "{id}");
+            assert_eq!(
+                text(&env[user_service::bus::INCLUDE_ADDRESSES_VAR]),
+                "EventsIncludeAddresses",
+                "{id}"
+            );
+        }
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
         }
@@ -492,7 +504,65 @@ fn profile_changes_reach_the_consumer_and_nothing_is_dropped_silently() {
         );
         assert!(unconditional_alarm("IteratorAge", &id), "an iterator-age alarm on {id}");
     }
-    assert_eq!(consumers, 1);
+    assert_eq!(consumers, 2, "a table's stream serves two readers at most");
+}
+
+#[test]
+fn events_go_on_the_stacks_bus_and_a_webhook_is_retried_then_kept_and_watched() {
+    let t = template::load();
+    let r = &t["Resources"];
+    assert_eq!(text(&r["EventBus"]["Type"]), "AWS::Events::EventBus");
+    for output in ["EventBusName", "EventBusArn", "EventSource", "EventFailureQueueUrl"] {
+        assert!(!t["Outputs"][output].is_null(), "output {output}");
+    }
+    assert_eq!(
+        text(&t["Outputs"]["EventFailureQueueUrl"]["Value"]),
+        "PublishEventsFailures"
+    );
+    // Off by default: no addresses, no webhook, no registry.
+    let parameter = |name: &str| text(&t["Parameters"][name]["Default"]);
+    assert_eq!(parameter("EventsIncludeAddresses"), "false");
+    assert_eq!(parameter("WebhookUrl"), "");
+    assert_eq!(parameter("RegisterEventSchemas"), "false");
+    for webhook in [
+        "WebhookSecret",
+        "WebhookConnection",
+        "WebhookDestination",
+        "WebhookRole",
+        "WebhookRule",
+        "WebhookDeadLetters",
+        "WebhookDeadLettersPolicy",
+        "WebhookDeadLettersAlarm",
+    ] {
+        assert_eq!(text(&r[webhook]["Condition"]), "WebhookOn", "{webhook}");
+    }
+    let rule = &r["WebhookRule"]["Properties"];
+    assert_eq!(text(&rule["EventBusName"]), "EventBus");
+    let target = &rule["Targets"][0];
+    assert_eq!(text(&target["Arn"]), "WebhookDestination.Arn");
+    assert_eq!(text(&target["InputPath"]), "$.detail", "the body is the CloudEvent");
+    assert_eq!(text(&target["DeadLetterConfig"]["Arn"]), "WebhookDeadLetters.Arn");
+    assert!(target["RetryPolicy"]["MaximumRetryAttempts"].as_i64().unwrap() > 0);
+    assert_eq!(
+        text(&r["WebhookDestination"]["Properties"]["InvocationRateLimitPerSecond"]),
+        "WebhookRateLimitPerSecond"
+    );
+    let role = &r["WebhookRole"]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"][0];
+    assert_eq!(text(&role["Action"]), "events:InvokeApiDestination");
+    assert_eq!(text(&role["Resource"]), "WebhookDestination.Arn");
+    let alarm = &r["WebhookDeadLettersAlarm"]["Properties"];
+    assert_eq!(text(&alarm["MetricName"]), "ApproximateNumberOfMessagesVisible");
+    assert_eq!(text(&alarm["Dimensions"][0]["Value"]), "WebhookDeadLetters.QueueName");
+    assert_eq!(alarm["Threshold"].as_f64(), Some(1.0));
+    // The registry holds one schema per type, when asked for.
+    let schemas = template::of_type(&t, "AWS::EventSchemas::Schema");
+    assert_eq!(schemas.len(), user_service::events::EventType::ALL.len());
+    for (id, schema) in schemas {
+        assert_eq!(text(&schema["Condition"]), "EventSchemasRegistered", "{id}");
+        let content: serde_json::Value = serde_json::from_str(&text(&schema["Properties"]["Content"])).unwrap();
+        assert_eq!(content["$schema"], "http://json-schema.org/draft-04/schema#", "{id}");
+        assert!(!content.to_string().contains("\"const\""), "{id}: draft 4 has no const");
+    }
 }
 
 /// docs/architecture.md, "Adding a function": a function is its handler (declared in
@@ -752,8 +822,9 @@ fn alarms_are_on_by_default_and_every_alarm_notifies() {
         for actions in ["AlarmActions", "OKActions"] {
             let listed = format!("{:?}", p[actions]);
             assert!(listed.contains("AlarmTopic"), "{id}: {actions} notify the topic");
-            // Either the alarm exists only with alarms on, or it notifies only then.
-            if alarm["Condition"].is_null() {
+            // Either the alarm exists only with alarms on, or it notifies only
+            // then (one that exists with its resource, the webhook's, too).
+            if alarm["Condition"].is_null() || text(&alarm["Condition"]) == "WebhookOn" {
                 assert_eq!(if_of(&p[actions]).0, "AlarmsEnabled", "{id}: {actions}");
             } else {
                 assert_eq!(text(&alarm["Condition"]), "AlarmsEnabled", "{id}");
@@ -972,8 +1043,17 @@ fn the_dashboard_draws_every_function_metric_and_alarm_and_the_table_and_gsi1_ap
         let resource = name.split('.').next().unwrap_or_default();
         name.starts_with("AWS::") || t["Resources"][resource].is_mapping() || t["Parameters"][name].is_mapping()
     };
-    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
-    for (branch, listed) in [(enabled, alarms.len()), (disabled, 2)] {
+    // The webhook's alarm exists only with a webhook: the dashboard, whose
+    // body cannot name a resource that may not exist, leaves it out.
+    let alarms: Vec<_> = template::of_type(&t, "AWS::CloudWatch::Alarm")
+        .into_iter()
+        .filter(|(_, a)| text(&a["Condition"]) != "WebhookOn")
+        .collect();
+    let stream_consumers = catalog::FUNCTIONS
+        .iter()
+        .filter(|f| matches!(f.trigger, Trigger::TableStream { .. }))
+        .count();
+    for (branch, listed) in [(enabled, alarms.len()), (disabled, 2 * stream_consumers)] {
         let widget = text(branch);
         let json = substituted(&body.replace("${AlarmStatus}", &widget), &known);
         let parsed: serde_json::Value = serde_json::from_str(&json).expect("the body is JSON once substituted");

@@ -38,6 +38,19 @@ pub fn path() -> PathBuf {
     sink().path.clone()
 }
 
+/// The domain events a test read back from the bus, kept beside its log:
+/// check-logs reads them for personal data as it reads the logs.
+pub fn keep_events(events: &[serde_json::Value]) {
+    use std::io::Write;
+    let path = path().with_extension("events.jsonl");
+    let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(&path) else {
+        panic!("cannot keep the events in {}", path.display());
+    };
+    for event in events {
+        let _ = writeln!(file, "{event}");
+    }
+}
+
 struct Sink {
     path: PathBuf,
     file: Mutex<File>,

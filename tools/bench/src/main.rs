@@ -18,6 +18,7 @@ mod capacity;
 mod charts;
 mod cost;
 mod emf;
+mod event_delay;
 mod proxy;
 mod reconcile_sim;
 mod report;
@@ -68,7 +69,7 @@ struct Args {
     /// to see what an emulator that leaves it on adds to every invocation.
     #[arg(long)]
     nagle: bool,
-    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics, reconcile, cost).
+    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics, reconcile, events, cost).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -368,6 +369,10 @@ async fn main() {
         report.scale(rows);
     }
     report.write().unwrap();
+
+    if plan.runs("events") {
+        report.events(event_delay::section(&plan).await);
+    }
 
     if plan.runs("size") {
         let rows = sizes::measure(&plan, !args.no_build);

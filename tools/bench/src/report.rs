@@ -50,6 +50,7 @@ pub(crate) struct Report {
     metric_pairs: (usize, usize),
     /// The simulated reconcile pass, as Markdown (empty when not run).
     reconcile: String,
+    events: String,
     /// The cost model's section, as Markdown (empty when not run).
     cost: String,
 }
@@ -158,6 +159,7 @@ impl Report {
             metrics: Vec::new(),
             metric_pairs: (0, 0),
             reconcile: String::new(),
+            events: String::new(),
             cost: String::new(),
         }
     }
@@ -210,6 +212,10 @@ impl Report {
     pub(crate) fn metrics(&mut self, rows: Vec<MetricsRow>, pairs: (usize, usize)) {
         self.metrics = rows;
         self.metric_pairs = pairs;
+    }
+
+    pub(crate) fn events(&mut self, section: String) {
+        self.events = section;
     }
 
     pub(crate) fn reconcile(&mut self, section: String) {
@@ -576,6 +582,7 @@ impl Report {
         }
 
         md.push_str(&self.reconcile);
+        md.push_str(&self.events);
         md.push_str(&self.cost);
 
         if !self.sizes.is_empty() {

@@ -134,7 +134,9 @@ impl LocalEvents {
     }
 
     /// One receive: the events it brought, now also in the list.
-    async fn receive(&self) -> Vec<Value> {
+    // `make dev`'s terminal shows each event as it comes.
+    #[allow(clippy::print_stdout)]
+    pub async fn receive(&self) -> Vec<Value> {
         let received = match self
             .sqs
             .receive_message()

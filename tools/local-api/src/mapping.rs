@@ -25,6 +25,16 @@ pub const MAXIMUM_RETRY_ATTEMPTS: u32 = 5;
 const POLL: Duration = Duration::from_millis(200);
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 
+#[derive(Debug, thiserror::Error)]
+pub enum MappingError {
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+    #[error(transparent)]
+    Filter(#[from] crate::filter::Unsupported),
+    #[error("{0} does not read the table's stream")]
+    NotAStreamConsumer(&'static str),
+}
+
 /// Where a consumer's exhausted records go: an SQS queue (moto's, locally).
 #[derive(Debug, Clone)]
 pub struct FailureQueue {
@@ -80,14 +90,14 @@ impl Mapping {
         table: &str,
         invoke: Invoke,
         failures: FailureQueue,
-    ) -> Result<Self, StreamError> {
+    ) -> Result<Self, MappingError> {
         let Trigger::TableStream { filters, .. } = function.trigger else {
-            panic!("{} does not read the table's stream", function.name);
+            return Err(MappingError::NotAStreamConsumer(function.name));
         };
         let filters = filters
             .iter()
-            .map(|f| serde_json::from_str(f).unwrap_or_else(|e| panic!("{}'s filter: {e}", function.name)))
-            .collect();
+            .map(|f| crate::filter::parse(f))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             function,
             filters,

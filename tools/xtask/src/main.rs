@@ -231,9 +231,9 @@ fn run(check: bool, regions: Vec<(&'static str, Region, String)>) -> Result<Vec<
     Ok(stale)
 }
 
-/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
-/// collides), 1 when collisions or unfinished moves remain, 2 when the
-/// migration refused to start for collisions or could not reach the table.
+/// `cargo xtask replay-events`: 0 when the queue is left empty, 1 when a
+/// message stays (an unreadable record, a range past the stream's 24 hours),
+/// 2 when the queue, the stream or the bus could not be used.
 #[allow(clippy::print_stdout)]
 fn replay_events(args: ReplayEvents) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -282,6 +282,10 @@ fn replay_events(args: ReplayEvents) -> ExitCode {
     })
 }
 
+/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
+/// collides), 1 when collisions or unfinished moves remain, 2 when the
+/// migration refused to start for collisions or could not reach the table.
+#[allow(clippy::print_stdout)]
 fn canonicalize(args: Canonicalize) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

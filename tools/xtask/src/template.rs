@@ -114,7 +114,7 @@ fn function_block(y: &mut Yaml, f: &Function) {
                 1,
                 "# and sequence range, not its content: replay by reading the stream from there",
             );
-            y.line(1, "# (within its 24 hours; see docs/deploy.md).");
+            y.line(1, "# (within its 24 hours; see docs/operations.md).");
             y.line(1, &format!("{id}Failures:"));
             y.line(2, "Type: AWS::SQS::Queue");
             y.line(2, "Properties:");
