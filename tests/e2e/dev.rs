@@ -270,6 +270,37 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     let (status, taken) = local("/local/sign-up", json!({"email": "ADA.work@example.com"}));
     assert_eq!((status, taken["code"].as_str()), (409, Some("EMAIL_TAKEN")));
 
+    // sync-cognito-email runs too, against the local users' mirror in moto's
+    // Cognito: the new primary signs in, and a suspended user is disabled there.
+    let ada = found["profile"]["userId"].as_str().unwrap().to_owned();
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !done() {
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    };
+    until("Cognito's email follows the primary", &|| {
+        local("/local/token", json!({"email": "ada.work@example.com"})).0 == 200
+    });
+    let status_url = format!("{api}/admin/users/{ada}/status");
+    let set_status = |status: &str| {
+        answer(
+            reqwest::blocking::Client::new()
+                .put(&status_url)
+                .bearer_auth(&admin)
+                .json(&json!({ "status": status })),
+        )
+    };
+    assert_eq!(set_status("suspended").0, 200);
+    until("the suspended user is disabled in Cognito", &|| {
+        local("/local/token", json!({"email": "ada.work@example.com"})).1["code"] == "NotAuthorizedException"
+    });
+    assert_eq!(set_status("active").0, 200);
+    until("the re-activated user is enabled again", &|| {
+        local("/local/token", json!({"email": "ada.work@example.com"})).0 == 200
+    });
+
     // Orphans are repaired at sign-in: a user whose post-confirmation failed after
     // Cognito's retries, and AdminCreateUser users (no confirmation at all).
     let me = |user: &Value| get(&format!("{api}/me/account"), Some(token(user)));

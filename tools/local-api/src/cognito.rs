@@ -26,7 +26,6 @@ use crate::invoke::InvokeError;
 use crate::pool::PoolUser;
 use crate::state::Shared;
 
-const USER_POOL_ID: &str = "local_UserPool";
 const CLIENT_ID: &str = "local-client";
 
 #[derive(Deserialize)]
@@ -66,7 +65,7 @@ pub struct TokenRequest {
 
 /// What every trigger event starts with. The structs are the ones the trigger
 /// functions parse (#[non_exhaustive]: built from Default, field by field).
-fn header<T: Default>(trigger: T, sub: &str) -> CognitoEventUserPoolsHeader<T> {
+fn header<T: Default>(pool_id: &str, trigger: T, sub: &str) -> CognitoEventUserPoolsHeader<T> {
     let mut caller = CognitoEventUserPoolsCallerContext::default();
     caller.awssdk_version = Some("aws-sdk-unknown-unknown".into());
     caller.client_id = Some(CLIENT_ID.into());
@@ -74,33 +73,34 @@ fn header<T: Default>(trigger: T, sub: &str) -> CognitoEventUserPoolsHeader<T> {
     header.version = Some("1".into());
     header.trigger_source = Some(trigger);
     header.region = Some("us-east-1".into());
-    header.user_pool_id = Some(USER_POOL_ID.into());
+    header.user_pool_id = Some(pool_id.into());
     header.caller_context = caller;
     header.user_name = Some(sub.into());
     header
 }
 
 fn pre_sign_up_event(
+    pool_id: &str,
     trigger: PreSignupTrigger,
     sub: &str,
     attributes: HashMap<String, String>,
 ) -> CognitoEventUserPoolsPreSignup {
     let mut event = CognitoEventUserPoolsPreSignup::default();
-    event.cognito_event_user_pools_header = header(trigger, sub);
+    event.cognito_event_user_pools_header = header(pool_id, trigger, sub);
     event.request.user_attributes = attributes;
     event
 }
 
-fn post_confirmation_event(user: &PoolUser) -> CognitoEventUserPoolsPostConfirmation {
+fn post_confirmation_event(pool_id: &str, user: &PoolUser) -> CognitoEventUserPoolsPostConfirmation {
     let mut event = CognitoEventUserPoolsPostConfirmation::default();
-    event.cognito_event_user_pools_header = header(PostConfirmationTrigger::ConfirmSignUp, &user.sub);
+    event.cognito_event_user_pools_header = header(pool_id, PostConfirmationTrigger::ConfirmSignUp, &user.sub);
     event.request.user_attributes = user.attributes();
     event
 }
 
-fn post_authentication_event(user: &PoolUser) -> CognitoEventUserPoolsPostAuthentication {
+fn post_authentication_event(pool_id: &str, user: &PoolUser) -> CognitoEventUserPoolsPostAuthentication {
     let mut event = CognitoEventUserPoolsPostAuthentication::default();
-    event.cognito_event_user_pools_header = header(PostAuthenticationTrigger::Authentication, &user.sub);
+    event.cognito_event_user_pools_header = header(pool_id, PostAuthenticationTrigger::Authentication, &user.sub);
     event.request.user_attributes = user.attributes();
     event
 }
@@ -177,14 +177,14 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
         .lambda
         .invoke(
             trigger_function(Trigger::CognitoPreSignUp),
-            &pre_sign_up_event(PreSignupTrigger::SignUp, &user.sub, attributes),
+            &pre_sign_up_event(&shared.user_pool_id, PreSignupTrigger::SignUp, &user.sub, attributes),
         )
         .await
     {
         return refused(err);
     }
-    if let Err(err) = shared.pool.put(user.clone()).await {
-        return pool_failure(&err);
+    if let Err(response) = save(&shared, &user).await {
+        return response;
     }
     if body.simulate_post_confirmation_failure {
         return json_response(StatusCode::CREATED, &json!({ "sub": user.sub }));
@@ -193,7 +193,7 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
         .lambda
         .invoke(
             trigger_function(Trigger::CognitoPostConfirmation),
-            &post_confirmation_event(&user),
+            &post_confirmation_event(&shared.user_pool_id, &user),
         )
         .await
     {
@@ -213,14 +213,66 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     let Ok(email) = EmailAddress::parse(&body.email) else {
         return invalid_email();
     };
-    match shared.pool.find(email.as_str()).await {
-        Some(user) => sign_in(&shared, &user, &body.groups, StatusCode::OK).await,
-        None => problem(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            "no user of the local pool has this address",
-        ),
+    let mut user = shared.pool.find(email.as_str()).await;
+    let Some(mirror) = &shared.mirror else {
+        return match user {
+            Some(user) => sign_in(&shared, &user, &body.groups, StatusCode::OK).await,
+            None => no_such_user(),
+        };
+    };
+    // Cognito's `email` follows the primary: the address it holds now signs in.
+    if user.is_none() {
+        user = match mirror.sub_of(email.as_str()).await {
+            Ok(Some(sub)) => shared.pool.find_sub(&sub).await,
+            Ok(None) => None,
+            Err(err) => return mirror_failure(&err),
+        };
     }
+    let Some(mut user) = user else {
+        return no_such_user();
+    };
+    match mirror.get(&user.sub).await {
+        Err(err) => mirror_failure(&err),
+        Ok(None) => problem(StatusCode::BAD_REQUEST, "UserNotFoundException", "User does not exist."),
+        Ok(Some(held)) if !held.enabled => {
+            problem(StatusCode::BAD_REQUEST, "NotAuthorizedException", "User is disabled.")
+        }
+        Ok(Some(held)) => {
+            if let Some(now) = held.email.filter(|now| *now != user.email) {
+                user.email = now;
+                if let Err(err) = shared.pool.put(user.clone()).await {
+                    return pool_failure(&err);
+                }
+            }
+            sign_in(&shared, &user, &body.groups, StatusCode::OK).await
+        }
+    }
+}
+
+fn no_such_user() -> Response<Body> {
+    problem(
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "no user of the local pool has this address",
+    )
+}
+
+fn mirror_failure(err: &crate::mirror::MirrorError) -> Response<Body> {
+    tracing::error!(error = %err, "moto's Cognito did not answer");
+    problem(
+        StatusCode::BAD_GATEWAY,
+        "COGNITO_UNREACHABLE",
+        "moto's Cognito did not answer; is make dev's moto running?",
+    )
+}
+
+/// Keeps the user in the local pool and in its mirror in moto's Cognito.
+async fn save(shared: &Shared, user: &PoolUser) -> Result<(), Response<Body>> {
+    shared.pool.put(user.clone()).await.map_err(|err| pool_failure(&err))?;
+    if let Some(mirror) = &shared.mirror {
+        mirror.put(user).await.map_err(|err| mirror_failure(&err))?;
+    }
+    Ok(())
 }
 
 /// AdminCreateUser: pre-sign-up runs (PreSignUp_AdminCreateUser); no confirmation follows.
@@ -235,7 +287,12 @@ pub async fn admin_create_user(State(shared): State<Shared>, Json(body): Json<Ad
         given_name: body.given_name,
         family_name: body.family_name,
     };
-    let event = pre_sign_up_event(PreSignupTrigger::AdminCreateUser, &user.sub, user.attributes());
+    let event = pre_sign_up_event(
+        &shared.user_pool_id,
+        PreSignupTrigger::AdminCreateUser,
+        &user.sub,
+        user.attributes(),
+    );
     if let Err(err) = shared
         .lambda
         .invoke(trigger_function(Trigger::CognitoPreSignUp), &event)
@@ -243,8 +300,8 @@ pub async fn admin_create_user(State(shared): State<Shared>, Json(body): Json<Ad
     {
         return refused(err);
     }
-    if let Err(err) = shared.pool.put(user.clone()).await {
-        return pool_failure(&err);
+    if let Err(response) = save(&shared, &user).await {
+        return response;
     }
     json_response(StatusCode::CREATED, &json!({ "sub": user.sub }))
 }
@@ -262,10 +319,15 @@ pub async fn admin_verify_email(State(shared): State<Shared>, Json(body): Json<A
         );
     };
     user.email_verified = true;
-    match shared.pool.put(user).await {
-        Ok(()) => json_response(StatusCode::OK, &json!({ "emailVerified": true })),
-        Err(err) => pool_failure(&err),
+    if let Err(err) = shared.pool.put(user.clone()).await {
+        return pool_failure(&err);
     }
+    if let Some(mirror) = &shared.mirror
+        && let Err(err) = mirror.verify_email(&user.sub).await
+    {
+        return mirror_failure(&err);
+    }
+    json_response(StatusCode::OK, &json!({ "emailVerified": true }))
 }
 
 async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: StatusCode) -> Response<Body> {
@@ -273,7 +335,7 @@ async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: St
         .lambda
         .invoke(
             trigger_function(Trigger::CognitoPostAuthentication),
-            &post_authentication_event(user),
+            &post_authentication_event(&shared.user_pool_id, user),
         )
         .await
     {

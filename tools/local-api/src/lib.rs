@@ -13,6 +13,7 @@ pub mod filter;
 pub mod gateway;
 pub mod invoke;
 pub mod mapping;
+pub mod mirror;
 pub mod openapi;
 pub mod pool;
 pub mod routes;

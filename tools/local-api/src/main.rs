@@ -44,8 +44,12 @@ struct Args {
     event_source: String,
     /// The table stream's consumers to run, as Lambda's event source mappings
     /// would (comma-separated function names; empty for none).
-    #[arg(long, value_delimiter = ',', default_value = "publish-events")]
+    #[arg(long, value_delimiter = ',', default_value = "sync-cognito-email,publish-events")]
     stream_consumers: Vec<String>,
+    /// The user pool in moto's Cognito (AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER)
+    /// the local pool is mirrored into, for what calls Cognito; `make dev` makes it.
+    #[arg(long, env = "USER_POOL_ID", default_value = "local_UserPool")]
+    user_pool_id: String,
 }
 
 #[tokio::main]
@@ -62,6 +66,7 @@ async fn main() -> Result<(), Error> {
         event_bus,
         event_source,
         stream_consumers,
+        user_pool_id,
     } = clap::Parser::parse();
 
     let routes = Routes::from_template(&local_api::template::load(&template)?);
@@ -116,12 +121,24 @@ async fn main() -> Result<(), Error> {
         "  GET  {}  the contract (openapi.yaml), no token",
         local_api::openapi::PATH
     );
+    let pool = local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?;
+    // Every user of the local pool exists in the mirror, which moto forgets
+    // when it stops.
+    let mirror = std::env::var_os("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER")
+        .map(|_| local_api::mirror::Mirror::new(&sdk, &user_pool_id));
+    if let Some(mirror) = &mirror {
+        for user in pool.all().await {
+            mirror.put(&user).await?;
+        }
+    }
     let shared = Arc::new(AppState {
         routes,
         key,
         lambda: Lambda::new(lambda_port),
         store,
-        pool: local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?,
+        pool,
+        user_pool_id,
+        mirror,
         events,
     });
     axum::serve(

@@ -64,10 +64,18 @@ impl Pool {
         self.users.lock().await.iter().find(|u| u.email == email).cloned()
     }
 
+    pub async fn find_sub(&self, sub: &str) -> Option<PoolUser> {
+        self.users.lock().await.iter().find(|u| u.sub == sub).cloned()
+    }
+
+    pub async fn all(&self) -> Vec<PoolUser> {
+        self.users.lock().await.clone()
+    }
+
     /// Adds or replaces the user with this address, and saves the pool.
     pub async fn put(&self, user: PoolUser) -> std::io::Result<()> {
         let mut users = self.users.lock().await;
-        users.retain(|u| u.email != user.email);
+        users.retain(|u| u.email != user.email && u.sub != user.sub);
         users.push(user);
         let bytes = serde_json::to_vec_pretty(&*users).map_err(std::io::Error::other)?;
         std::fs::write(&self.path, bytes)

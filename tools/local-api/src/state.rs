@@ -15,6 +15,10 @@ pub struct AppState {
     pub lambda: Lambda,
     pub store: Store,
     pub pool: crate::pool::Pool,
+    /// The pool id the trigger events name: the mirror's, when there is one.
+    pub user_pool_id: String,
+    /// The local pool's mirror in moto's Cognito (`make dev`), for what calls Cognito.
+    pub mirror: Option<crate::mirror::Mirror>,
     /// The domain events publish-events put on the local bus.
     pub events: Arc<crate::events::LocalEvents>,
 }

@@ -1,0 +1,139 @@
+//! The local user pool, mirrored into a user pool in moto's Cognito, so that
+//! what calls Cognito in `make dev` has a pool to call: sync-cognito-email
+//! moves a user's `email` to their new primary, disables a suspended user and
+//! deletes a deleted one, there. A sign-in reads the mirror back: a disabled or
+//! deleted user gets Cognito's refusal, and the address Cognito holds now is
+//! the one to sign in with.
+
+use aws_sdk_cognitoidentityprovider::Client;
+use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType};
+
+use crate::pool::PoolUser;
+
+#[derive(Debug, thiserror::Error)]
+#[error("moto's Cognito refused {operation}: {message}")]
+pub struct MirrorError {
+    operation: &'static str,
+    message: String,
+}
+
+fn refused<E: std::error::Error>(operation: &'static str) -> impl FnOnce(E) -> MirrorError {
+    move |err| MirrorError {
+        operation,
+        message: aws_sdk_cognitoidentityprovider::error::DisplayErrorContext(err).to_string(),
+    }
+}
+
+/// A user as the mirror holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mirrored {
+    /// Cognito's `email`: the primary, once the sync applied it.
+    pub email: Option<String>,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Mirror {
+    client: Client,
+    pool_id: String,
+}
+
+impl Mirror {
+    pub fn new(sdk: &aws_config::SdkConfig, pool_id: &str) -> Self {
+        Self {
+            client: Client::new(sdk),
+            pool_id: pool_id.to_owned(),
+        }
+    }
+
+    pub fn pool_id(&self) -> &str {
+        &self.pool_id
+    }
+
+    /// Makes the user exist in the mirror, named by `sub` as the service names
+    /// them, with the local pool's address (kept if they exist already: the
+    /// sync may have moved it).
+    pub async fn put(&self, user: &PoolUser) -> Result<(), MirrorError> {
+        let attribute = |name: &str, value: &str| AttributeType::builder().name(name).value(value).build();
+        let attributes = [
+            attribute("email", &user.email).map_err(refused("AdminCreateUser"))?,
+            attribute("email_verified", &user.email_verified.to_string()).map_err(refused("AdminCreateUser"))?,
+        ];
+        match self
+            .client
+            .admin_create_user()
+            .user_pool_id(&self.pool_id)
+            .username(&user.sub)
+            .set_user_attributes(Some(attributes.to_vec()))
+            .message_action(MessageActionType::Suppress)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(err) if err.as_service_error().is_some_and(|e| e.is_username_exists_exception()) => Ok(()),
+            Err(err) => Err(refused("AdminCreateUser")(err)),
+        }
+    }
+
+    /// Marks the user's address verified.
+    pub async fn verify_email(&self, sub: &str) -> Result<(), MirrorError> {
+        let verified = AttributeType::builder()
+            .name("email_verified")
+            .value("true")
+            .build()
+            .map_err(refused("AdminUpdateUserAttributes"))?;
+        self.client
+            .admin_update_user_attributes()
+            .user_pool_id(&self.pool_id)
+            .username(sub)
+            .user_attributes(verified)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(refused("AdminUpdateUserAttributes"))
+    }
+
+    /// The user as the mirror holds them; `None` once deleted.
+    pub async fn get(&self, sub: &str) -> Result<Option<Mirrored>, MirrorError> {
+        match self
+            .client
+            .admin_get_user()
+            .user_pool_id(&self.pool_id)
+            .username(sub)
+            .send()
+            .await
+        {
+            Ok(user) => Ok(Some(Mirrored {
+                email: user
+                    .user_attributes()
+                    .iter()
+                    .find(|a| a.name() == "email")
+                    .and_then(|a| a.value().map(str::to_owned)),
+                enabled: user.enabled(),
+            })),
+            Err(err) if err.as_service_error().is_some_and(|e| e.is_user_not_found_exception()) => Ok(None),
+            Err(err) => Err(refused("AdminGetUser")(err)),
+        }
+    }
+
+    /// The `sub` of the user whose Cognito `email` is `email`.
+    pub async fn sub_of(&self, email: &str) -> Result<Option<String>, MirrorError> {
+        let listed = self
+            .client
+            .list_users()
+            .user_pool_id(&self.pool_id)
+            .filter(format!("email = \"{}\"", email.replace('"', "")))
+            .send()
+            .await
+            .map_err(refused("ListUsers"))?;
+        Ok(listed
+            .users()
+            .iter()
+            .find(|u| {
+                u.attributes()
+                    .iter()
+                    .any(|a| a.name() == "email" && a.value() == Some(email))
+            })
+            .and_then(|u| u.username().map(str::to_owned)))
+    }
+}
