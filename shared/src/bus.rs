@@ -25,6 +25,10 @@ pub const ENTRIES_PER_CALL: usize = 10;
 /// Sends of one entry before it is given up on in this invocation.
 const ATTEMPTS: u32 = 6;
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+/// One PutEvents call's limit, cut to what is left of the invocation.
+const CALL_TIMEOUT: Duration = Duration::from_secs(3);
+/// No call starts with less than this left: it could not answer in time.
+const LEAST_LEFT: Duration = Duration::from_millis(200);
 
 /// Where the publisher puts events, and what they carry.
 #[derive(Debug, Clone)]
@@ -97,6 +101,13 @@ impl Bus {
     ) -> Result<Self, ConfigError> {
         let name = required(&lookup, BUS_VAR, "the name of the stack's event bus")?;
         let source = required(&lookup, SOURCE_VAR, "the events' source, such as urn:user-service:prod")?;
+        // EventBridge refuses every entry whose source starts with `aws.`.
+        if source.starts_with("aws.") {
+            return Err(ConfigError::Invalid {
+                name: SOURCE_VAR,
+                reason: "a source starting with aws. is AWS's own; EventBridge refuses it".to_owned(),
+            });
+        }
         let personal = match optional(&lookup, INCLUDE_ADDRESSES_VAR).as_deref() {
             None | Some("false") => Personal::None,
             Some("true") => Personal::Addresses,
@@ -142,15 +153,36 @@ impl Bus {
                 break;
             }
             if attempt > 1 {
-                if deadline::left(deadline::deadline_from_now()) < backoff + Duration::from_millis(200) {
+                if deadline::left(deadline::deadline_from_now()) < backoff + LEAST_LEFT {
                     break;
                 }
                 tokio::time::sleep(backoff).await;
                 backoff *= 2;
             }
             for chunk in waiting.chunks(ENTRIES_PER_CALL) {
+                // Checked per call: the entries not sent stay not put, and the
+                // handler reports their record for Lambda to retry.
+                if deadline::left(deadline::deadline_from_now()) < LEAST_LEFT {
+                    last_error = Some("DeadlineNear".to_owned());
+                    break;
+                }
                 let sent: Vec<PutEventsRequestEntry> = chunk.iter().map(|i| entries[*i].clone()).collect();
-                match self.client.put_events().set_entries(Some(sent)).send().await {
+                let timeout = deadline::call_timeout(Some(CALL_TIMEOUT)).unwrap_or(CALL_TIMEOUT);
+                let call = self
+                    .client
+                    .put_events()
+                    .set_entries(Some(sent))
+                    .customize()
+                    .config_override(
+                        aws_sdk_eventbridge::config::Builder::default().timeout_config(
+                            aws_smithy_types::timeout::TimeoutConfig::builder()
+                                .operation_timeout(timeout)
+                                .operation_attempt_timeout(timeout)
+                                .build(),
+                        ),
+                    );
+                match call.send().await {
+                    // An answer with fewer results than entries leaves the rest not put.
                     Ok(output) => {
                         for (i, result) in chunk.iter().zip(output.entries()) {
                             match failure(result) {
@@ -190,5 +222,73 @@ fn failure(result: &PutEventsResultEntry) -> Option<String> {
         (Some(_), None) => None,
         (_, Some(code)) => Some(code.to_owned()),
         (None, None) => Some("NoEventId".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sdk() -> aws_config::SdkConfig {
+        aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .build()
+    }
+
+    fn lookup(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+    }
+
+    #[test]
+    fn addresses_only_when_asked_and_nothing_else_is_read_as_yes() {
+        let bus = Bus::from_lookup(lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s")]), &sdk()).unwrap();
+        assert_eq!((bus.personal(), bus.source()), (Personal::None, "urn:s"));
+        let bus = Bus::from_lookup(
+            lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s"), (INCLUDE_ADDRESSES_VAR, "true")]),
+            &sdk(),
+        )
+        .unwrap();
+        assert_eq!(bus.personal(), Personal::Addresses);
+        let refused = Bus::from_lookup(
+            lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s"), (INCLUDE_ADDRESSES_VAR, "yes")]),
+            &sdk(),
+        );
+        assert!(matches!(
+            refused,
+            Err(ConfigError::Invalid {
+                name: INCLUDE_ADDRESSES_VAR,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Bus::from_lookup(lookup(&[(SOURCE_VAR, "urn:s")]), &sdk()),
+            Err(ConfigError::Missing { name: BUS_VAR, .. })
+        ));
+        assert!(matches!(
+            Bus::from_lookup(lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "aws.users")]), &sdk()),
+            Err(ConfigError::Invalid { name: SOURCE_VAR, .. })
+        ));
+    }
+
+    #[test]
+    fn a_put_reports_the_first_event_not_put() {
+        let put = Put {
+            put: vec![true, false, true, false],
+            last_error: Some("ThrottlingException".to_owned()),
+        };
+        assert_eq!(put.first_failed(), Some(1));
+        let err = put.into_result().unwrap_err().to_string();
+        assert!(
+            err.contains("2 of the events") && err.contains("ThrottlingException"),
+            "{err}"
+        );
+        assert!(
+            Put {
+                put: vec![true],
+                last_error: None
+            }
+            .into_result()
+            .is_ok()
+        );
     }
 }

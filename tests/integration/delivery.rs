@@ -105,9 +105,21 @@ async fn only_functions_that_send_set_up_a_sender() {
         (user_service::mail::SENDER_ADDRESS_VAR, "no-reply@example.com"),
         (user_service::mail::CONFIGURATION_SET_VAR, "user-service"),
     ];
+    const BUS: &[(&str, &str)] = &[
+        (user_service::bus::BUS_VAR, "user-service-events"),
+        (user_service::bus::SOURCE_VAR, "urn:user-service:test"),
+    ];
     for function in catalog::FUNCTIONS {
+        // The publisher needs its bus, and refuses to start without it.
+        let needs = if function.publishes_events {
+            let err = App::from_lookup(function, deployed(&[])).await.map(|_| ()).unwrap_err();
+            assert!(err.to_string().starts_with("EVENT_BUS_NAME is not set"), "{err}");
+            BUS
+        } else {
+            &[]
+        };
         // With no mail settings at all: only the functions that send refuse to start.
-        let bare = App::from_lookup(function, deployed(&[])).await;
+        let bare = App::from_lookup(function, deployed(needs)).await;
         if function.sends_email {
             let err = bare.map(|_| ()).unwrap_err().to_string();
             assert!(err.starts_with("SENDER_ADDRESS is not set"), "{}: {err}", function.name);

@@ -29,18 +29,21 @@ use crate::handler_support::*;
 
 const CAROL: &str = "7a9e3c1d-5b2f-4e8a-9c6d-1f0e2d3c4b5a";
 
-/// Records each PutEvents call's entries (their event ids), and on the first
-/// call spoils the detail of the entries at `spoil`, so moto refuses those
-/// alone (MalformedDetail): a real partial failure from the emulator.
+/// Records each PutEvents call's entries (their event ids), and spoils the
+/// detail of some, so moto refuses those alone (MalformedDetail): a real
+/// partial failure from the emulator.
 #[derive(Debug, Default, Clone)]
-struct SpoilFirstCall {
-    spoil: Vec<usize>,
+struct Spoil {
+    /// On the first call, the entries at these places.
+    first_call_at: Vec<usize>,
+    /// On every call, the entries of this user.
+    always_of: Option<&'static str>,
     calls: Arc<Mutex<Vec<Vec<String>>>>,
 }
 
-impl Intercept for SpoilFirstCall {
+impl Intercept for Spoil {
     fn name(&self) -> &'static str {
-        "SpoilFirstCall"
+        "Spoil"
     }
 
     fn modify_before_transmit(
@@ -52,25 +55,40 @@ impl Intercept for SpoilFirstCall {
         let request = context.request_mut();
         let mut sent: Value = serde_json::from_slice(request.body().bytes().unwrap_or_default())?;
         let entries = sent["Entries"].as_array_mut().ok_or("a PutEvents body")?;
-        let ids: Vec<String> = entries
+        let details: Vec<Value> = entries
             .iter()
-            .map(|e| {
-                let detail: Value = serde_json::from_str(e["Detail"].as_str().unwrap_or_default()).unwrap_or_default();
-                detail["id"].as_str().unwrap_or_default().to_owned()
-            })
+            .map(|e| serde_json::from_str(e["Detail"].as_str().unwrap_or_default()).unwrap_or_default())
             .collect();
         let mut calls = self.calls.lock().unwrap();
-        if calls.is_empty() {
-            for &i in &self.spoil {
+        for (i, detail) in details.iter().enumerate() {
+            let first = calls.is_empty() && self.first_call_at.contains(&i);
+            if first || self.always_of.is_some_and(|user| detail["subject"] == user) {
                 entries[i]["Detail"] = json!("{not json");
             }
-            let body = sent.to_string();
-            request.headers_mut().insert("content-length", body.len().to_string());
-            *request.body_mut() = SdkBody::from(body);
         }
-        calls.push(ids);
+        let body = sent.to_string();
+        request.headers_mut().insert("content-length", body.len().to_string());
+        *request.body_mut() = SdkBody::from(body);
+        calls.push(
+            details
+                .iter()
+                .map(|d| d["id"].as_str().unwrap_or_default().to_owned())
+                .collect(),
+        );
         Ok(())
     }
+}
+
+fn spoiled_bus(moto: &Moto, spoil: &Spoil) -> Bus {
+    let config = aws_sdk_eventbridge::config::Builder::from(&moto.sdk_config())
+        .interceptor(spoil.clone())
+        .build();
+    Bus::new(
+        aws_sdk_eventbridge::Client::from_conf(config),
+        EVENT_BUS,
+        EVENT_SOURCE,
+        Personal::None,
+    )
 }
 
 async fn publish(app: &TestApp, records: &[Value]) -> Vec<String> {
@@ -94,20 +112,12 @@ fn ids(events: &[Value]) -> BTreeSet<String> {
 async fn a_put_events_partial_failure_sends_again_only_the_failed_entries() {
     let moto = Moto::start();
     let (_, watcher) = moto.event_bus(Personal::None).await;
-    let spoiler = SpoilFirstCall {
-        spoil: vec![1, 3],
-        ..SpoilFirstCall::default()
+    let spoiler = Spoil {
+        first_call_at: vec![1, 3],
+        ..Spoil::default()
     };
-    let config = aws_sdk_eventbridge::config::Builder::from(&moto.sdk_config())
-        .interceptor(spoiler.clone())
-        .build();
     let mut app = TestApp::spawn().await;
-    app.bus = Some(Bus::new(
-        aws_sdk_eventbridge::Client::from_conf(config),
-        EVENT_BUS,
-        EVENT_SOURCE,
-        Personal::None,
-    ));
+    app.bus = Some(spoiled_bus(&moto, &spoiler));
     let mut reader = StreamReader::open(&ddb::client(), &app.store.config().table_name).await;
     for (sub, email) in [
         (ADA, "ada@example.com"),
@@ -131,6 +141,56 @@ async fn a_put_events_partial_failure_sends_again_only_the_failed_entries() {
     let received = watcher.collect(6).await;
     assert_eq!(received.len(), 6, "each event on the bus once: {received:?}");
     assert_eq!(ids(&received), calls[0].iter().cloned().collect());
+}
+
+#[tokio::test]
+async fn an_entry_refused_every_time_holds_its_record_back_and_nothing_before_it() {
+    let moto = Moto::start();
+    let (_, watcher) = moto.event_bus(Personal::None).await;
+    let spoiler = Spoil {
+        always_of: Some(CAROL),
+        ..Spoil::default()
+    };
+    let mut app = TestApp::spawn().await;
+    app.bus = Some(spoiled_bus(&moto, &spoiler));
+    let mut reader = StreamReader::open(&ddb::client(), &app.store.config().table_name).await;
+    for (sub, email) in [
+        (ADA, "ada@example.com"),
+        (CAROL, "carol@example.com"),
+        (ADMIN, "grace@example.com"),
+    ] {
+        app.sign_up(sub, email).await;
+    }
+    let records = reader.read_new().await;
+    // Carol's first record that makes an event: where Lambda must retry from.
+    let carols = records
+        .iter()
+        .find(|r| {
+            r["dynamodb"]["NewImage"]["userId"]["S"] == CAROL
+                && ["User", "Email"].contains(
+                    &r["dynamodb"]["NewImage"]["entityType"]["S"]
+                        .as_str()
+                        .unwrap_or_default(),
+                )
+        })
+        .unwrap();
+
+    let failed = publish(&app, &records).await;
+
+    assert_eq!(failed, [carols["dynamodb"]["SequenceNumber"].as_str().unwrap()]);
+    let calls = spoiler.calls.lock().unwrap().len();
+    assert_eq!(
+        calls, 6,
+        "the first call and five retries of Carol's entries, then the record is reported"
+    );
+    let received = watcher.collect(4).await;
+    let subjects: BTreeSet<&str> = received.iter().map(|e| e["subject"].as_str().unwrap()).collect();
+    assert_eq!(received.len(), 4, "{received:?}");
+    assert_eq!(
+        subjects,
+        BTreeSet::from([ADA, ADMIN]),
+        "Carol's events are not on the bus"
+    );
 }
 
 /// A profile item whose images cannot be read as a profile (no version, no
@@ -189,6 +249,10 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
     .await
     .unwrap();
 
+    let stream_arn = StreamReader::open(&ddb::client(), &app.store.config().table_name)
+        .await
+        .arn()
+        .to_owned();
     app.sign_up(ADA, "ada@example.com").await;
     write_unreadable_profile(&app, CAROL).await;
     app.sign_up(ADMIN, "grace@example.com").await;
@@ -226,17 +290,14 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
     // The replay reads the range from the stream: Grace's events are published
     // with the ids the stream record gives; the poison record is reported, and
     // its message stays on the queue.
-    let report = xtask::replay::replay(
-        &xtask::replay::Sources {
-            streams: xtask::replay::streams_client(&ddb::shared_sdk_config()),
-            sqs: sqs.clone(),
-            queue_url: queue.clone(),
-        },
-        app.bus.as_ref().unwrap(),
-        false,
-    )
-    .await
-    .unwrap();
+    let sources = xtask::replay::Sources {
+        streams: xtask::replay::streams_client(&ddb::shared_sdk_config()),
+        stream_arn,
+        sqs: sqs.clone(),
+        queue_url: queue.clone(),
+    };
+    let bus = app.bus.as_ref().unwrap();
+    let report = xtask::replay::replay(&sources, bus, false).await.unwrap();
     assert_eq!(
         (report.messages, report.published_records, report.unreadable_records),
         (1, 2, 1),
@@ -250,32 +311,30 @@ async fn a_poison_record_ends_in_the_on_failure_queue_and_a_replay_publishes_the
     expected_types.sort_unstable();
     assert_eq!(expected_types, ["email.added", "user.created"]);
 
-    // Told to, the replay drops the unreadable record's message; a second
-    // replay finds nothing to do and publishes nothing twice.
-    let report = xtask::replay::replay(
-        &xtask::replay::Sources {
-            streams: xtask::replay::streams_client(&ddb::shared_sdk_config()),
-            sqs: sqs.clone(),
-            queue_url: queue.clone(),
-        },
-        app.bus.as_ref().unwrap(),
-        true,
-    )
-    .await
-    .unwrap();
-    assert_eq!((report.messages, report.kept), (1, 0), "{report:?}");
+    // A message naming another stream, or no range at all, is kept and never read.
+    for forged in [
+        json!({"DDBStreamBatchInfo": {"shardId": "s", "startSequenceNumber": "1", "endSequenceNumber": "2",
+            "batchSize": 2, "streamArn": "arn:aws:dynamodb:us-east-1:000000000000:table/other/stream/x"}}),
+        json!({"hello": "world"}),
+    ] {
+        sqs.send_message()
+            .queue_url(&queue)
+            .message_body(forged.to_string())
+            .send()
+            .await
+            .unwrap();
+    }
+
+    // Told to, the replay drops the unreadable record's message; the forged
+    // ones stay; a second replay publishes nothing twice.
+    let report = xtask::replay::replay(&sources, bus, true).await.unwrap();
+    assert_eq!((report.messages, report.foreign, report.kept), (3, 2, 2), "{report:?}");
     let again = watcher.collect(2).await;
     assert_eq!(ids(&again), ids(&replayed), "the same events, the same ids");
-    let report = xtask::replay::replay(
-        &xtask::replay::Sources {
-            streams: xtask::replay::streams_client(&ddb::shared_sdk_config()),
-            sqs,
-            queue_url: queue,
-        },
-        app.bus.as_ref().unwrap(),
-        true,
-    )
-    .await
-    .unwrap();
-    assert_eq!(report.messages, 0);
+    let report = xtask::replay::replay(&sources, bus, true).await.unwrap();
+    assert_eq!(
+        (report.messages, report.published_records, report.kept),
+        (2, 0, 2),
+        "{report:?}"
+    );
 }

@@ -519,6 +519,24 @@ fn events_go_on_the_stacks_bus_and_a_webhook_is_retried_then_kept_and_watched() 
         text(&t["Outputs"]["EventFailureQueueUrl"]["Value"]),
         "PublishEventsFailures"
     );
+    // Only the publishers (and the roles EventPublisherArns names) may put events.
+    let policy = &r["EventBusPublishersOnly"]["Properties"];
+    assert_eq!(text(&policy["EventBusName"]), "EventBus");
+    let statement = &policy["Statement"];
+    assert_eq!(
+        (
+            text(&statement["Effect"]),
+            text(&statement["Action"]),
+            text(&statement["Principal"])
+        ),
+        ("Deny".to_owned(), "events:PutEvents".to_owned(), "*".to_owned())
+    );
+    let allowed = format!("{:?}", statement["Condition"]["ArnNotLike"]["aws:PrincipalArn"]);
+    for f in catalog::FUNCTIONS.iter().filter(|f| f.publishes_events) {
+        let pascal: String = f.name.split('-').map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+        assert!(allowed.contains(&format!("{pascal}FunctionRole.Arn")), "{allowed}");
+    }
+    assert!(allowed.contains("EventPublisherArns"), "{allowed}");
     // Off by default: no addresses, no webhook, no registry.
     let parameter = |name: &str| text(&t["Parameters"][name]["Default"]);
     assert_eq!(parameter("EventsIncludeAddresses"), "false");

@@ -404,6 +404,7 @@ mod tests {
         let gmail = Canonicalization::parse("gmail").unwrap();
         let mut record = EmailItem::unverified(&user, EmailId::new(), &email, gmail, "h".into(), now, now);
         record.verified_at = Some(now);
+        record.primary_version = Some(2);
         assert_eq!(record.canonical().as_str(), "ab@gmail.com");
         let claim = record.claim(Some(now));
         let gone = ProfileItem {

@@ -447,9 +447,23 @@ fn invocations(name: &str, p: &Profile, users: f64) -> f64 {
             mau * (p.profile_edits + p.address_adds + p.removals + p.primary_switches)
                 + users * (p.deletions_per_user + p.admin_status_changes_per_user)
         }
+        // Every change of a profile or an email record, one invocation each
+        // at worst (batches of up to 10 make fewer).
+        "publish-events" => {
+            mau * (p.profile_edits + p.address_adds + p.verifications + p.primary_switches + p.removals)
+                + users * (2.0 * p.sign_ups_per_user + p.deletions_per_user + p.admin_status_changes_per_user)
+        }
         // Priced in the sweep's own line.
         _ => 0.0,
     }
+}
+
+/// Domain events put on the bus a month: one per change, two per sign-up
+/// (the user and the address) and per deletion (the user and, at least, an address).
+fn domain_events(p: &Profile, users: f64) -> f64 {
+    users * p.mau_share * (p.profile_edits + p.address_adds + p.verifications + p.primary_switches + p.removals)
+        + users * 2.0 * (p.sign_ups_per_user + p.deletions_per_user)
+        + users * p.admin_status_changes_per_user
 }
 
 /// Cognito calls of the stream consumer a month: the primary moves (the
@@ -682,8 +696,12 @@ pub(crate) fn month(users: f64, p: &Profile, s: &Stack, m: &Measured, prices: &P
         same(DASHBOARD, s.dashboards * prices.get("cloudwatch_dashboard_month")),
         same(XRAY, trace_count * prices.get("xray_traces_recorded") / 1e6),
         same(SECRETS, secrets),
-        // Schedules and CloudTrail records reach the default bus as AWS events.
-        same(EVENTBRIDGE, 0.0),
+        // Schedules and CloudTrail records reach the default bus as AWS events,
+        // free; the domain events are custom events.
+        same(
+            EVENTBRIDGE,
+            domain_events(p, users) * prices.get("eventbridge_custom_events") / 1e6,
+        ),
         Line {
             item: SWEEP,
             on_demand: sweep_usd,

@@ -32,14 +32,14 @@ pub(crate) async fn section(plan: &Plan) -> String {
         Arc::new(move |_, event| {
             let app = app.clone();
             Box::pin(async move {
-                let batch = serde_json::from_value(event).unwrap_or_default();
+                let batch = serde_json::from_value(event).expect("Lambda's DynamoDB event shape");
                 let response = user_service::api::events::publish_events::handle(
                     &app,
                     LambdaEvent::new(batch, Context::default()),
                 )
                 .await
-                .unwrap_or_default();
-                Ok(serde_json::to_value(response).unwrap_or_default())
+                .expect("the publisher answers");
+                Ok(serde_json::to_value(response).expect("a response serialises"))
             })
         })
     };
@@ -63,6 +63,10 @@ pub(crate) async fn section(plan: &Plan) -> String {
         // user.created and email.added: the delay is the later one's.
         let mut arrived = 0;
         while arrived < 2 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "sign-up {i}'s events did not arrive within a minute"
+            );
             let received = watcher.receive().await;
             arrived += received.iter().filter(|e| e["subject"] == sub.as_str()).count();
             if received.is_empty() {

@@ -43,9 +43,10 @@ struct Args {
     #[arg(long, env = "EVENT_SOURCE", default_value = "urn:user-service:local")]
     event_source: String,
     /// The table stream's consumers to run, as Lambda's event source mappings
-    /// would (comma-separated function names; empty for none).
-    #[arg(long, value_delimiter = ',', default_value = "sync-cognito-email,publish-events")]
-    stream_consumers: Vec<String>,
+    /// would (comma-separated function names); every one the catalog lists
+    /// when not given, none with an empty value.
+    #[arg(long, value_delimiter = ',')]
+    stream_consumers: Option<Vec<String>>,
     /// The user pool in moto's Cognito (AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER)
     /// the local pool is mirrored into, for what calls Cognito; `make dev` makes it.
     #[arg(long, env = "USER_POOL_ID", default_value = "local_UserPool")]
@@ -80,10 +81,34 @@ async fn main() -> Result<(), Error> {
         tracing::info!(table = %config.table_name, "created the table");
     }
     let store = Store::new(client, config.clone());
+    // Local only: every AWS service but DynamoDB is moto's, on this machine;
+    // nothing here may create a bus or queues in a real account.
+    for service in ["EVENTBRIDGE", "SQS", "COGNITO_IDENTITY_PROVIDER"] {
+        let name = format!("AWS_ENDPOINT_URL_{service}");
+        let endpoint = std::env::var(&name).unwrap_or_default();
+        if !(endpoint.starts_with("http://127.0.0.1:") || endpoint.starts_with("http://localhost:")) {
+            return Err(format!("{name} must name moto on 127.0.0.1 (make dev sets it), not {endpoint:?}").into());
+        }
+    }
+    let pool = local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?;
+    // Every user of the local pool exists in the mirror (moto forgets it when
+    // it stops), before the stream's consumers start: the Cognito sync
+    // applies the stream's history to it.
+    let mirror = local_api::mirror::Mirror::new(&sdk, &user_pool_id);
+    for user in pool.all().await {
+        mirror.put(&user).await?;
+    }
     let events = Arc::new(local_api::events::LocalEvents::set_up(&sdk, &event_bus, &event_source, true).await?);
     let ddb_endpoint =
         std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| "http://127.0.0.1:8000".to_owned());
     let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let stream_consumers = stream_consumers.unwrap_or_else(|| {
+        user_service::catalog::FUNCTIONS
+            .iter()
+            .filter(|f| matches!(f.trigger, user_service::catalog::Trigger::TableStream { .. }))
+            .map(|f| f.name.to_owned())
+            .collect()
+    });
     for name in stream_consumers.iter().filter(|n| !n.is_empty()) {
         let function = user_service::catalog::by_name(name).ok_or_else(|| format!("no function {name}"))?;
         let failures = local_api::mapping::FailureQueue {
@@ -121,16 +146,6 @@ async fn main() -> Result<(), Error> {
         "  GET  {}  the contract (openapi.yaml), no token",
         local_api::openapi::PATH
     );
-    let pool = local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?;
-    // Every user of the local pool exists in the mirror, which moto forgets
-    // when it stops.
-    let mirror = std::env::var_os("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER")
-        .map(|_| local_api::mirror::Mirror::new(&sdk, &user_pool_id));
-    if let Some(mirror) = &mirror {
-        for user in pool.all().await {
-            mirror.put(&user).await?;
-        }
-    }
     let shared = Arc::new(AppState {
         routes,
         key,
@@ -138,7 +153,7 @@ async fn main() -> Result<(), Error> {
         store,
         pool,
         user_pool_id,
-        mirror,
+        mirror: Some(mirror),
         events,
     });
     axum::serve(

@@ -130,7 +130,14 @@ impl Mapping {
         if self.pending.is_empty() {
             return Delivered::Idle;
         }
-        let size = self.batch_size.min(self.pending.len());
+        // A batch holds one shard's records, as Lambda's do.
+        let shard = self.pending.front().map(|r| r.shard.clone()).unwrap_or_default();
+        let size = self
+            .pending
+            .iter()
+            .take(self.batch_size)
+            .take_while(|r| r.shard == shard)
+            .count();
         let batch: Vec<Value> = self.pending.iter().take(size).map(|r| r.json.clone()).collect();
         let failed_from = match (self.invoke)(self.function.name, crate::stream::event(&batch)).await {
             Ok(response) => {

@@ -61,6 +61,10 @@ struct ReplayEvents {
     /// publish-events' on-failure queue: the stack's EventFailureQueueUrl output.
     #[arg(long)]
     queue_url: String,
+    /// The table (the stack's TableName output): a message naming another
+    /// stream than its own is kept, never read.
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
     /// The stack's bus: its EventBusName output.
     #[arg(long)]
     event_bus: String,
@@ -256,20 +260,33 @@ fn replay_events(args: ReplayEvents) -> ExitCode {
             &args.event_source,
             personal,
         );
+        let described = aws_sdk_dynamodb::Client::new(&sdk)
+            .describe_table()
+            .table_name(&args.table)
+            .send()
+            .await;
+        let Some(stream_arn) = described.ok().and_then(|d| d.table?.latest_stream_arn) else {
+            eprintln!("replay-events: the table {} or its stream could not be read", args.table);
+            return ExitCode::from(2);
+        };
         let sources = xtask::replay::Sources {
             streams: xtask::replay::streams_client(&sdk),
+            stream_arn,
             sqs: aws_sdk_sqs::Client::new(&sdk),
             queue_url: args.queue_url,
         };
         match xtask::replay::replay(&sources, &bus, args.drop_unreadable).await {
             Ok(report) => {
                 println!(
-                    "replay-events: {} messages; {} records published ({} events); {} unreadable; {} past the stream's 24 hours; {} left on the queue",
+                    "replay-events: {} messages; {} records published ({} events); {} unreadable; {} past the stream's 24 hours; \
+                     {} not this table's; {} not read to their end; {} left on the queue",
                     report.messages,
                     report.published_records,
                     report.events,
                     report.unreadable_records,
                     report.expired,
+                    report.foreign,
+                    report.incomplete,
                     report.kept
                 );
                 if report.kept == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }

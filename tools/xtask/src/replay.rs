@@ -17,6 +17,8 @@ use user_service::store::changes::record_events;
 pub struct Sources {
     /// DynamoDB Streams (AWS_ENDPOINT_URL_DYNAMODB_STREAMS for DynamoDB Local).
     pub streams: aws_sdk_dynamodbstreams::Client,
+    /// The table's stream: a message naming any other is kept, never read.
+    pub stream_arn: String,
     /// SQS, where the on-failure queue is.
     pub sqs: aws_sdk_sqs::Client,
     /// publish-events' on-failure queue (the stack's EventFailureQueueUrl output).
@@ -41,6 +43,10 @@ pub struct Report {
     pub unreadable_records: usize,
     /// Messages whose range the stream no longer holds (older than 24 hours).
     pub expired: usize,
+    /// Messages that are no range of this table's stream (malformed, or another stream's).
+    pub foreign: usize,
+    /// Messages whose range could not be read to its end (kept, to try again).
+    pub incomplete: usize,
     /// Messages left on the queue.
     pub kept: usize,
 }
@@ -63,6 +69,7 @@ struct Range {
     shard: String,
     start: String,
     end: String,
+    size: usize,
 }
 
 impl Range {
@@ -70,12 +77,14 @@ impl Range {
         let message: Value = serde_json::from_str(body).ok()?;
         let info = &message["DDBStreamBatchInfo"];
         let text = |name: &str| info[name].as_str().map(str::to_owned);
-        Some(Self {
+        let range = Self {
             stream: text("streamArn")?,
             shard: text("shardId")?,
             start: text("startSequenceNumber")?,
             end: text("endSequenceNumber")?,
-        })
+            size: usize::try_from(info["batchSize"].as_u64()?).ok()?,
+        };
+        (!after(&range.start, &range.end) && range.size > 0).then_some(range)
     }
 }
 
@@ -84,81 +93,102 @@ fn after(sequence: &str, end: &str) -> bool {
     (sequence.len(), sequence) > (end.len(), end)
 }
 
+/// What became of one message.
+enum Outcome {
+    /// Every record of its range is published: delete it.
+    Done,
+    /// Keep it on the queue.
+    Kept,
+}
+
 /// Replays every message on the queue now. `drop_unreadable` deletes a
 /// message whose unreadable records were reported, instead of keeping it.
+/// Kept messages stay invisible until the run ends, so each is read once.
 pub async fn replay(sources: &Sources, bus: &Bus, drop_unreadable: bool) -> Result<Report, ReplayError> {
     let mut report = Report::default();
     let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
     loop {
         let received = sources
             .sqs
             .receive_message()
             .queue_url(&sources.queue_url)
             .max_number_of_messages(10)
-            .visibility_timeout(300)
+            .visibility_timeout(900)
+            // Long polling: a short poll of a small queue can answer empty.
+            .wait_time_seconds(2)
             .send()
             .await
             .map_err(|e| ReplayError::Queue(aws_sdk_sqs::error::DisplayErrorContext(e).to_string()))?;
-        let (fresh, again): (Vec<_>, Vec<_>) = received
+        let fresh: Vec<_> = received
             .messages()
             .iter()
+            .filter(|m| seen.insert(m.message_id().unwrap_or_default().to_owned()))
             .cloned()
-            .partition(|m| seen.insert(m.message_id().unwrap_or_default().to_owned()));
-        // A message kept in this run came round again: visible again at once
-        // for the next run, not after this receive's timeout.
-        for message in &again {
-            make_visible(sources, message.receipt_handle().unwrap_or_default()).await;
-        }
+            .collect();
         if fresh.is_empty() {
-            return Ok(report);
+            break;
         }
         for message in fresh {
             report.messages += 1;
-            let handle = message.receipt_handle().unwrap_or_default();
-            let done = match Range::of(message.body().unwrap_or_default()) {
-                Some(range) => replay_range(sources, bus, &range, drop_unreadable, &mut report).await?,
-                None => false,
+            let handle = message.receipt_handle().unwrap_or_default().to_owned();
+            let outcome = match Range::of(message.body().unwrap_or_default()) {
+                Some(range) if range.stream == sources.stream_arn => {
+                    replay_range(sources, bus, &range, drop_unreadable, &mut report).await?
+                }
+                _ => {
+                    report.foreign += 1;
+                    Outcome::Kept
+                }
             };
-            if done {
-                let _ = sources
-                    .sqs
-                    .delete_message()
-                    .queue_url(&sources.queue_url)
-                    .receipt_handle(handle)
-                    .send()
-                    .await;
-            } else {
-                report.kept += 1;
-                make_visible(sources, handle).await;
+            match outcome {
+                Outcome::Done => {
+                    let _ = sources
+                        .sqs
+                        .delete_message()
+                        .queue_url(&sources.queue_url)
+                        .receipt_handle(&handle)
+                        .send()
+                        .await;
+                }
+                Outcome::Kept => {
+                    report.kept += 1;
+                    kept.push(handle);
+                }
             }
         }
     }
+    // Visible again for the next run.
+    for handle in kept {
+        let _ = sources
+            .sqs
+            .change_message_visibility()
+            .queue_url(&sources.queue_url)
+            .receipt_handle(handle)
+            .visibility_timeout(0)
+            .send()
+            .await;
+    }
+    Ok(report)
 }
 
-async fn make_visible(sources: &Sources, handle: &str) {
-    let _ = sources
-        .sqs
-        .change_message_visibility()
-        .queue_url(&sources.queue_url)
-        .receipt_handle(handle)
-        .visibility_timeout(0)
-        .send()
-        .await;
-}
-
-/// Publishes one range's records; whether its message may be deleted.
+/// Publishes one range's records.
 async fn replay_range(
     sources: &Sources,
     bus: &Bus,
     range: &Range,
     drop_unreadable: bool,
     report: &mut Report,
-) -> Result<bool, ReplayError> {
-    let records = match read_range(&sources.streams, range).await {
-        Ok(records) => records,
+) -> Result<Outcome, ReplayError> {
+    let (records, complete) = match read_range(&sources.streams, range).await {
+        Ok(read) => read,
         Err(ReplayError::Expired) => {
             report.expired += 1;
-            return Ok(false);
+            return Ok(Outcome::Kept);
+        }
+        Err(ReplayError::Stream(_)) => {
+            report.incomplete += 1;
+            return Ok(Outcome::Kept);
         }
         Err(other) => return Err(other),
     };
@@ -178,11 +208,30 @@ async fn replay_range(
     report.events += events.len();
     report.published_records += readable;
     report.unreadable_records += unreadable;
-    Ok(unreadable == 0 || drop_unreadable)
+    if !complete {
+        report.incomplete += 1;
+        return Ok(Outcome::Kept);
+    }
+    Ok(if unreadable == 0 || drop_unreadable {
+        Outcome::Done
+    } else {
+        Outcome::Kept
+    })
 }
 
-/// The range's records, as Lambda delivers them.
-async fn read_range(streams: &aws_sdk_dynamodbstreams::Client, range: &Range) -> Result<Vec<EventRecord>, ReplayError> {
+/// Pages read before a range is given up on for this run: an open shard's
+/// pages can be empty before its records (GetRecords allows 5 calls a second).
+const MOST_PAGES: usize = 50;
+
+/// The range's records, as Lambda delivers them, and whether the range was
+/// read to its end (its last record, or as many records as it holds).
+async fn read_range(
+    streams: &aws_sdk_dynamodbstreams::Client,
+    range: &Range,
+) -> Result<(Vec<EventRecord>, bool), ReplayError> {
+    let gone = |e: &aws_sdk_dynamodbstreams::operation::get_shard_iterator::GetShardIteratorError| {
+        e.is_trimmed_data_access_exception() || e.is_resource_not_found_exception()
+    };
     let mut iterator = streams
         .get_shard_iterator()
         .stream_arn(&range.stream)
@@ -192,11 +241,9 @@ async fn read_range(streams: &aws_sdk_dynamodbstreams::Client, range: &Range) ->
         .send()
         .await
         .map_err(|e| {
-            // A range the stream trimmed (older than 24 hours) cannot be read again.
-            let trimmed = e
-                .as_service_error()
-                .is_some_and(|e| e.is_trimmed_data_access_exception());
-            if trimmed {
+            // A range the stream trimmed (older than 24 hours), or a shard it
+            // deleted, cannot be read again.
+            if e.as_service_error().is_some_and(gone) {
                 ReplayError::Expired
             } else {
                 ReplayError::Stream(aws_sdk_dynamodbstreams::error::DisplayErrorContext(e).to_string())
@@ -204,53 +251,64 @@ async fn read_range(streams: &aws_sdk_dynamodbstreams::Client, range: &Range) ->
         })?
         .shard_iterator;
     let mut records = Vec::new();
-    while let Some(current) = iterator {
-        let page = streams
+    for page in 0..MOST_PAGES {
+        let Some(current) = iterator else {
+            // The shard is closed and read to its end.
+            return Ok((records, true));
+        };
+        let read = streams
             .get_records()
             .shard_iterator(current)
             .send()
             .await
             .map_err(|e| ReplayError::Stream(aws_sdk_dynamodbstreams::error::DisplayErrorContext(e).to_string()))?;
-        if page.records().is_empty() {
-            break;
-        }
-        for record in page.records() {
+        for record in read.records() {
             let Some(change) = record.dynamodb() else { continue };
             let sequence = change.sequence_number().unwrap_or_default();
             if after(sequence, &range.end) {
-                return Ok(records);
+                return Ok((records, true));
             }
-            let image =
-                |item: Option<&std::collections::HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>>| {
-                    item.map(|i| serde_json::to_value(serde_dynamo::Item::from(i.clone())).unwrap_or(Value::Null))
-                };
-            let json = json!({
-                "eventID": record.event_id(),
-                "eventName": record.event_name().map(|n| n.as_str()),
-                "eventSource": "aws:dynamodb",
-                "eventVersion": record.event_version().unwrap_or("1.1"),
-                "awsRegion": record
-                    .aws_region()
-                    .or_else(|| range.stream.split(':').nth(3))
-                    .unwrap_or_default(),
-                "dynamodb": {
-                    "Keys": image(change.keys.as_ref()),
-                    "NewImage": image(change.new_image.as_ref()),
-                    "OldImage": image(change.old_image.as_ref()),
-                    "SequenceNumber": sequence,
-                    "SizeBytes": change.size_bytes(),
-                    "ApproximateCreationDateTime": change.approximate_creation_date_time().map(|t| t.secs()),
-                    "StreamViewType": "NEW_AND_OLD_IMAGES",
-                },
-                "eventSourceARN": range.stream,
-            });
-            let record = serde_json::from_value(strip_nulls(json))
-                .map_err(|e| ReplayError::Stream(format!("a record of {} is not Lambda's shape: {e}", range.shard)))?;
-            records.push(record);
+            records.push(lambda_record(record, range)?);
+            if sequence == range.end || records.len() >= range.size {
+                return Ok((records, true));
+            }
         }
-        iterator = page.next_shard_iterator.clone();
+        iterator = read.next_shard_iterator.clone();
+        if read.records().is_empty() && page + 1 < MOST_PAGES {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
     }
-    Ok(records)
+    Ok((records, false))
+}
+
+/// A stream record as Lambda hands it to publish-events.
+fn lambda_record(record: &aws_sdk_dynamodbstreams::types::Record, range: &Range) -> Result<EventRecord, ReplayError> {
+    let change = record.dynamodb();
+    let image = |item: Option<&std::collections::HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>>| {
+        item.map(|i| serde_json::to_value(serde_dynamo::Item::from(i.clone())).unwrap_or(Value::Null))
+    };
+    let json = json!({
+        "eventID": record.event_id(),
+        "eventName": record.event_name().map(|n| n.as_str()),
+        "eventSource": "aws:dynamodb",
+        "eventVersion": record.event_version().unwrap_or("1.1"),
+        "awsRegion": record
+            .aws_region()
+            .or_else(|| range.stream.split(':').nth(3))
+            .unwrap_or_default(),
+        "dynamodb": {
+            "Keys": image(change.and_then(|c| c.keys.as_ref())),
+            "NewImage": image(change.and_then(|c| c.new_image.as_ref())),
+            "OldImage": image(change.and_then(|c| c.old_image.as_ref())),
+            "SequenceNumber": change.and_then(|c| c.sequence_number()),
+            "SizeBytes": change.and_then(|c| c.size_bytes()),
+            "ApproximateCreationDateTime": change.and_then(|c| c.approximate_creation_date_time()).map(|t| t.secs()),
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
+        },
+        "eventSourceARN": range.stream,
+    });
+    serde_json::from_value(strip_nulls(json))
+        .map_err(|e| ReplayError::Stream(format!("a record of {} is not Lambda's shape: {e}", range.shard)))
 }
 
 /// Lambda's records leave out what a change lacks (no OldImage for a new item).

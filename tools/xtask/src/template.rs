@@ -63,7 +63,44 @@ pub(crate) fn functions(catalog: &[Function]) -> String {
         }
         function_block(&mut y, function);
     }
+    bus_policy(&mut y, catalog);
     y.0
+}
+
+/// The bus takes events from its publishers alone (and the roles the stack's
+/// `EventPublisherArns` names, for `cargo xtask replay-events`): consumers
+/// trust a `user.deleted` to erase, so no other principal of the account,
+/// whatever its IAM grants, may put one there.
+fn bus_policy(y: &mut Yaml, catalog: &[Function]) {
+    let publishers: Vec<String> = catalog
+        .iter()
+        .filter(|f| f.publishes_events)
+        .map(|f| format!("!GetAtt {}FunctionRole.Arn", logical_name(f)))
+        .collect();
+    if publishers.is_empty() {
+        return;
+    }
+    y.blank();
+    y.line(1, "EventBusPublishersOnly:");
+    y.line(2, "Type: AWS::Events::EventBusPolicy");
+    y.line(2, "Properties:");
+    y.line(3, "EventBusName: !Ref EventBus");
+    y.line(3, "StatementId: PublishersOnly");
+    y.line(3, "Statement:");
+    y.line(4, "Effect: Deny");
+    y.line(4, "Principal: \"*\"");
+    y.line(4, "Action: events:PutEvents");
+    y.line(4, "Resource: !GetAtt EventBus.Arn");
+    y.line(4, "Condition:");
+    y.line(5, "ArnNotLike:");
+    y.line(6, "aws:PrincipalArn: !Split");
+    y.line(7, "- \",\"");
+    y.line(7, "- !Join");
+    y.line(8, "- \",\"");
+    y.line(8, "- - !Join [\",\", !Ref EventPublisherArns]");
+    for publisher in publishers {
+        y.line(9, &format!("- {publisher}"));
+    }
 }
 
 fn function_block(y: &mut Yaml, f: &Function) {
