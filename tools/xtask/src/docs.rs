@@ -85,7 +85,7 @@ pub(crate) fn event_schemas() -> Vec<(String, String)> {
 
 /// `value` with every object's keys in order: the same file whether or not
 /// another crate of the build turns on serde_json's `preserve_order`.
-fn sorted(value: serde_json::Value) -> serde_json::Value {
+pub(crate) fn sorted(value: serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(map) => {
             let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();

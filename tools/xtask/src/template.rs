@@ -365,7 +365,8 @@ pub(crate) fn event_schemas() -> String {
     y.line(3, "Description: The domain events of user-service (docs/events.md).");
     for kind in EventType::ALL {
         let name: String = kind.name().split(['.', '_']).map(capitalised).collect();
-        let content = serde_json::to_string(&draft4(events::schema(kind))).unwrap_or_default();
+        // Keys sorted: the same text whether or not serde_json's `preserve_order` is on.
+        let content = serde_json::to_string(&crate::docs::sorted(draft4(events::schema(kind)))).unwrap_or_default();
         y.blank();
         y.line(1, &format!("EventSchema{name}:"));
         y.line(2, "Type: AWS::EventSchemas::Schema");
