@@ -62,7 +62,7 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
         plan,
         proxy,
         table,
-        cognito: closed_port_url(),
+        unreachable: closed_port_url(),
         envs: Vec::new(),
         rows: Vec::new(),
         units: crate::capacity::Units::default(),
@@ -181,6 +181,12 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
         .map_or(0, Vec::len);
     assert_eq!(failures, 1, "sync-cognito-email: Cognito is unreachable: {answer:?}");
     run.record("sync-cognito-email", made, format!("{failures} record failed"));
+    let (answer, made) = run.measure("publish-events", &events::load("publish-events")).await;
+    let failures = answer.as_ref().unwrap()["batchItemFailures"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(failures, 1, "publish-events: EventBridge is unreachable: {answer:?}");
+    run.record("publish-events", made, format!("{failures} record failed"));
 
     // Last: ada closes her account.
     let mut event = ada_event("delete-account");
@@ -239,8 +245,8 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "Three reads: the admin's own profile, GSI1 for the address, then the owner's partition (GSI1 projects no profile).",
         ),
         "set-user-status" => (
-            &[("GetItem", 1), ("UpdateItem", 1)],
-            "The admin's own profile is read, then one conditional write.",
+            &[("GetItem", 2), ("TransactWriteItems", 1)],
+            "Exception: the admin's own profile is read, then the user's (the write pins its version), then one transaction: the change, and the condition that the admin is still active.",
         ),
         "pre-sign-up" => (
             &[("GetItem", 1)],
@@ -262,6 +268,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("UpdateItem", 1)],
             "The record carries both images; once Cognito holds a new primary, one write records it. Cognito is unreachable in the bench, so the record fails before it.",
         ),
+        "publish-events" => (
+            &[],
+            "No table request: the record carries both images, and its events go to EventBridge (unreachable in the bench, so the record fails).",
+        ),
         _ => (&[], NOT_IN_DESIGN),
     };
     let counts = ops.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect();
@@ -273,8 +283,8 @@ struct Run<'a> {
     plan: &'a Plan,
     proxy: &'a Proxy,
     table: String,
-    /// Where the Cognito client is sent: a closed loopback port.
-    cognito: String,
+    /// Where the Cognito and EventBridge clients are sent: a closed loopback port.
+    unreachable: String,
     envs: Vec<(&'static str, Environment)>,
     rows: Vec<RequestRow>,
     /// The capacity units of the last measured invocation.
@@ -295,7 +305,14 @@ impl Run<'_> {
             launch = launch.env("VERIFICATION_RESEND_INTERVAL_SECONDS", "1");
         }
         if !function.cognito_actions.is_empty() {
-            launch = launch.env("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", self.cognito.clone());
+            launch = launch.env("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", self.unreachable.clone());
+        }
+        if function.publishes_events {
+            // A bus named, and EventBridge as unreachable as Cognito.
+            launch = launch
+                .env(user_service::bus::BUS_VAR, "user-service-bench-events")
+                .env(user_service::bus::SOURCE_VAR, "urn:user-service:bench")
+                .env("AWS_ENDPOINT_URL_EVENTBRIDGE", self.unreachable.clone());
         }
         launch
     }
