@@ -481,10 +481,26 @@ mod tests {
             ("phone", serde_json::json!("12"), "phone"),
             ("firstName", serde_json::json!(""), "firstName"),
             ("externalId", serde_json::json!(""), "externalId"),
-            ("emails", serde_json::json!([{"address": "nope", "verified": true, "primary": true}]), "emails[0].address"),
-            ("emails", serde_json::json!([{"address": "a@example.com", "verified": true}]), "emails[0]"),
-            ("password", serde_json::json!({"algorithm": "md5", "hash": "x"}), "password.algorithm"),
-            ("password", serde_json::json!({"algorithm": "bcrypt", "hash": "$2b$99$short"}), "password"),
+            (
+                "emails",
+                serde_json::json!([{"address": "nope", "verified": true, "primary": true}]),
+                "emails[0].address",
+            ),
+            (
+                "emails",
+                serde_json::json!([{"address": "a@example.com", "verified": true}]),
+                "emails[0]",
+            ),
+            (
+                "password",
+                serde_json::json!({"algorithm": "md5", "hash": "x"}),
+                "password.algorithm",
+            ),
+            (
+                "password",
+                serde_json::json!({"algorithm": "bcrypt", "hash": "$2b$99$short"}),
+                "password",
+            ),
             ("unknown", serde_json::json!(1), "unknown"),
         ];
         for (field, value, path) in cases {
@@ -520,7 +536,10 @@ mod tests {
             LineCode::PrimaryNotVerified
         );
         assert_eq!(
-            with_emails(serde_json::json!([e("a@x.com", true, true), e("A@X.com", false, false)])),
+            with_emails(serde_json::json!([
+                e("a@x.com", true, true),
+                e("A@X.com", false, false)
+            ])),
             LineError::at_email(LineCode::DuplicateInLine, 1)
         );
         let many: Vec<_> = (0..11).map(|i| e(&format!("a{i}@x.com"), true, i == 0)).collect();
@@ -542,12 +561,18 @@ mod tests {
                 Argon2id,
                 "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
             ),
-            (Scrypt, "$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4CbdRSCdEBsjjJxD+iCs5E"),
+            (
+                Scrypt,
+                "$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4CbdRSCdEBsjjJxD+iCs5E",
+            ),
             (
                 Pbkdf2Sha256,
                 "$pbkdf2-sha256$i=600000,l=32$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
             ),
-            (Pbkdf2Sha256, "$pbkdf2-sha256$i=29000$N2YuJ8l5M2bsfWwPYQyxbg$Hh7sjS.R8ex4b2Q6d8WyfxsK1g3w2C4G6FQZ3s8mJNo"),
+            (
+                Pbkdf2Sha256,
+                "$pbkdf2-sha256$i=29000$N2YuJ8l5M2bsfWwPYQyxbg$Hh7sjS.R8ex4b2Q6d8WyfxsK1g3w2C4G6FQZ3s8mJNo",
+            ),
         ];
         for (algorithm, hash) in good {
             assert!(PasswordHash::parse(algorithm, hash).is_ok(), "{algorithm:?} {hash}");
@@ -558,7 +583,10 @@ mod tests {
             (Bcrypt, "$2b$12$R9h/cIPz0gi"),
             (Argon2id, "$argon2i$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub"),
             (Argon2id, "$argon2id$v=19$m=65536,t=3$c29tZXNhbHQ$RdescudvJCsgt3ub"),
-            (Argon2id, "$argon2id$v=19$m=65536,t=3,p=4,x=1$c29tZXNhbHQ$RdescudvJCsgt3ub"),
+            (
+                Argon2id,
+                "$argon2id$v=19$m=65536,t=3,p=4,x=1$c29tZXNhbHQ$RdescudvJCsgt3ub",
+            ),
             (Scrypt, "$scrypt$ln=16,r=8,p=1$$hash"),
             (Pbkdf2Sha256, "$pbkdf2-sha256$i=many$c2FsdA$aGFzaA"),
             (Pbkdf2Sha256, BCRYPT),

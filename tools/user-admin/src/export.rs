@@ -79,7 +79,11 @@ pub fn line_of(account: Account) -> Option<UserLine> {
             primary: e.is_primary,
         })
         .collect();
-    emails.sort_by(|a, b| b.primary.cmp(&a.primary).then(a.address.as_str().cmp(b.address.as_str())));
+    emails.sort_by(|a, b| {
+        b.primary
+            .cmp(&a.primary)
+            .then(a.address.as_str().cmp(b.address.as_str()))
+    });
     Some(UserLine {
         external_id: None,
         status,
@@ -116,7 +120,10 @@ impl Output {
 /// Writes the cursor whole: a temporary file beside it, renamed over it.
 fn save(path: &Path, cursor: &Cursor) -> Result<(), ExportError> {
     let io = |e: std::io::Error| ExportError::Io(path.display().to_string(), e);
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
     serde_json::to_writer(&mut file, cursor).map_err(|e| io(e.into()))?;
     file.as_file().sync_data().map_err(io)?;

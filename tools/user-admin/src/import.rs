@@ -125,12 +125,15 @@ pub struct Target<'a> {
 }
 
 /// How a run goes.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Options {
     /// Check every line, write nothing.
     pub dry_run: bool,
     /// Skip the lines the existing report has done.
     pub resume: bool,
+    /// The run's time: a line without `createdAt` is created then, and an
+    /// unverified address holds its claim from then.
+    pub now: Timestamp,
 }
 
 /// The run's failures that stop it: not a line's.
@@ -189,7 +192,11 @@ pub async fn import(
     options: Options,
     bar: &ProgressBar,
 ) -> Result<Summary, ImportError> {
-    let done = if options.resume { done_in(report)? } else { HashSet::new() };
+    let done = if options.resume {
+        done_in(report)?
+    } else {
+        HashSet::new()
+    };
     let file = std::fs::File::open(input).map_err(|e| ImportError::Io(input.display().to_string(), e))?;
     let out = std::fs::OpenOptions::new()
         .create(true)
@@ -202,7 +209,7 @@ pub async fn import(
     let summary = Mutex::new(Summary::default());
     let policy = target.store.policy().clone();
     let max_emails = target.store.config().max_emails_per_user;
-    let now = Timestamp::now();
+    let now = options.now;
 
     // Every address of every line read so far, by canonical form: the first
     // line with one keeps it. Read in order, before any line is written.
@@ -224,13 +231,19 @@ pub async fn import(
             Err(error) => return Some(Ok(refused(error))),
         };
         if parsed.password.is_some() {
-            summary.lock().unwrap_or_else(std::sync::PoisonError::into_inner).with_password += 1;
+            summary
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .with_password += 1;
         }
         if let Err(error) = parsed.check(&policy, max_emails) {
             return Some(Ok(refused(error)));
         }
         let forms = parsed.forms(&policy);
-        if let Some(at) = forms.iter().position(|f| first_with.get(f.as_str()).is_some_and(|&l| l != line)) {
+        if let Some(at) = forms
+            .iter()
+            .position(|f| first_with.get(f.as_str()).is_some_and(|&l| l != line))
+        {
             return Some(Ok(refused(LineError::at_email(LineCode::DuplicateInFile, at))));
         }
         for form in forms {
@@ -248,7 +261,9 @@ pub async fn import(
             match checked? {
                 Checked::Refused(entry) => Ok(Some(entry)),
                 Checked::Done => Ok(None),
-                Checked::Ready(line, parsed) if options.dry_run => Ok(Some(check_table(target, line, &parsed, now).await)),
+                Checked::Ready(line, parsed) if options.dry_run => {
+                    Ok(Some(check_table(target, line, &parsed, now).await))
+                }
                 Checked::Ready(line, parsed) => Ok(Some(import_line(target, line, &parsed, now).await)),
             }
         })
@@ -256,7 +271,10 @@ pub async fn import(
     while let Some(entry) = entries.next().await {
         bar.inc(1);
         let Some(entry) = entry? else {
-            summary.lock().unwrap_or_else(std::sync::PoisonError::into_inner).skipped += 1;
+            summary
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .skipped += 1;
             continue;
         };
         let mut text = serde_json::to_string(&entry).unwrap_or_default();
@@ -265,7 +283,10 @@ pub async fn import(
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .write_all(text.as_bytes())
             .map_err(|e| ImportError::Io(report.display().to_string(), e))?;
-        summary.lock().unwrap_or_else(std::sync::PoisonError::into_inner).count(&entry);
+        summary
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .count(&entry);
     }
     drop(entries);
     out.into_inner()

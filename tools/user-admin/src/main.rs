@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use user_service::Store;
-use user_service::address_policy::AddressPolicy;
-use user_service::config::{ClientTimeouts, StoreConfig};
 use user_admin::cognito::Pool;
 use user_admin::import::{Options, Target};
 use user_admin::{export, import, progress};
+use user_service::Store;
+use user_service::address_policy::AddressPolicy;
+use user_service::config::{ClientTimeouts, StoreConfig};
 
 /// Cognito's default quota of the UserCreation category (AdminCreateUser,
 /// SignUp, …) is 50 requests a second per account: the import keeps to 20,
@@ -116,10 +116,20 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             let options = Options {
                 dry_run: args.dry_run,
                 resume: args.resume,
+                now: user_service::domain::Timestamp::now(),
             };
-            let summary = import::import(&Target { store: &store, pool: &pool }, &args.file, &report, options, &bar)
-                .await
-                .map_err(|e| e.to_string())?;
+            let summary = import::import(
+                &Target {
+                    store: &store,
+                    pool: &pool,
+                },
+                &args.file,
+                &report,
+                options,
+                &bar,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
             bar.finish();
             eprintln!("{}report: {}", summary.render(), report.display());
             Ok(if summary.failures() == 0 {

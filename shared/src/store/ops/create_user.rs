@@ -20,7 +20,8 @@ impl Store {
     /// Creates a confirmed user with a verified primary address. Idempotent: a
     /// repeated delivery for a user that exists succeeds and changes nothing.
     pub async fn create_user(&self, user: &NewUser, now: Timestamp) -> Result<Created, StoreError> {
-        self.create_account(&NewAccount::signed_up(user.clone(), now), now).await
+        self.create_account(&NewAccount::signed_up(user.clone(), now), now)
+            .await
     }
 
     /// Creates a user whole (the bulk import's): the profile with the
@@ -60,16 +61,20 @@ impl Store {
         let mut held: Vec<Option<ClaimItem>> = vec![None; records.len()];
         let mut with_token = true;
         retrying!({
-            let claims = records.iter().zip(&held).zip(&previous_forms).map(|((record, held), previous)| {
-                NewClaim {
-                    // Verified (the sign-up's address, or the operator's word):
-                    // held for good, and any unverified claim yields to it.
-                    expires_at: (!record.is_verified).then_some(claim_expiry),
-                    live_claims_yield: record.is_verified,
-                    held: held.as_ref(),
-                    previous_form: previous.as_ref(),
-                }
-            });
+            let claims = records
+                .iter()
+                .zip(&held)
+                .zip(&previous_forms)
+                .map(|((record, held), previous)| {
+                    NewClaim {
+                        // Verified (the sign-up's address, or the operator's word):
+                        // held for good, and any unverified claim yields to it.
+                        expires_at: (!record.is_verified).then_some(claim_expiry),
+                        live_claims_yield: record.is_verified,
+                        held: held.as_ref(),
+                        previous_form: previous.as_ref(),
+                    }
+                });
             let mut plan = plan(self.table(), &profile, records.iter().zip(claims), now)?;
             if !with_token {
                 plan.client_request_token = None;
@@ -312,7 +317,10 @@ mod tests {
             crate::address_policy::Canonicalization::NONE,
             now(),
         );
-        let (work, old) = (imported("ada.work@example.com", true), imported("ada.old@example.com", false));
+        let (work, old) = (
+            imported("ada.work@example.com", true),
+            imported("ada.old@example.com", false),
+        );
         let expiry = now().plus_seconds(3_600);
         let records = [
             (&primary, claim_of(None, None)),
