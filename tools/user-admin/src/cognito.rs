@@ -52,6 +52,9 @@ pub enum Creation {
     /// Cognito had it already (an earlier run, or its own sign-up), confirmed
     /// or created by an admin: the import completes it.
     Existing(UserId),
+    /// Cognito had it, created by an admin and not given its password yet
+    /// (a run that stopped in between): the import gives it one, then completes it.
+    PasswordPending(UserId),
     /// Cognito has an unconfirmed sign-up with the address: whoever made it
     /// has not proved the mailbox, and the import must not adopt it.
     Unconfirmed,
@@ -124,7 +127,8 @@ impl Pool {
                     .send()
             })
             .await?;
-        if out.user_status() == Some(&UserStatusType::Unconfirmed) {
+        let status = out.user_status().cloned();
+        if status == Some(UserStatusType::Unconfirmed) {
             return Ok(Creation::Unconfirmed);
         }
         let sub = out
@@ -133,9 +137,32 @@ impl Pool {
             .find(|a| a.name() == "sub")
             .and_then(|a| a.value())
             .unwrap_or(out.username());
-        UserId::parse_sub(sub)
-            .map(Creation::Existing)
-            .map_err(|_| CallError::Refused("AdminGetUser", "NoSub".to_owned()))
+        let user = UserId::parse_sub(sub).map_err(|_| CallError::Refused("AdminGetUser", "NoSub".to_owned()))?;
+        Ok(if status == Some(UserStatusType::ForceChangePassword) {
+            Creation::PasswordPending(user)
+        } else {
+            Creation::Existing(user)
+        })
+    }
+
+    /// Gives the user a permanent password nobody knows (random, never kept):
+    /// a user created by an admin stays `FORCE_CHANGE_PASSWORD`, and Cognito
+    /// refuses forgot-password in that state. Confirmed, with its address
+    /// verified, the user sets a password through forgot-password.
+    pub async fn set_unknown_password(&self, user: &UserId) -> Result<(), CallError> {
+        let password =
+            unknown_password().ok_or_else(|| CallError::Refused("AdminSetUserPassword", "NoRandomness".to_owned()))?;
+        self.call("AdminSetUserPassword", || {
+            self.client
+                .admin_set_user_password()
+                .user_pool_id(&self.pool_id)
+                .username(user.as_str())
+                .password(password.as_str())
+                .permanent(true)
+                .send()
+        })
+        .await
+        .map(drop)
     }
 
     /// The user can no longer sign in: an imported suspension.
@@ -212,6 +239,20 @@ fn sub_of(user: Option<&UserType>) -> Result<UserId, CallError> {
     UserId::parse_sub(sub).map_err(|_| CallError::Refused("AdminCreateUser", "NoSub".to_owned()))
 }
 
+/// 40 random characters (240 bits) and one of each class the pool's password
+/// policy may ask for.
+fn unknown_password() -> Option<String> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut bytes = [0u8; 40];
+    getrandom::fill(&mut bytes).ok()?;
+    let mut password: String = bytes
+        .iter()
+        .map(|b| char::from(ALPHABET[usize::from(b % 64)]))
+        .collect();
+    password.push_str("Aa1!");
+    Some(password)
+}
+
 /// The pause before attempt `tries + 1`: 100 ms doubling to 6.4 s, plus up
 /// to half again of jitter, so many importers throttled together spread out.
 pub fn backoff(tries: u32) -> Duration {
@@ -227,6 +268,17 @@ pub fn backoff(tries: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_passwords_differ_and_meet_every_class() {
+        let (a, b) = (unknown_password().unwrap(), unknown_password().unwrap());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 44);
+        for class in [char::is_ascii_uppercase, char::is_ascii_lowercase, char::is_ascii_digit] {
+            assert!(a.chars().any(|c| class(&c)), "{a}");
+        }
+        assert!(a.chars().any(|c| c.is_ascii_punctuation()));
+    }
 
     #[test]
     fn backoff_doubles_is_jittered_and_bounded() {

@@ -332,7 +332,8 @@ async fn check_table(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
     }
 }
 
-/// One line: Cognito's user (created, or found), disabled when suspended,
+/// One line: Cognito's user (created, or found), confirmed with a password
+/// nobody knows (so forgot-password works), disabled when suspended,
 /// then the profile and its addresses in one transaction. A user this run
 /// created whose profile the table refuses is deleted again, so Cognito and
 /// the table keep agreeing.
@@ -340,12 +341,16 @@ async fn import_line(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
     let Some(primary) = parsed.primary() else {
         return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
     };
-    let (user, created) = match target.pool.create(&primary.address).await {
-        Ok(Creation::Created(user)) => (user, true),
-        Ok(Creation::Existing(user)) => (user, false),
+    let (user, created, password) = match target.pool.create(&primary.address).await {
+        Ok(Creation::Created(user)) => (user, true, true),
+        Ok(Creation::PasswordPending(user)) => (user, false, true),
+        Ok(Creation::Existing(user)) => (user, false, false),
         Ok(Creation::Unconfirmed) => return failed(line, LineError::at(LineCode::CognitoConflict, "emails")),
         Err(err) => return failed(line, cognito_failure(&err)),
     };
+    if password && let Err(err) = target.pool.set_unknown_password(&user).await {
+        return failed(line, cognito_failure(&err));
+    }
     if UserStatus::from(parsed.status) == UserStatus::Suspended
         && let Err(err) = target.pool.disable(&user).await
     {
