@@ -27,6 +27,7 @@ use integration_tests::moto::Moto;
 use integration_tests::{ddb, invariants, lambda, process, wait};
 use serde_json::{Value, json};
 use user_admin::cognito::Pool;
+use user_admin::export::{Cursor, SegmentAt};
 use user_admin::import::{Entry, Options, Outcome, Summary, Target};
 use user_service::address_policy::AddressPolicy;
 use user_service::import::LineCode;
@@ -48,10 +49,10 @@ fn user(i: usize) -> Value {
         "lastName": format!("User{i}"),
         "emails": [
             {"address": format!("user{i}@example.com"), "verified": true, "primary": true},
-            {"address": format!("user{i}.old@example.org"), "verified": i % 2 == 0, "primary": false}
+            {"address": format!("user{i}.old@example.org"), "verified": i.is_multiple_of(2), "primary": false}
         ]
     });
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         line["password"] = json!({"algorithm": "bcrypt", "hash": BCRYPT});
     }
     if i % 4 == 1 {
@@ -550,6 +551,24 @@ async fn an_export_reimported_elsewhere_exports_the_same_lines() {
 
     let first = export(&app, &dir.path().join("first.jsonl")).await;
     assert_eq!(first.len(), 13, "the deleted user is not exported");
+
+    // An export cut short after its cursor was written, mid-way through a
+    // line: run again, it cuts what is past the cursor and goes on.
+    let again = dir.path().join("again.jsonl");
+    let full = std::fs::read(dir.path().join("first.jsonl")).unwrap();
+    std::fs::write(&again, [full.as_slice(), b"{\"status\": \"act"].concat()).unwrap();
+    let cursor = Cursor {
+        written: full.len() as u64,
+        segments: vec![
+            SegmentAt {
+                done: true,
+                after: None
+            };
+            3
+        ],
+    };
+    std::fs::write(again.with_extension("cursor"), serde_json::to_vec(&cursor).unwrap()).unwrap();
+    assert_eq!(export(&app, &again).await, first);
     let schema = schema();
     for line in &first {
         assert!(schema.is_valid(line), "{line}");
