@@ -572,6 +572,42 @@ pub struct NewUser {
     pub phone: Option<Phone>,
 }
 
+/// A user written whole at once by the bulk import: the sign-up's user, with
+/// the status and creation time the other system had, and more addresses.
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    /// The user and its primary address, verified.
+    pub user: NewUser,
+    /// Active or suspended.
+    pub status: UserStatus,
+    /// When the user signed up (there, for an imported user).
+    pub created_at: Timestamp,
+    /// The addresses beside the primary.
+    pub more: Vec<AdditionalEmail>,
+}
+
+impl NewAccount {
+    /// A confirmed sign-up: active, created `now`, with its one address.
+    pub fn signed_up(user: NewUser, now: Timestamp) -> Self {
+        Self {
+            user,
+            status: UserStatus::Active,
+            created_at: now,
+            more: Vec::new(),
+        }
+    }
+}
+
+/// An address an imported user has beside the primary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdditionalEmail {
+    /// The address.
+    pub email: EmailAddress,
+    /// Whether the other system had it verified: a verified one holds its claim
+    /// for good, an unverified one until it expires.
+    pub verified: bool,
+}
+
 /// A change to what the profile shows. `None` leaves a field as it is;
 /// `phone: Some(None)` removes the phone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

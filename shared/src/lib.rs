@@ -25,6 +25,7 @@ pub mod events;
 pub mod http;
 #[cfg(feature = "aws")]
 pub mod identity;
+pub mod import;
 #[cfg(feature = "aws")]
 pub mod mail;
 pub mod metrics;

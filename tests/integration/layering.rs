@@ -25,6 +25,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("address_policy", 2),
     ("events", 2),
     ("reconcile", 3),
+    ("import", 3),
     ("audit", 3),
     ("mail", 3),
     ("bus", 3),

@@ -35,3 +35,4 @@ mod sweep;
 mod sync;
 mod template;
 mod triggers;
+mod user_admin;

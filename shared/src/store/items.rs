@@ -229,6 +229,29 @@ impl EmailItem {
         }
     }
 
+    /// An address an import brings beside the primary, verified or not as the
+    /// other system had it. An unverified one carries `unknown_code_hash`, the
+    /// hash of no code anyone was sent, expired at `at`: its owner asks for a code.
+    pub fn imported(
+        user: &UserId,
+        email: &EmailAddress,
+        policy: Canonicalization,
+        verified: bool,
+        unknown_code_hash: String,
+        at: Timestamp,
+    ) -> Self {
+        let mut record = Self::verified_primary(user, email, policy, at);
+        record.is_primary = false;
+        if !verified {
+            record.is_verified = false;
+            record.verified_at = None;
+            record.verification_code_hash = Some(unknown_code_hash);
+            record.verification_expires_at = Some(at);
+            record.verification_attempts = Some(0);
+        }
+        record
+    }
+
     /// The canonical form its claim and GSI1 key are made from.
     pub fn canonical(&self) -> CanonicalEmail {
         self.canonical_email

@@ -1,33 +1,81 @@
-//! A confirmed sign-up: profile, verified primary record and claim, in one
-//! transaction, idempotent across deliveries of the same sign-up.
+//! A new user's write: profile, verified primary record and claim, and, for
+//! an imported user, more records each with its claim, in one transaction,
+//! idempotent across deliveries of the same sign-up and runs of the same import.
 
-use crate::domain::{NewUser, Timestamp, UserId};
+use crate::domain::{NewAccount, NewUser, Timestamp, UserId};
+use crate::metrics::{self, Metric};
 use crate::store::items::{self, ClaimItem, EmailItem, ProfileItem};
 use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Created, Store, StoreError};
 
-use super::claim::{NewClaim, after_claim_write, push_new_claim};
+use super::claim::{NewClaim, push_new_claim};
 use super::profile::read_changed;
+
+/// Items one TransactWriteItems takes at most.
+const MAX_TRANSACTION_ITEMS: usize = 100;
 
 impl Store {
     /// Creates a confirmed user with a verified primary address. Idempotent: a
     /// repeated delivery for a user that exists succeeds and changes nothing.
     pub async fn create_user(&self, user: &NewUser, now: Timestamp) -> Result<Created, StoreError> {
-        let profile = ProfileItem::new(user, 1, now);
-        let record = EmailItem::verified_primary(&user.user_id, &user.email, self.policy.canonicalization, now);
-        let previous_form = self.policy.previous_form(&user.email);
-        let mut held: Option<ClaimItem> = None;
+        self.create_account(&NewAccount::signed_up(user.clone(), now), now)
+            .await
+    }
+
+    /// Creates a user whole (the bulk import's): the profile with the
+    /// account's status and creation time, the verified primary, and every
+    /// other address, a verified one claimed for good, an unverified one until
+    /// `VERIFICATION_TTL_SECONDS` from `now` (no code is sent). Idempotent as
+    /// [`Store::create_user`]: a user that exists is `Existing`, unchanged.
+    /// An address another user holds is `EmailTaken`, and nothing is written.
+    pub async fn create_account(&self, account: &NewAccount, now: Timestamp) -> Result<Created, StoreError> {
+        let user = &account.user;
+        let count = 1 + account.more.len();
+        if count > self.config.max_emails_per_user as usize {
+            return Err(StoreError::LimitReached);
+        }
+        let mut profile = ProfileItem::new(user, u32::try_from(count).unwrap_or(u32::MAX), now);
+        profile.status = account.status;
+        profile.created_at = account.created_at;
+        let canonicalization = self.policy.canonicalization;
+        let mut records = vec![EmailItem::verified_primary(
+            &user.user_id,
+            &user.email,
+            canonicalization,
+            account.created_at,
+        )];
+        for more in &account.more {
+            records.push(EmailItem::imported(
+                &user.user_id,
+                &more.email,
+                canonicalization,
+                more.verified,
+                unknown_code_hash()?,
+                account.created_at,
+            ));
+        }
+        let previous_forms: Vec<_> = records.iter().map(|r| self.policy.previous_form(&r.email)).collect();
+        let claim_expiry = now.plus_seconds(self.config.verification_ttl_seconds);
+        let mut held: Vec<Option<ClaimItem>> = vec![None; records.len()];
         let mut with_token = true;
         retrying!({
-            let claim = NewClaim {
-                expires_at: None,
-                live_claims_yield: true,
-                held: held.as_ref(),
-                previous_form: previous_form.as_ref(),
-            };
-            let mut plan = plan(self.table(), &profile, &record, claim, now)?;
+            let claims = records
+                .iter()
+                .zip(&held)
+                .zip(&previous_forms)
+                .map(|((record, held), previous)| {
+                    NewClaim {
+                        // Verified (the sign-up's address, or the operator's word):
+                        // held for good, and any unverified claim yields to it.
+                        expires_at: (!record.is_verified).then_some(claim_expiry),
+                        live_claims_yield: record.is_verified,
+                        held: held.as_ref(),
+                        previous_form: previous.as_ref(),
+                    }
+                });
+            let mut plan = plan(self.table(), &profile, records.iter().zip(claims), now)?;
             if !with_token {
                 plan.client_request_token = None;
             }
@@ -39,28 +87,79 @@ impl Store {
                 plan.client_request_token = None;
                 result = self.transact(&plan).await;
             }
-            match after_claim_write(result, &mut held) {
-                Ok(()) => Ok(Created::New),
+            match result {
+                Ok(()) => {
+                    if held.iter().any(Option::is_some) {
+                        metrics::count(Metric::TakeOvers);
+                    }
+                    Ok(Created::New)
+                }
                 Err(Rejection::UserExists) => Ok(Created::Existing),
+                // A claim that may be taken over is remembered for the next
+                // attempt, by the address it holds.
+                Err(Rejection::TakeOver(claim)) => match self.held_at(&records, &claim).await? {
+                    Some(at) => {
+                        held[at] = Some(claim);
+                        Err(Rejection::Again)
+                    }
+                    None => {
+                        held.fill(None);
+                        Err(Rejection::Retry)
+                    }
+                },
+                // Any other retry forgets them: the next attempt reads afresh.
+                Err(retry @ (Rejection::Retry | Rejection::Again)) => {
+                    held.fill(None);
+                    Err(retry)
+                }
                 Err(other) => Err(other),
             }
         })
     }
+
+    /// Which of `records` the claim `claim` holds: the one record of a sign-up;
+    /// for more, the one whose claim names the same holder now.
+    async fn held_at(&self, records: &[EmailItem], claim: &ClaimItem) -> Result<Option<usize>, StoreError> {
+        if records.len() == 1 {
+            return Ok(Some(0));
+        }
+        for (at, record) in records.iter().enumerate() {
+            if self.claim_on(&record.canonical()).await?.as_ref() == Some(claim) {
+                return Ok(Some(at));
+            }
+        }
+        Ok(None)
+    }
 }
 
-fn plan(
+/// The hash an unverified imported record holds: of no code anyone was sent
+/// (random, as unguessable as a keyed hash), so only a code its owner asks
+/// for verifies it.
+fn unknown_code_hash() -> Result<String, StoreError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|_| StoreError::Inconsistent("no randomness for a record"))?;
+    Ok(hex::encode(bytes))
+}
+
+/// The profile, then each record and its claim, the first the primary.
+fn plan<'a>(
     table: &str,
     profile: &ProfileItem,
-    record: &EmailItem,
-    claim: NewClaim<'_>,
+    records: impl IntoIterator<Item = (&'a EmailItem, NewClaim<'a>)>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let new_profile = plan::put(table, items::profile_item(profile)?, |x| x.not_exists(keys::PK))?;
     plan.push(new_profile, |_| Ok(Rejection::UserExists));
-    let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
-    plan.push(new_record, read_changed);
-    push_new_claim(&mut plan, table, record, claim, now)?;
+    for (record, claim) in records {
+        let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
+        plan.push(new_record, read_changed);
+        push_new_claim(&mut plan, table, record, claim, now)?;
+    }
+    if plan.items().len() > MAX_TRANSACTION_ITEMS {
+        // Take-overs and a moving policy add items: more than one transaction holds.
+        return Err(StoreError::LimitReached);
+    }
     plan.client_request_token = Some(token(table, &profile.user_id));
     Ok(plan)
 }
@@ -78,6 +177,7 @@ fn token(table: &str, user: &UserId) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::address_policy::CanonicalEmail;
     use crate::domain::UserStatus;
     use crate::store::items::EntityType;
     use crate::store::keys::Item;
@@ -107,7 +207,7 @@ mod tests {
             held,
             previous_form: None,
         };
-        plan("t", &profile, &record, claim, now()).unwrap()
+        plan("t", &profile, [(&record, claim)], now()).unwrap()
     }
 
     #[test]
@@ -185,6 +285,100 @@ mod tests {
         // A live claim yields to a sign-up: no expiry in the condition.
         let claim = put_of(&plan.items()[2]);
         assert!(!claim.condition_expression().unwrap().contains("<="));
+    }
+
+    fn imported(typed: &str, verified: bool) -> EmailItem {
+        EmailItem::imported(
+            &user(),
+            &crate::domain::EmailAddress::parse(typed).unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            verified,
+            "00".repeat(32),
+            now(),
+        )
+    }
+
+    fn claim_of(expires_at: Option<Timestamp>, previous_form: Option<&CanonicalEmail>) -> NewClaim<'_> {
+        NewClaim {
+            expires_at,
+            live_claims_yield: expires_at.is_none(),
+            held: None,
+            previous_form,
+        }
+    }
+
+    #[test]
+    fn an_imported_user_writes_every_record_with_its_claim_in_one_transaction() {
+        let mut profile = ProfileItem::new(&new_user(), 3, now());
+        profile.status = UserStatus::Suspended;
+        let primary = EmailItem::verified_primary(
+            &user(),
+            &address(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
+        let (work, old) = (
+            imported("ada.work@example.com", true),
+            imported("ada.old@example.com", false),
+        );
+        let expiry = now().plus_seconds(3_600);
+        let records = [
+            (&primary, claim_of(None, None)),
+            (&work, claim_of(None, None)),
+            (&old, claim_of(Some(expiry), None)),
+        ];
+        let plan = plan("t", &profile, records, now()).unwrap();
+        assert_well_formed(&plan);
+        assert_eq!(plan.items().len(), 7);
+        let p = put_of(&plan.items()[0]);
+        assert_eq!(s(p.item(), "status"), "suspended");
+        assert_eq!(p.item()["emailCount"].as_n().unwrap(), "3");
+
+        let w = put_of(&plan.items()[3]);
+        assert_eq!(w.item()["isPrimary"].as_bool().unwrap(), &false);
+        assert_eq!(w.item()["isVerified"].as_bool().unwrap(), &true);
+        assert!(!w.item().contains_key("verificationCodeHash"));
+        assert!(!put_of(&plan.items()[4]).item().contains_key("expiresAt"));
+
+        let o = put_of(&plan.items()[5]);
+        assert_eq!(o.item()["isVerified"].as_bool().unwrap(), &false);
+        assert!(o.item().contains_key("verificationCodeHash"));
+        assert!(!o.item().contains_key("verifiedAt"));
+        let c = put_of(&plan.items()[6]);
+        assert_eq!(s(c.item(), "expiresAt"), expiry.to_string());
+        assert_eq!(s(c.item(), "userId"), "user-a");
+
+        // Another user's verified claim on any of the addresses: taken.
+        let theirs = EmailItem::verified_primary(
+            &UserId::parse("user-b").unwrap(),
+            &old.email,
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
+        let theirs = items::claim_item(&old.canonical(), &theirs.claim(None)).unwrap();
+        assert!(matches!(failed(plan.read(6, Some(&theirs))), StoreError::EmailTaken));
+        assert!(matches!(plan.read(0, None), Rejection::UserExists));
+    }
+
+    #[test]
+    fn a_write_beyond_one_transaction_is_refused() {
+        let profile = ProfileItem::new(&new_user(), 49, now());
+        let records: Vec<EmailItem> = (0..49).map(|i| imported(&format!("a{i}@example.com"), true)).collect();
+        let forms: Vec<CanonicalEmail> = (0..49)
+            .map(|i| {
+                crate::address_policy::Canonicalization::NONE
+                    .canonical(&crate::domain::EmailAddress::parse(&format!("a{i}.x@example.com")).unwrap())
+            })
+            .collect();
+        let fits = plan("t", &profile, records.iter().map(|r| (r, claim_of(None, None))), now()).unwrap();
+        assert_eq!(fits.items().len(), 99);
+        let moving = plan(
+            "t",
+            &profile,
+            records.iter().zip(&forms).map(|(r, f)| (r, claim_of(None, Some(f)))),
+            now(),
+        );
+        assert!(matches!(moving, Err(StoreError::LimitReached)));
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! `user-admin import FILE` and `user-admin export`: see docs/import-export.md.
+//! The table, the pool and the address policy come from the same environment
+//! as the functions' (TABLE_NAME, USER_POOL_ID, EMAIL_CANONICALIZATION, …);
+//! endpoints and credentials from the standard AWS environment.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use user_admin::cognito::Pool;
+use user_admin::import::{Options, Target};
+use user_admin::{export, import, progress};
+use user_service::Store;
+use user_service::address_policy::AddressPolicy;
+use user_service::config::{ClientTimeouts, StoreConfig};
+
+/// Cognito's default quota of the UserCreation category (AdminCreateUser,
+/// SignUp, …) is 50 requests a second per account: the import keeps to 20,
+/// leaving the rest to the service's own sign-ups.
+const DEFAULT_RATE: f64 = 20.0;
+
+#[derive(Parser)]
+#[command(about = "Bulk import and export of users (docs/import-export.md)")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Import the users of a JSON Lines file (schemas/import/user.json): a
+    /// Cognito user (no message, no password: forgot-password gives one) and a
+    /// profile with its addresses each. Safe to stop and run again.
+    Import(ImportArgs),
+    /// Write every user that is not deleted as JSON Lines in the import's
+    /// format, without secrets. Stopped, run it again with the same cursor to go on.
+    Export(ExportArgs),
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// The JSON Lines file, one user a line.
+    file: PathBuf,
+    /// Check every line (format, the table's rules, the address policy,
+    /// addresses twice in the file or held in the table); write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Users created a second at most (Cognito's UserCreation quota is 50 by default, shared with sign-ups).
+    #[arg(long, default_value_t = DEFAULT_RATE)]
+    rate: f64,
+    /// Where each line's outcome goes (JSON Lines: line, sub, outcome, error); FILE.report.jsonl by default.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Skip the lines the report of an earlier run has done, and add to it.
+    /// Without it the report starts afresh; the import is idempotent either way.
+    #[arg(long)]
+    resume: bool,
+    /// The table.
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+    /// The user pool (the stack's UserPoolId output).
+    #[arg(long, env = "USER_POOL_ID")]
+    user_pool_id: String,
+}
+
+#[derive(clap::Args)]
+struct ExportArgs {
+    /// The output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Where the export stands, to resume it; OUT.cursor by default. Removed when complete.
+    #[arg(long)]
+    cursor: Option<PathBuf>,
+    /// Segments of the parallel scan.
+    #[arg(long, default_value_t = 4)]
+    segments: u32,
+    /// The table.
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+}
+
+fn with_suffix(path: &std::path::Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+async fn store(table: &str) -> Result<(Store, aws_config::SdkConfig), String> {
+    let env = |name: &str| {
+        if name == "TABLE_NAME" {
+            Some(table.to_owned())
+        } else {
+            std::env::var(name).ok()
+        }
+    };
+    let config = StoreConfig::from_lookup(env).map_err(|e| e.to_string())?;
+    let policy = AddressPolicy::from_lookup(env).map_err(|e| e.to_string())?;
+    let timeouts = ClientTimeouts::from_lookup(env).map_err(|e| e.to_string())?;
+    let sdk = user_service::store::sdk_config(timeouts).await;
+    let client = aws_sdk_dynamodb::Client::new(&sdk);
+    Ok((Store::new(client, config).with_policy(policy), sdk))
+}
+
+async fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.task {
+        Task::Import(args) => {
+            let (store, sdk) = store(&args.table).await?;
+            let pool = Pool::new(
+                aws_sdk_cognitoidentityprovider::Client::new(&sdk),
+                args.user_pool_id,
+                args.rate,
+            );
+            let report = args.report.unwrap_or_else(|| with_suffix(&args.file, ".report.jsonl"));
+            let total = import::count_lines(&args.file).map_err(|e| e.to_string())?;
+            let bar = progress(if args.dry_run { "checking" } else { "importing" }, Some(total));
+            let options = Options {
+                dry_run: args.dry_run,
+                resume: args.resume,
+                now: user_service::domain::Timestamp::now(),
+            };
+            let summary = import::import(
+                &Target {
+                    store: &store,
+                    pool: &pool,
+                },
+                &args.file,
+                &report,
+                options,
+                &bar,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            bar.finish();
+            eprintln!("{}report: {}", summary.render(), report.display());
+            Ok(if summary.failures() == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Task::Export(args) => {
+            let (store, _) = store(&args.table).await?;
+            let cursor = args.cursor.unwrap_or_else(|| with_suffix(&args.out, ".cursor"));
+            let bar = progress("exporting", None);
+            let exported = export::export(&store, &args.out, &cursor, args.segments, &bar)
+                .await
+                .map_err(|e| user_service::error::chain(&e))?;
+            bar.finish();
+            eprintln!("exported: {exported} users to {}", args.out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("user-admin: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
