@@ -26,6 +26,8 @@ pub mod http;
 #[cfg(feature = "aws")]
 pub mod identity;
 pub mod import;
+#[cfg(feature = "legacy-passwords")]
+pub mod legacy_password;
 #[cfg(feature = "aws")]
 pub mod mail;
 pub mod metrics;
