@@ -262,6 +262,12 @@ fn handler(name: &str) -> Handler {
                 E::TooManyChecks { retry_after_secs: 60 },
             ],
         ),
+        "export-account" => h(
+            false,
+            false,
+            false,
+            vec![E::NotFound, E::TooManyExports { retry_after_secs: 60 }],
+        ),
         "find-user-by-email" => h(false, false, true, vec![E::NotFound]),
         "set-user-status" => h(true, false, true, vec![E::NotFound, E::AdminInactive]),
         other => panic!("{other}: a new HTTP function; say what its handler can answer here"),
