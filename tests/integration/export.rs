@@ -109,7 +109,7 @@ fn assert_fits_the_schema(export: &Value) {
         .build(&schema)
         .unwrap()
         .iter_errors(export)
-        .map(|e| format!("{} at {}", e, e.instance_path))
+        .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{export}: {errors:?}");
 }
