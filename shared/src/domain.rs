@@ -582,28 +582,15 @@ pub struct AccountExport {
     pub limits: Vec<LimitExport>,
 }
 
-/// The profile as stored, internal fields included.
+/// The profile as stored: what `GET /me` shows, and the internal fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileExport {
-    /// The primary address.
-    pub email: Option<EmailAddress>,
-    /// The given name.
-    pub first_name: Option<PersonName>,
-    /// The family name.
-    pub last_name: Option<PersonName>,
-    /// The contact number.
-    pub phone: Option<Phone>,
-    /// Active or suspended (a deleted user has nothing to export).
-    pub status: UserStatus,
-    /// The profile's version (its ETag).
-    pub version: u64,
+    /// The profile as the API shows it.
+    #[serde(flatten)]
+    pub profile: Profile,
     /// How many email records the user has.
     pub email_count: u32,
-    /// When the confirmed sign-up created the profile.
-    pub created_at: Timestamp,
-    /// When the profile last changed.
-    pub updated_at: Timestamp,
     /// The address Cognito signs the user in with, as last confirmed; while it
     /// is not `email`, a change of primary has yet to reach sign-in.
     pub cognito_email: Option<EmailAddress>,
@@ -615,23 +602,14 @@ pub struct ProfileExport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmailExport {
-    /// Names the record in the `/me/emails/{emailId}` routes.
-    pub email_id: EmailId,
-    /// The address, as given.
-    pub email: EmailAddress,
+    /// The record as the API shows it.
+    #[serde(flatten)]
+    pub email: Email,
     /// The form uniqueness is decided on, when the deployment's address
     /// policy makes it differ from `email` (dots or `+tags` ignored).
     pub canonical_email: Option<String>,
-    /// Whether this is the primary address.
-    pub is_primary: bool,
     /// The profile version whose switch made it primary; `null` for a sign-up's first address.
     pub primary_version: Option<u64>,
-    /// Whether the user proved they receive mail here.
-    pub is_verified: bool,
-    /// When the address was verified.
-    pub verified_at: Option<Timestamp>,
-    /// When the address was added.
-    pub created_at: Timestamp,
     /// The code waiting to be entered, if one was sent and the address is not
     /// verified yet: when, until when, how many tries are left. Never the code.
     pub pending_verification: Option<PendingVerification>,

@@ -155,37 +155,30 @@ fn emails_accounts_and_lists_as_the_handlers_serialize_them() {
 fn export(full: bool) -> AccountExport {
     let now = Timestamp::now();
     let p = profile(false);
-    let record = email(full);
     AccountExport {
         format_version: user_service::domain::EXPORT_FORMAT_VERSION,
         exported_at: now,
-        user_id: p.user_id,
+        user_id: p.user_id.clone(),
         profile: ProfileExport {
-            email: p.email.clone(),
-            first_name: p.first_name.filter(|_| full),
-            last_name: p.last_name.filter(|_| full),
-            phone: p.phone.filter(|_| full),
-            status: if full {
-                UserStatus::Active
-            } else {
-                UserStatus::Suspended
+            profile: Profile {
+                first_name: p.first_name.clone().filter(|_| full),
+                last_name: p.last_name.clone().filter(|_| full),
+                phone: p.phone.clone().filter(|_| full),
+                status: if full {
+                    UserStatus::Active
+                } else {
+                    UserStatus::Suspended
+                },
+                ..p.clone()
             },
-            version: p.version,
             email_count: 2,
-            created_at: now,
-            updated_at: now,
             cognito_email: p.email.filter(|_| full),
             sync_requested_at: full.then_some(now),
         },
         emails: vec![EmailExport {
-            email_id: record.email_id,
-            email: record.email,
+            email: email(full),
             canonical_email: full.then(|| "ada@example.com".to_owned()),
-            is_primary: record.is_primary,
             primary_version: full.then_some(2),
-            is_verified: record.is_verified,
-            verified_at: record.verified_at,
-            created_at: now,
             pending_verification: full.then_some(PendingVerification {
                 code_sent_at: Some(now),
                 code_expires_at: Some(now),

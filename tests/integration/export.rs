@@ -123,6 +123,7 @@ fn assert_export_is_the_table(export: &Value, table: &Table, sub: &str, now: Tim
     let p = table.profile(sub);
     let e = &export["profile"];
     for (field, stored) in [
+        ("userId", j(&p.user_id)),
         ("email", j(&p.email)),
         ("firstName", j(&p.first_name)),
         ("lastName", j(&p.last_name)),
@@ -137,7 +138,7 @@ fn assert_export_is_the_table(export: &Value, table: &Table, sub: &str, now: Tim
     ] {
         assert_eq!(e[field], stored, "profile.{field}");
     }
-    assert_eq!(e.as_object().unwrap().len(), 11, "{e}");
+    assert_eq!(e.as_object().unwrap().len(), 12, "{e}");
 
     let records = table.records(sub);
     let claims = table.claims(sub);

@@ -75,17 +75,10 @@ fn document(
         exported_at: now,
         user_id: profile.user_id.clone(),
         profile: ProfileExport {
-            email: profile.email,
-            first_name: profile.first_name,
-            last_name: profile.last_name,
-            phone: profile.phone,
-            status: profile.status,
-            version: profile.version,
             email_count: profile.email_count,
-            created_at: profile.created_at,
-            updated_at: profile.updated_at,
-            cognito_email: profile.cognito_email,
+            cognito_email: profile.cognito_email.clone(),
             sync_requested_at: profile.sync_requested_at,
+            profile: profile.into_domain(),
         },
         emails: emails
             .into_iter()
@@ -101,14 +94,8 @@ fn email(record: EmailItem, claim: Option<ClaimItem>, max_attempts: u32, now: Ti
         !record.is_verified && (record.verification_sent_at.is_some() || record.verification_expires_at.is_some());
     let wrong_attempts = record.verification_attempts.unwrap_or(0);
     EmailExport {
-        email_id: record.email_id,
-        canonical_email: record.canonical_email.map(|c| c.as_str().to_owned()),
-        email: record.email,
-        is_primary: record.is_primary,
+        canonical_email: record.canonical_email.as_ref().map(|c| c.as_str().to_owned()),
         primary_version: record.primary_version,
-        is_verified: record.is_verified,
-        verified_at: record.verified_at,
-        created_at: record.created_at,
         pending_verification: pending.then(|| PendingVerification {
             code_sent_at: record.verification_sent_at,
             code_expires_at: record.verification_expires_at,
@@ -119,6 +106,7 @@ fn email(record: EmailItem, claim: Option<ClaimItem>, max_attempts: u32, now: Ti
             held: c.is_live(now),
             expires_at: c.expires_at,
         }),
+        email: record.into_domain(),
     }
 }
 
@@ -194,7 +182,7 @@ mod tests {
         assert_eq!(export.format_version, 1);
         assert_eq!(export.exported_at, later);
         assert_eq!(export.user_id, user());
-        assert_eq!(export.profile.status, UserStatus::Suspended);
+        assert_eq!(export.profile.profile.status, UserStatus::Suspended);
         assert_eq!(export.profile.cognito_email, profile.cognito_email);
         assert_eq!(export.profile.sync_requested_at, Some(now()));
         assert_eq!(export.profile.email_count, 2);
@@ -202,7 +190,7 @@ mod tests {
         let [first, second] = &export.emails[..] else {
             panic!("two records: {export:?}")
         };
-        assert!(first.is_primary && first.is_verified && first.pending_verification.is_none());
+        assert!(first.email.is_primary && first.email.is_verified && first.pending_verification.is_none());
         assert_eq!(first.canonical_email, None);
         assert_eq!(
             first.claim,
