@@ -33,6 +33,7 @@ enum Route {
     GetEmail,
     DeleteAccount,
     CheckEmail,
+    ExportAccount,
     FindUserByEmail,
     SetUserStatus,
 }
@@ -52,6 +53,7 @@ impl Route {
             Self::GetEmail => ("GET", "/me/emails/{emailId}"),
             Self::DeleteAccount => ("DELETE", "/me"),
             Self::CheckEmail => ("GET", "/emails/availability"),
+            Self::ExportAccount => ("GET", "/me/export"),
             Self::FindUserByEmail => ("GET", "/admin/users"),
             Self::SetUserStatus => ("PUT", "/admin/users/{userId}/status"),
         }

@@ -298,6 +298,17 @@ pub const CHECK_EMAIL: Function = http(
     "Tells whether an address is free to add (a per-user daily limit).",
     &["GetItem", "ConditionCheckItem", "PutItem"],
 );
+/// `GET /me/export`: everything the table holds about the caller (GDPR
+/// articles 15 and 20), within a per-user daily limit. GetItem: the claims of
+/// the caller's addresses, and the counter before it is counted.
+pub const EXPORT_ACCOUNT: Function = http(
+    "export-account",
+    "GET",
+    "/me/export",
+    Access::User,
+    "Exports everything the service holds about the caller (a per-user daily limit).",
+    &["GetItem", "Query", "ConditionCheckItem", "PutItem"],
+);
 /// `GET /admin/users`: an admin finds an address's owner through GSI1.
 pub const FIND_USER_BY_EMAIL: Function = Function {
     queries_gsi1: true,
@@ -480,6 +491,7 @@ pub const FUNCTIONS: &[Function] = &[
     GET_EMAIL,
     DELETE_ACCOUNT,
     CHECK_EMAIL,
+    EXPORT_ACCOUNT,
     FIND_USER_BY_EMAIL,
     SET_USER_STATUS,
     PRE_SIGN_UP,
@@ -552,6 +564,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 14);
+        assert_eq!(count, 15);
     }
 }

@@ -147,6 +147,13 @@ pub const AVAILABILITY_CHECKS_PER_USER: NumberVar = NumberVar {
     min: 1,
     max: 10_000,
 };
+/// Exports of their own account (`GET /me/export`) per user in a rolling 24 hours.
+pub const EXPORTS_PER_USER: NumberVar = NumberVar {
+    name: "EXPORTS_PER_USER",
+    default: 5,
+    min: 1,
+    max: 1_000,
+};
 /// The DynamoDB client's connect timeout.
 pub const DYNAMODB_CONNECT_TIMEOUT_MS: NumberVar = NumberVar {
     name: "DYNAMODB_CONNECT_TIMEOUT_MS",
@@ -316,6 +323,10 @@ pub const VARIABLES: &[Variable] = &[
         AVAILABILITY_CHECKS_PER_USER,
         "availability checks per user, rolling 24 h: past it 429 with Retry-After, so no user can enumerate which addresses have accounts",
     ),
+    number_var(
+        EXPORTS_PER_USER,
+        "exports of their own account (`GET /me/export`) per user, rolling 24 h: past it 429 with Retry-After; each reads the user's whole partition",
+    ),
     text_var(
         "VERIFICATION_KEY_SECRET_ID",
         "(deployed)",
@@ -479,6 +490,8 @@ pub struct StoreConfig {
     pub resend_interval_seconds: i64,
     /// Availability checks per user in a rolling 24 hours.
     pub max_availability_checks: u32,
+    /// Exports of their own account per user in a rolling 24 hours.
+    pub max_exports: u32,
 }
 
 impl StoreConfig {
@@ -520,6 +533,7 @@ impl StoreConfig {
             max_codes_per_user: Self::DEFAULT_MAX_CODES_PER_USER,
             resend_interval_seconds: Self::RESEND_INTERVAL_SECONDS,
             max_availability_checks: AVAILABILITY_CHECKS_PER_USER.default,
+            max_exports: EXPORTS_PER_USER.default,
         }
     }
 
@@ -548,6 +562,7 @@ impl StoreConfig {
         )?;
         set(&mut c.max_codes_per_user, VERIFICATION_MAX_CODES_PER_USER)?;
         set(&mut c.max_availability_checks, AVAILABILITY_CHECKS_PER_USER)?;
+        set(&mut c.max_exports, EXPORTS_PER_USER)?;
         let set_seconds = |target: &mut i64, var| override_number(&lookup, target, var);
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;
@@ -761,6 +776,8 @@ mod tests {
             VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
             VERIFICATION_MAX_CODES_PER_USER,
             VERIFICATION_RESEND_INTERVAL_SECONDS,
+            AVAILABILITY_CHECKS_PER_USER,
+            EXPORTS_PER_USER,
         ];
         let timeouts = [
             DYNAMODB_CONNECT_TIMEOUT_MS,

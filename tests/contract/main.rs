@@ -262,6 +262,12 @@ fn handler(name: &str) -> Handler {
                 E::TooManyChecks { retry_after_secs: 60 },
             ],
         ),
+        "export-account" => h(
+            false,
+            false,
+            false,
+            vec![E::NotFound, E::TooManyExports { retry_after_secs: 60 }],
+        ),
         "find-user-by-email" => h(false, false, true, vec![E::NotFound]),
         "set-user-status" => h(true, false, true, vec![E::NotFound, E::AdminInactive]),
         other => panic!("{other}: a new HTTP function; say what its handler can answer here"),
@@ -380,6 +386,12 @@ fn headers_are_documented_where_handlers_set_them() {
         assert_eq!(header(method, path, 200, "ETag")["required"], true, "{method} {path}");
     }
     assert_eq!(header("POST", "/me/emails", 201, "Location")["required"], true);
+    // The export is personal data: export_account sets Cache-Control: no-store.
+    let cache = header("GET", "/me/export", 200, "Cache-Control");
+    assert_eq!(
+        (&cache["required"], &cache["schema"]["const"]),
+        (&json!(true), &json!("no-store"))
+    );
     // If-Match is required where the handler reads it.
     for (f, method, path, _) in http_routes() {
         let op = operation(&spec, method, path);

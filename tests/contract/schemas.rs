@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 use user_service::StoreError;
 use user_service::domain::{
-    Account, Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus,
+    Account, AccountExport, ClaimExport, Email, EmailAddress, EmailExport, EmailId, LimitExport, LimitKind,
+    PendingVerification, PersonName, Phone, Profile, ProfileExport, Timestamp, UserId, UserStatus,
 };
 use user_service::http::problem::Problem;
 
@@ -148,6 +149,85 @@ fn emails_accounts_and_lists_as_the_handlers_serialize_them() {
     assert_matches("EmailList", &json!({ "emails": account.emails }));
     let address = EmailAddress::parse("ada@example.com").unwrap();
     assert_matches("Availability", &json!({ "email": address, "available": true }));
+}
+
+/// An export with every field set, and one with every field that can be null null.
+fn export(full: bool) -> AccountExport {
+    let now = Timestamp::now();
+    let p = profile(false);
+    AccountExport {
+        format_version: user_service::domain::EXPORT_FORMAT_VERSION,
+        exported_at: now,
+        user_id: p.user_id.clone(),
+        profile: ProfileExport {
+            profile: Profile {
+                first_name: p.first_name.clone().filter(|_| full),
+                last_name: p.last_name.clone().filter(|_| full),
+                phone: p.phone.clone().filter(|_| full),
+                status: if full {
+                    UserStatus::Active
+                } else {
+                    UserStatus::Suspended
+                },
+                ..p.clone()
+            },
+            email_count: 2,
+            cognito_email: p.email.filter(|_| full),
+            sync_requested_at: full.then_some(now),
+        },
+        emails: vec![EmailExport {
+            email: email(full),
+            canonical_email: full.then(|| "ada@example.com".to_owned()),
+            primary_version: full.then_some(2),
+            pending_verification: full.then_some(PendingVerification {
+                code_sent_at: Some(now),
+                code_expires_at: Some(now),
+                wrong_attempts: 1,
+                attempts_left: 4,
+            }),
+            claim: full.then_some(ClaimExport {
+                expires_at: Some(now),
+                held: true,
+            }),
+        }],
+        limits: [
+            LimitKind::CodesSent,
+            LimitKind::CodesSentToAnAddress,
+            LimitKind::WrongCodes,
+            LimitKind::AnAddress,
+            LimitKind::AvailabilityChecks,
+            LimitKind::Exports,
+        ]
+        .into_iter()
+        .map(|kind| LimitExport {
+            kind,
+            events: vec![now],
+            in_window: 1,
+            clears_at: full.then_some(now),
+            first_added_at: full.then_some(now),
+        })
+        .collect(),
+    }
+}
+
+#[test]
+fn exports_as_the_handler_serializes_them() {
+    for full in [true, false] {
+        assert_matches("AccountExport", &serde_json::to_value(export(full)).unwrap());
+    }
+}
+
+/// The document's export schema is schemas/export/account.json's, the one
+/// the export's readers are given.
+#[test]
+fn the_export_schema_is_the_published_one() {
+    let path = integration_tests::lambda::workspace_root().join("schemas/export/account.json");
+    let mut published: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fields = published.as_object_mut().unwrap();
+    for name in ["$id", "$schema", "title"] {
+        fields.remove(name);
+    }
+    assert_eq!(spec()["components"]["schemas"]["AccountExport"], published);
 }
 
 #[test]

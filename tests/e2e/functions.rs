@@ -236,6 +236,13 @@ fn every_event_file_against_the_real_binaries() {
     account.expect(200);
     assert_eq!(account.body["emails"].as_array().unwrap().len(), 2);
     note("get-account");
+    let export = run.http("export-account", "export-account");
+    export.expect(200);
+    assert_eq!(export.headers["cache-control"], "no-store");
+    assert_eq!(export.body["formatVersion"], 1);
+    assert_eq!(export.body["emails"].as_array().unwrap().len(), 2);
+    assert!(!export.body.to_string().contains("verificationCodeHash"));
+    note("export-account");
 
     run.http("send-verification", "send-verification")
         .problem(404, "NOT_FOUND");

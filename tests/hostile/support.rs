@@ -203,7 +203,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
     };
     let owner = t.owner;
     let (event, status) = match route.name {
-        "get-profile" | "get-account" | "list-emails" => (event, 200),
+        "get-profile" | "get-account" | "list-emails" | "export-account" => (event, 200),
         "update-profile" => (
             event
                 .header("if-match", &t.if_match)

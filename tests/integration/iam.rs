@@ -128,6 +128,10 @@ async fn every_function_uses_exactly_its_granted_actions() {
     app.check_email(ADA, "ada.work@example.com").await;
     assert_actions(&catalog::CHECK_EMAIL, &rec);
 
+    let (app, rec) = recording(&setup).await;
+    app.export_account(ADA).await.assert_status(200);
+    assert_actions(&catalog::EXPORT_ACCOUNT, &rec);
+
     // Add, including the take-over of an expired claim (DeleteItem of the holder's record).
     let expired = TestApp::spawn_with(|c| c.verification_ttl_seconds = 0).await;
     expired.sign_up(ADA, "ada@example.com").await;

@@ -14,6 +14,7 @@ mod deletion_records;
 mod delivery;
 mod docs;
 mod events;
+mod export;
 mod faults;
 mod handler_support;
 mod handlers_admin;

@@ -187,6 +187,12 @@ impl TestApp {
         self.send(f, event).await
     }
 
+    /// GET /me/export
+    pub async fn export_account(&self, sub: &str) -> Reply {
+        let f = &catalog::EXPORT_ACCOUNT;
+        self.send(f, Self::event(f, sub)).await
+    }
+
     /// GET /admin/users?email=…, as `admin_sub` in the event's groups (`[admin]`).
     pub async fn find_user_by_email(&self, admin_sub: &str, email: &str) -> Reply {
         let f = &catalog::FIND_USER_BY_EMAIL;
@@ -388,6 +394,8 @@ async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Respon
         api::routes::delete_account::handle(app, req).await
     } else if f == CHECK_EMAIL {
         api::routes::check_email::handle(app, req).await
+    } else if f == EXPORT_ACCOUNT {
+        api::routes::export_account::handle(app, req).await
     } else if f == FIND_USER_BY_EMAIL {
         api::routes::find_user_by_email::handle(app, req).await
     } else if f == SET_USER_STATUS {
@@ -432,7 +440,7 @@ mod tests {
             let reply = app.send(function, event.anonymous()).await;
             reply.assert_problem(401, "UNAUTHENTICATED");
         }
-        assert_eq!(routes, 14);
+        assert_eq!(routes, 15);
     }
 
     #[tokio::test]

@@ -213,6 +213,12 @@ pub enum StoreError {
         /// Seconds until the window frees a check.
         retry_after_secs: u64,
     },
+    /// Too many exports of their account by this user in 24 hours.
+    #[error("too many exports")]
+    TooManyExports {
+        /// Seconds until the window frees an export.
+        retry_after_secs: u64,
+    },
     /// Another reconcile run took the lease over: this one writes nothing more.
     #[error("another reconcile run holds the lease")]
     Superseded,

@@ -309,6 +309,8 @@ pub enum Counter {
     UserAddress,
     /// Availability checks one user made, for any address.
     AvailabilityChecks,
+    /// Exports of their own account one user made.
+    Exports,
 }
 
 /// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.

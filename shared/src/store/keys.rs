@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{EmailId, UserId};
+use crate::domain::{EmailId, LimitKind, UserId};
 use crate::reconcile::Snapshot;
 
 /// The table's partition key: `USER#<sub>` for a user's items, `EMAIL#<address>` for a claim, `LIMIT#…` for counters.
@@ -96,6 +96,7 @@ const LIMIT_ADDRESS_PREFIX: &str = "LIMIT#ADDRESS#";
 const CODES_ISSUED_SK: &str = "CODES_ISSUED";
 const WRONG_CODES_SK: &str = "WRONG_CODES";
 const AVAILABILITY_CHECKS_SK: &str = "AVAILABILITY_CHECKS";
+const EXPORTS_SK: &str = "EXPORTS";
 const CODES_SENT_SK: &str = "CODES_SENT";
 const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
@@ -179,6 +180,32 @@ pub fn wrong_codes_key(user: &UserId) -> Item {
 /// Key of the availability checks one user made, for any address.
 pub fn availability_checks_key(user: &UserId) -> Item {
     key(format!("{LIMIT_USER_PREFIX}{user}"), AVAILABILITY_CHECKS_SK.to_owned())
+}
+
+/// Key of the exports of their own account one user made.
+pub fn exports_key(user: &UserId) -> Item {
+    key(format!("{LIMIT_USER_PREFIX}{user}"), EXPORTS_SK.to_owned())
+}
+
+/// The partition of one user's own counters (`LIMIT#USER#<sub>`), read whole by the export.
+pub fn user_limits_pk(user: &UserId) -> String {
+    format!("{LIMIT_USER_PREFIX}{user}")
+}
+
+/// Which of a user's counters a sort key of `user_limits_pk` names; `None`
+/// for one this service does not write. The keyed address hash in some of
+/// them is dropped: it is not the user's to see (it names the address by a
+/// key only the service holds).
+pub fn user_limit_kind(sk: &str) -> Option<LimitKind> {
+    Some(match sk {
+        CODES_SENT_SK => LimitKind::CodesSent,
+        WRONG_CODES_SK => LimitKind::WrongCodes,
+        AVAILABILITY_CHECKS_SK => LimitKind::AvailabilityChecks,
+        EXPORTS_SK => LimitKind::Exports,
+        _ if sk.starts_with(CODES_TO_SK_PREFIX) => LimitKind::CodesSentToAnAddress,
+        _ if sk.starts_with(ADDRESS_SK_PREFIX) => LimitKind::AnAddress,
+        _ => return None,
+    })
 }
 
 /// Key of the codes one user had sent, to any address.
@@ -388,6 +415,28 @@ mod tests {
             s(&codes_sent_key(&user), "PK")
         );
         assert_eq!(s(&user_address_key(&user, "ab12"), "SK"), "ADDRESS#ab12");
+        assert_eq!(s(&exports_key(&user), "SK"), "EXPORTS");
+        assert_eq!(s(&exports_key(&user), "PK"), user_limits_pk(&user));
+        assert_eq!(s(&codes_sent_key(&user), "PK"), user_limits_pk(&user));
+    }
+
+    #[test]
+    fn every_counter_of_a_user_has_a_kind() {
+        let user = UserId::parse("u").unwrap();
+        let kind = |item: Item| user_limit_kind(&s(&item, SK));
+        assert_eq!(kind(codes_sent_key(&user)), Some(LimitKind::CodesSent));
+        assert_eq!(kind(wrong_codes_key(&user)), Some(LimitKind::WrongCodes));
+        assert_eq!(
+            kind(availability_checks_key(&user)),
+            Some(LimitKind::AvailabilityChecks)
+        );
+        assert_eq!(kind(exports_key(&user)), Some(LimitKind::Exports));
+        assert_eq!(
+            kind(codes_requested_key(&user, "ab12")),
+            Some(LimitKind::CodesSentToAnAddress)
+        );
+        assert_eq!(kind(user_address_key(&user, "ab12")), Some(LimitKind::AnAddress));
+        assert_eq!(user_limit_kind("SOMETHING_ELSE"), None);
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub struct Seen {
     pub user_address: Option<LimitItem>,
     /// The user's availability checks.
     pub availability_checks: Option<LimitItem>,
+    /// The user's exports of their account.
+    pub exports: Option<LimitItem>,
 }
 
 impl Seen {
@@ -54,6 +56,7 @@ impl Seen {
             Counter::WrongCodes => self.wrong_codes.as_ref(),
             Counter::UserAddress => self.user_address.as_ref(),
             Counter::AvailabilityChecks => self.availability_checks.as_ref(),
+            Counter::Exports => self.exports.as_ref(),
         }
     }
 
@@ -66,6 +69,7 @@ impl Seen {
             Counter::WrongCodes => self.wrong_codes = item,
             Counter::UserAddress => self.user_address = item,
             Counter::AvailabilityChecks => self.availability_checks = item,
+            Counter::Exports => self.exports = item,
         }
     }
 }

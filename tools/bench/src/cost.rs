@@ -219,6 +219,8 @@ pub(crate) struct Profile {
     pub(crate) email_reads: f64,
     pub(crate) profile_edits: f64,
     pub(crate) address_checks: f64,
+    /// Exports of one's own account (GET /me/export).
+    pub(crate) exports: f64,
     pub(crate) address_adds: f64,
     pub(crate) resends: f64,
     /// Code entries, wrong ones included.
@@ -252,6 +254,7 @@ impl Default for Profile {
             email_reads: 0.5,
             profile_edits: 0.5,
             address_checks: 0.2,
+            exports: 0.01,
             address_adds: 0.1,
             resends: 0.03,
             verifications: 0.12,
@@ -432,6 +435,7 @@ fn invocations(name: &str, p: &Profile, users: f64) -> f64 {
         "get-email" => mau * p.email_reads,
         "update-profile" => mau * p.profile_edits,
         "check-email" => mau * p.address_checks,
+        "export-account" => mau * p.exports,
         "add-email" => mau * p.address_adds,
         "send-verification" => mau * p.resends,
         "verify-email" => mau * p.verifications,
@@ -1076,6 +1080,7 @@ mod tests {
             email_reads: 0.0,
             profile_edits: 0.0,
             address_checks: 0.0,
+            exports: 0.0,
             address_adds: 0.0,
             resends: 0.0,
             verifications: 0.0,

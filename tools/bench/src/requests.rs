@@ -93,6 +93,8 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
     run.record("update-profile", made, http(&answer, 200));
     let (answer, made) = run.measure("get-account", &ada_event("get-account")).await;
     run.record("get-account", made, http(&answer, 200));
+    let (answer, made) = run.measure("export-account", &ada_event("export-account")).await;
+    run.record("export-account", made, http(&answer, 200));
     let (answer, made) = run.measure("list-emails", &ada_event("list-emails")).await;
     run.record("list-emails", made, http(&answer, 200));
 
@@ -239,6 +241,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
         "check-email" => (
             &[("GetItem", 2), ("TransactWriteItems", 1)],
             "Exception: the caller's counter of checks is read first (the write pins its version), then one transaction (the caller's profile is there, the check counted), then the address's claim.",
+        ),
+        "export-account" => (
+            &[("GetItem", 2), ("Query", 2), ("TransactWriteItems", 1)],
+            "Exception: the caller's counter of exports is read first (the write pins its version), then one transaction (the caller's profile is there, the export counted), then the user's partition, the claim of each address (one here) and the user's counters.",
         ),
         "find-user-by-email" => (
             &[("GetItem", 1), ("Query", 2)],

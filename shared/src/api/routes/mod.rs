@@ -4,6 +4,7 @@
 pub mod add_email;
 pub mod check_email;
 pub mod delete_account;
+pub mod export_account;
 pub mod find_user_by_email;
 pub mod get_account;
 pub mod get_email;

@@ -133,6 +133,13 @@ impl From<&StoreError> for Problem {
                 "Too many availability checks. Wait the Retry-After seconds.",
             )
             .retry_after(retry_after_secs),
+            &E::TooManyExports { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many exports of your account. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
             E::Contended | E::Unavailable(_) => Self::unavailable(),
             E::Dynamo(_)
             | E::UnexpectedCancellation(_)
@@ -176,6 +183,7 @@ mod tests {
             StoreError::TooManyAttempts { retry_after_secs: 5 },
             StoreError::TooManyRequests { retry_after_secs: 5 },
             StoreError::TooManyChecks { retry_after_secs: 5 },
+            StoreError::TooManyExports { retry_after_secs: 5 },
             StoreError::NoVerificationKey,
             StoreError::Contended,
             StoreError::Unavailable(dynamo()),
@@ -206,6 +214,7 @@ mod tests {
                 | StoreError::TooManyAttempts { .. }
                 | StoreError::TooManyRequests { .. }
                 | StoreError::TooManyChecks { .. }
+                | StoreError::TooManyExports { .. }
                 | StoreError::NoVerificationKey
                 | StoreError::Contended
                 | StoreError::Unavailable(_)
