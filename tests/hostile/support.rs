@@ -227,6 +227,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
         "get-email" => (event.path_param("emailId", &owner.unverified), 200),
         "check-email" => (event.query("email", "free@example.com"), 200),
         "find-user-by-email" => (event.query("email", &owner.primary), 200),
+        "list-users" => (event.query("status", "active"), 200),
         "set-user-status" => (
             event
                 .path_param("userId", &owner.sub)

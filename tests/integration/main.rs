@@ -7,6 +7,7 @@
 mod abuse;
 mod accounts;
 mod address_policy;
+mod backfill;
 mod canonicalize;
 mod common;
 mod concurrency;
@@ -35,3 +36,4 @@ mod sweep;
 mod sync;
 mod template;
 mod triggers;
+mod user_list;

@@ -13,6 +13,7 @@ pub mod keys;
 mod ops;
 mod plan;
 mod reads;
+mod user_list;
 pub mod schema;
 
 // The stored items and the retry bounds are the store's own. The invariant
@@ -48,10 +49,11 @@ pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
-    BATCH_GET_KEYS, ChunkAt, Moved, RecordPage, ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView,
-    StatusSet,
+    BATCH_GET_KEYS, ChunkAt, Filed, Moved, RecordPage, ScanPage, ScannedProfile, ScannedRecord, SignInSettled,
+    SignInView, StatusSet, UnlistedPage, UnlistedProfile,
 };
 use plan::{Rejection, TxPlan};
+pub use user_list::UserPage;
 use retry::{retrying, send_by_deadline};
 
 /// Who deletes a user, which decides the write's conditions.

@@ -63,10 +63,18 @@ fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaErro
 /// of a profile with the new one.
 pub const STREAM_VIEW: StreamViewType = StreamViewType::NewAndOldImages;
 
-/// Creates the table with its GSI1 and stream unless it exists. Returns whether it created it.
+/// The table's indexes, as (name, keys, projected attributes): GSI1 finds an
+/// address's records, GSI2 lists users by status in creation order.
+pub const INDEXES: [(&str, [(&str, &str); 2], &[&str]); 2] = [
+    (keys::GSI1, keys::GSI1_KEYS, &keys::GSI1_PROJECTED),
+    (keys::GSI2, keys::GSI2_KEYS, &keys::GSI2_PROJECTED),
+];
+
+/// Creates the table with its indexes and stream unless it exists. Returns whether it created it.
 pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
     let mut definitions = Vec::new();
-    for (name, _) in keys::TABLE_KEYS.iter().chain(keys::GSI1_KEYS.iter()) {
+    let index_keys = INDEXES.iter().flat_map(|(_, keys, _)| keys.iter());
+    for (name, _) in keys::TABLE_KEYS.iter().chain(index_keys) {
         definitions.push(
             AttributeDefinition::builder()
                 .attribute_name(*name)
@@ -74,22 +82,27 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
                 .build()?,
         );
     }
-    let gsi1 = GlobalSecondaryIndex::builder()
-        .index_name(keys::GSI1)
-        .set_key_schema(Some(key_schema(&keys::GSI1_KEYS)?))
-        .projection(
-            Projection::builder()
-                .projection_type(ProjectionType::Include)
-                .set_non_key_attributes(Some(keys::GSI1_PROJECTED.iter().map(|a| (*a).to_owned()).collect()))
-                .build(),
-        )
-        .build()?;
+    let mut indexes = Vec::new();
+    for (name, index_keys, projected) in &INDEXES {
+        indexes.push(
+            GlobalSecondaryIndex::builder()
+                .index_name(*name)
+                .set_key_schema(Some(key_schema(index_keys)?))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::Include)
+                        .set_non_key_attributes(Some(projected.iter().map(|a| (*a).to_owned()).collect()))
+                        .build(),
+                )
+                .build()?,
+        );
+    }
     let result = client
         .create_table()
         .table_name(table)
         .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(&keys::TABLE_KEYS)?))
-        .global_secondary_indexes(gsi1)
+        .set_global_secondary_indexes(Some(indexes))
         .billing_mode(BillingMode::PayPerRequest)
         .stream_specification(
             StreamSpecification::builder()

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use user_service::address_policy::Canonicalization;
 use user_service::catalog::FUNCTIONS;
-use xtask::canonicalize;
+use xtask::{backfill, canonicalize};
 
 use crate::regions::{Region, RegionError};
 
@@ -49,6 +49,10 @@ enum Task {
     /// survey the email records, refuse while any collide, then move each
     /// record's claim and GSI1 key, paced. Safe to stop and run again.
     Canonicalize(Canonicalize),
+    /// File the profiles written before GSI2 (the admin list) existed: a
+    /// parallel scan for profiles without their GSI2 keys, one conditioned
+    /// write each, paced (docs/deploy.md). Safe to stop and run again.
+    BackfillUserIndex(BackfillUserIndex),
     /// Publish again the table stream records publish-events gave up on:
     /// reads each message of its on-failure queue, the records of its range
     /// from the stream (within its 24 hours), and puts their events on the bus
@@ -78,6 +82,21 @@ struct ReplayEvents {
     /// the rest is published (by default it stays on the queue).
     #[arg(long)]
     drop_unreadable: bool,
+}
+
+#[derive(clap::Args)]
+struct BackfillUserIndex {
+    /// The table; defaults to TABLE_NAME. The endpoint and credentials are the
+    /// standard AWS environment (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local).
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+    /// Profiles filed a second at most: each is one UpdateItem of the profile
+    /// (1 write unit) and its new GSI2 entry (1 more); 32 run at once.
+    #[arg(long, default_value_t = 100.0)]
+    rate: f64,
+    /// Segments of the parallel scan.
+    #[arg(long, default_value_t = 4)]
+    segments: u32,
 }
 
 #[derive(clap::Args)]
@@ -370,10 +389,55 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
     })
 }
 
+/// `cargo xtask backfill-user-index`: 0 when every profile is filed, 1 when
+/// some changed under every attempt or the run stopped (run it again), 2 when
+/// it could not start.
+#[allow(clippy::print_stdout)]
+fn backfill_user_index(args: BackfillUserIndex) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("backfill-user-index: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(async {
+        let timeouts = match user_service::config::ClientTimeouts::from_lookup(|k| std::env::var(k).ok()) {
+            Ok(timeouts) => timeouts,
+            Err(e) => {
+                eprintln!("backfill-user-index: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let client = user_service::store::dynamodb_client(timeouts).await;
+        let store = user_service::store::Store::new(client, user_service::config::StoreConfig::new(&args.table));
+        let bar = canonicalize::progress("file", None);
+        let tally = match backfill::backfill(&store, args.segments, args.rate, &bar).await {
+            Ok(tally) => tally,
+            Err(e) => {
+                eprintln!(
+                    "backfill-user-index: stopped: {}; run it again to go on",
+                    user_service::error::chain(&e)
+                );
+                return ExitCode::FAILURE;
+            }
+        };
+        bar.finish_and_clear();
+        print!("{}", backfill::report(&tally));
+        if tally.is_complete() {
+            ExitCode::SUCCESS
+        } else {
+            eprintln!("backfill-user-index: not every profile is filed; run it again");
+            ExitCode::FAILURE
+        }
+    })
+}
+
 #[allow(clippy::print_stdout)]
 fn main() -> ExitCode {
     let (task, check, regions, edit) = match Cli::parse().task {
         Task::Canonicalize(args) => return canonicalize(args),
+        Task::BackfillUserIndex(args) => return backfill_user_index(args),
         Task::ReplayEvents(args) => return replay_events(args),
         Task::Template { check } => (
             "template",
