@@ -68,13 +68,22 @@ async fn old_profiles_are_filed_and_listed() {
     app.sign_up(ADMIN, "grace@example.com").await;
     let users = old_profiles(&app, 60).await;
     // Before: the invariant checker sees them unfiled; the list shows the admin alone.
-    assert!(!invariants::violations(app.store.client(), &app.store.config().table_name).await.is_empty());
+    assert!(
+        !invariants::violations(app.store.client(), &app.store.config().table_name)
+            .await
+            .is_empty()
+    );
     assert_eq!(listed(&app).await, 1);
     // A status change before the backfill reaches a profile sets its GSI2PK alone.
     let now = Timestamp::parse("2026-02-01T00:00:00.000Z").unwrap();
-    app.store.set_status(&users[0], UserStatus::Suspended, now).await.unwrap();
+    app.store
+        .set_status(&users[0], UserStatus::Suspended, now)
+        .await
+        .unwrap();
 
-    let tally = backfill::backfill(&app.store, 3, 10_000.0, &ProgressBar::hidden()).await.unwrap();
+    let tally = backfill::backfill(&app.store, 3, 10_000.0, &ProgressBar::hidden())
+        .await
+        .unwrap();
     assert_eq!((tally.filed, tally.changed), (60, 0), "{tally:?}");
     assert!(tally.is_complete());
     invariants::assert_store_holds(&app.store).await;
@@ -82,7 +91,9 @@ async fn old_profiles_are_filed_and_listed() {
     let suspended = app.list_users(ADMIN, &[("status", "suspended")]).await;
     assert_eq!(suspended.body["users"][0]["userId"], users[0].as_str());
     // Run again: nothing left to file, nothing written.
-    let again = backfill::backfill(&app.store, 3, 10_000.0, &ProgressBar::hidden()).await.unwrap();
+    let again = backfill::backfill(&app.store, 3, 10_000.0, &ProgressBar::hidden())
+        .await
+        .unwrap();
     assert_eq!(again, backfill::Tally::default());
     assert!(backfill::report(&tally).contains("filed: 60"));
 }
@@ -101,10 +112,17 @@ async fn a_run_cut_short_then_run_again_files_everyone() {
     assert!(cut.is_err(), "the run was cut short");
     let filed_before = listed(&app).await - 1;
     assert!(filed_before < 80, "{filed_before} filed before the cut");
-    let rest = backfill::backfill(&app.store, 2, 10_000.0, &ProgressBar::hidden()).await.unwrap();
+    let rest = backfill::backfill(&app.store, 2, 10_000.0, &ProgressBar::hidden())
+        .await
+        .unwrap();
     assert!(rest.is_complete(), "{rest:?}");
-    // The re-run filed exactly what the cut run had not.
-    assert_eq!(rest.filed as usize, 80 - filed_before);
+    // The re-run filed what the cut run had not: at most that (a write the cut
+    // run sent just before it stopped may still land after the count above),
+    // and never a profile twice.
+    assert!(
+        rest.filed > 0 && rest.filed as usize <= 80 - filed_before,
+        "{rest:?}, {filed_before} before"
+    );
     invariants::assert_store_holds(&app.store).await;
     assert_eq!(listed(&app).await, 81);
 }
@@ -120,14 +138,19 @@ async fn a_status_changed_between_the_scan_and_the_write_is_filed_under_the_new_
     assert_eq!(read.status, UserStatus::Active);
     // The service suspends then deletes the user after the scan read them active.
     let now = Timestamp::parse("2026-02-01T00:00:00.000Z").unwrap();
-    app.store.set_status(&users[1], UserStatus::Suspended, now).await.unwrap();
+    app.store
+        .set_status(&users[1], UserStatus::Suspended, now)
+        .await
+        .unwrap();
     app.store.set_status(&users[1], UserStatus::Deleted, now).await.unwrap();
     assert_eq!(app.store.file_in_user_list(&read).await.unwrap(), Filed::Done);
     // Filed already: nothing written again.
     assert_eq!(app.store.file_in_user_list(&read).await.unwrap(), Filed::Already);
     let deleted = app.list_users(ADMIN, &[("status", "deleted")]).await;
     assert_eq!(deleted.body["users"][0]["userId"], users[1].as_str());
-    let rest = backfill::backfill(&app.store, 1, 10_000.0, &ProgressBar::hidden()).await.unwrap();
+    let rest = backfill::backfill(&app.store, 1, 10_000.0, &ProgressBar::hidden())
+        .await
+        .unwrap();
     assert_eq!(rest.filed, 2);
     invariants::assert_store_holds(&app.store).await;
 }

@@ -32,7 +32,8 @@ fn table_matches_the_key_schema() {
     let gsis = p["GlobalSecondaryIndexes"].as_sequence().unwrap();
     // The indexes the tests and local runs create (schema::INDEXES), in order.
     assert_eq!(gsis.len(), schema::INDEXES.len());
-    for (gsi, (name, index_keys, projected)) in gsis.iter().zip(schema::INDEXES) {
+    for (gsi, index) in gsis.iter().zip(schema::INDEXES) {
+        let (name, index_keys, projected) = (index.name, index.keys, index.projected);
         assert_eq!(text(&gsi["IndexName"]), name);
         assert_eq!(key_schema(&gsi["KeySchema"]), expected(&index_keys), "{name}");
         // Only what the index's one reader shows: no verification data in either.
@@ -55,7 +56,7 @@ fn table_matches_the_key_schema() {
         .collect();
     let wanted: BTreeSet<(String, String)> = keys::TABLE_KEYS
         .iter()
-        .chain(schema::INDEXES.iter().flat_map(|(_, index_keys, _)| index_keys.iter()))
+        .chain(schema::INDEXES.iter().flat_map(|index| index.keys.iter()))
         .map(|(a, _)| ((*a).to_owned(), "S".to_owned()))
         .collect();
     assert_eq!(defined, wanted);
@@ -721,7 +722,11 @@ fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart()
         .collect();
     assert_eq!(allowed, ["PAY_PER_REQUEST", "PROVISIONED"]);
     assert!(format!("{:?}", t["Conditions"]["ProvisionedCapacity"]).contains("TableBillingMode"));
-    for target in ["TableTargetUtilization", "Gsi1TargetUtilization", "Gsi2TargetUtilization"] {
+    for target in [
+        "TableTargetUtilization",
+        "Gsi1TargetUtilization",
+        "Gsi2TargetUtilization",
+    ] {
         let p = &parameters[target];
         assert_eq!(
             (number(&p["Default"]), number(&p["MinValue"]), number(&p["MaxValue"])),

@@ -19,7 +19,11 @@ fn later(at: Timestamp, millis: i64) -> Timestamp {
 async fn create_users(app: &TestApp, count: u32, base: Timestamp) -> Vec<UserId> {
     let users: Vec<(UserId, Timestamp)> = (0..count)
         .map(|n| {
-            let user = UserId::parse_sub(&format!("{:08x}-0000-4000-8000-{n:012x}", n.wrapping_mul(2_654_435_761))).unwrap();
+            let user = UserId::parse_sub(&format!(
+                "{:08x}-0000-4000-8000-{n:012x}",
+                n.wrapping_mul(2_654_435_761)
+            ))
+            .unwrap();
             (user, later(base, i64::from(n / 3)))
         })
         .collect();
@@ -73,7 +77,12 @@ async fn every_page(app: &TestApp, params: &[(&str, &str)], limit: usize) -> (Ve
 async fn pages_visit_every_user_once_in_creation_order_whatever_the_filter() {
     let app = TestApp::spawn().await;
     app.sign_up(ADMIN, "grace@example.com").await;
-    let admin_created = app.store.get_profile(&UserId::parse_sub(ADMIN).unwrap()).await.unwrap().created_at;
+    let admin_created = app
+        .store
+        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
+        .await
+        .unwrap()
+        .created_at;
     // All of them after the admin, who signed up at the clock's start.
     let base = later(admin_created, 1);
     let users = create_users(&app, 1_050, base).await;
@@ -150,14 +159,25 @@ async fn pages_visit_every_user_once_in_creation_order_whatever_the_filter() {
 async fn a_status_change_between_pages_neither_repeats_nor_skips_a_user() {
     let app = TestApp::spawn().await;
     app.sign_up(ADMIN, "grace@example.com").await;
-    let admin_created = app.store.get_profile(&UserId::parse_sub(ADMIN).unwrap()).await.unwrap().created_at;
+    let admin_created = app
+        .store
+        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
+        .await
+        .unwrap()
+        .created_at;
     let users = create_users(&app, 30, later(admin_created, 1)).await;
     let first = app.list_users(ADMIN, &[("limit", "10")]).await;
     let cursor = first.body["nextCursor"].as_str().unwrap().to_owned();
     // One already listed and one not yet move between the listed statuses.
     let now = later(admin_created, 1_000);
-    app.store.set_status(&users[3], UserStatus::Suspended, now).await.unwrap();
-    app.store.set_status(&users[20], UserStatus::Suspended, now).await.unwrap();
+    app.store
+        .set_status(&users[3], UserStatus::Suspended, now)
+        .await
+        .unwrap();
+    app.store
+        .set_status(&users[20], UserStatus::Suspended, now)
+        .await
+        .unwrap();
     let rest = app.list_users(ADMIN, &[("limit", "100"), ("cursor", &cursor)]).await;
     let mut seen: Vec<Value> = first.body["users"].as_array().unwrap().clone();
     seen.extend(rest.body["users"].as_array().unwrap().iter().cloned());
@@ -177,7 +197,12 @@ async fn forged_cursors_bad_parameters_and_callers_who_are_no_active_admin_are_r
     let app = TestApp::spawn().await;
     app.sign_up(ADMIN, "grace@example.com").await;
     app.sign_up(ADA, "ada@example.com").await;
-    let admin_created = app.store.get_profile(&UserId::parse_sub(ADMIN).unwrap()).await.unwrap().created_at;
+    let admin_created = app
+        .store
+        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
+        .await
+        .unwrap()
+        .created_at;
     create_users(&app, 12, later(admin_created, 1)).await;
     let page = app.list_users(ADMIN, &[("limit", "5")]).await;
     let cursor = page.body["nextCursor"].as_str().unwrap().to_owned();
@@ -240,9 +265,15 @@ async fn forged_cursors_bad_parameters_and_callers_who_are_no_active_admin_are_r
         .assert_problem(401, "UNAUTHENTICATED");
     // An admin suspended since the token was issued: refused, as on every admin route.
     let admin = UserId::parse_sub(ADMIN).unwrap();
-    app.store.set_status(&admin, UserStatus::Suspended, admin_created).await.unwrap();
+    app.store
+        .set_status(&admin, UserStatus::Suspended, admin_created)
+        .await
+        .unwrap();
     app.list_users(ADMIN, &[]).await.assert_problem(403, "FORBIDDEN");
-    app.store.set_status(&admin, UserStatus::Active, admin_created).await.unwrap();
+    app.store
+        .set_status(&admin, UserStatus::Active, admin_created)
+        .await
+        .unwrap();
     // Refusals wrote nothing (reads only: the two status changes above are the test's).
     assert_eq!(invariants::item_count(&app.store).await, before);
     invariants::assert_store_holds(&app.store).await;

@@ -92,7 +92,10 @@ impl Event {
         let mut raw = Vec::new();
         for (name, value) in params {
             map.insert((*name).to_owned(), json!(value));
-            raw.push(format!("{name}={}", percent_encoding::utf8_percent_encode(value, ESCAPED)));
+            raw.push(format!(
+                "{name}={}",
+                percent_encoding::utf8_percent_encode(value, ESCAPED)
+            ));
         }
         self.0["queryStringParameters"] = serde_json::Value::Object(map);
         self.0["rawQueryString"] = json!(raw.join("&"));

@@ -39,10 +39,12 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
             ItemKind::Profile => match serde_dynamo::from_item::<_, ProfileItem>(item.clone()) {
                 Ok(p) => {
                     // GSI2 files every profile under its status, in creation order.
-                    if keys::key_string(&item, keys::GSI2PK) != Some(keys::user_list_pk(p.status, &p.user_id).as_str()) {
+                    if keys::key_string(&item, keys::GSI2PK) != Some(keys::user_list_pk(p.status, &p.user_id).as_str())
+                    {
                         out.push(format!("profile {pk}: GSI2PK is not its status's"));
                     }
-                    if keys::key_string(&item, keys::GSI2SK) != Some(keys::user_list_sk(p.created_at, &p.user_id).as_str())
+                    if keys::key_string(&item, keys::GSI2SK)
+                        != Some(keys::user_list_sk(p.created_at, &p.user_id).as_str())
                     {
                         out.push(format!("profile {pk}: GSI2SK is not its creation time and sub"));
                     }

@@ -13,8 +13,8 @@ pub mod keys;
 mod ops;
 mod plan;
 mod reads;
-mod user_list;
 pub mod schema;
+mod user_list;
 
 // The stored items and the retry bounds are the store's own. The invariant
 // checker and the fault tests read them through the `test-support` feature;
@@ -53,8 +53,8 @@ pub use ops::{
     SignInView, StatusSet, UnlistedPage, UnlistedProfile,
 };
 use plan::{Rejection, TxPlan};
-pub use user_list::UserPage;
 use retry::{retrying, send_by_deadline};
+pub use user_list::UserPage;
 
 /// Who deletes a user, which decides the write's conditions.
 #[derive(Debug, Clone, Copy)]

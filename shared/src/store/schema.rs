@@ -63,17 +63,36 @@ fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaErro
 /// of a profile with the new one.
 pub const STREAM_VIEW: StreamViewType = StreamViewType::NewAndOldImages;
 
-/// The table's indexes, as (name, keys, projected attributes): GSI1 finds an
-/// address's records, GSI2 lists users by status in creation order.
-pub const INDEXES: [(&str, [(&str, &str); 2], &[&str]); 2] = [
-    (keys::GSI1, keys::GSI1_KEYS, &keys::GSI1_PROJECTED),
-    (keys::GSI2, keys::GSI2_KEYS, &keys::GSI2_PROJECTED),
+/// One global secondary index of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Index {
+    /// The index's name.
+    pub name: &'static str,
+    /// Its key attributes: HASH then RANGE.
+    pub keys: [(&'static str, &'static str); 2],
+    /// What it copies besides the keys (projection INCLUDE).
+    pub projected: &'static [&'static str],
+}
+
+/// The table's indexes: GSI1 finds an address's records, GSI2 lists users by
+/// status in creation order. The template declares the same (a test checks).
+pub const INDEXES: [Index; 2] = [
+    Index {
+        name: keys::GSI1,
+        keys: keys::GSI1_KEYS,
+        projected: &keys::GSI1_PROJECTED,
+    },
+    Index {
+        name: keys::GSI2,
+        keys: keys::GSI2_KEYS,
+        projected: &keys::GSI2_PROJECTED,
+    },
 ];
 
 /// Creates the table with its indexes and stream unless it exists. Returns whether it created it.
 pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
     let mut definitions = Vec::new();
-    let index_keys = INDEXES.iter().flat_map(|(_, keys, _)| keys.iter());
+    let index_keys = INDEXES.iter().flat_map(|index| index.keys.iter());
     for (name, _) in keys::TABLE_KEYS.iter().chain(index_keys) {
         definitions.push(
             AttributeDefinition::builder()
@@ -83,15 +102,15 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
         );
     }
     let mut indexes = Vec::new();
-    for (name, index_keys, projected) in &INDEXES {
+    for index in &INDEXES {
         indexes.push(
             GlobalSecondaryIndex::builder()
-                .index_name(*name)
-                .set_key_schema(Some(key_schema(index_keys)?))
+                .index_name(index.name)
+                .set_key_schema(Some(key_schema(&index.keys)?))
                 .projection(
                     Projection::builder()
                         .projection_type(ProjectionType::Include)
-                        .set_non_key_attributes(Some(projected.iter().map(|a| (*a).to_owned()).collect()))
+                        .set_non_key_attributes(Some(index.projected.iter().map(|a| (*a).to_owned()).collect()))
                         .build(),
                 )
                 .build()?,

@@ -233,7 +233,10 @@ mod tests {
         assert_eq!(reads, 5);
         // A page of two reads each shard once and no further.
         let (out, reads) = run(&shards, 2, 2);
-        assert_eq!((out.as_slice(), reads), (["a".to_owned(), "b".to_owned()].as_slice(), 3));
+        assert_eq!(
+            (out.as_slice(), reads),
+            (["a".to_owned(), "b".to_owned()].as_slice(), 3)
+        );
     }
 
     #[test]
