@@ -9,6 +9,13 @@ use user_service::domain::{EmailAddress, NewUser, PersonName, Timestamp, UserId,
 
 use crate::handler_support::*;
 
+/// Signs the admin of the events up; returns when their profile was created.
+async fn admin_signed_up(app: &TestApp) -> Timestamp {
+    app.sign_up(ADMIN, "grace@example.com").await;
+    let admin = UserId::parse_sub(ADMIN).unwrap();
+    app.store.get_profile(&admin).await.unwrap().created_at
+}
+
 fn later(at: Timestamp, millis: i64) -> Timestamp {
     Timestamp::from_unix_millis(at.unix_millis() + millis)
 }
@@ -76,13 +83,7 @@ async fn every_page(app: &TestApp, params: &[(&str, &str)], limit: usize) -> (Ve
 #[tokio::test]
 async fn pages_visit_every_user_once_in_creation_order_whatever_the_filter() {
     let app = TestApp::spawn().await;
-    app.sign_up(ADMIN, "grace@example.com").await;
-    let admin_created = app
-        .store
-        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
-        .await
-        .unwrap()
-        .created_at;
+    let admin_created = admin_signed_up(&app).await;
     // All of them after the admin, who signed up at the clock's start.
     let base = later(admin_created, 1);
     let users = create_users(&app, 1_050, base).await;
@@ -158,13 +159,7 @@ async fn pages_visit_every_user_once_in_creation_order_whatever_the_filter() {
 #[tokio::test]
 async fn a_status_change_between_pages_neither_repeats_nor_skips_a_user() {
     let app = TestApp::spawn().await;
-    app.sign_up(ADMIN, "grace@example.com").await;
-    let admin_created = app
-        .store
-        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
-        .await
-        .unwrap()
-        .created_at;
+    let admin_created = admin_signed_up(&app).await;
     let users = create_users(&app, 30, later(admin_created, 1)).await;
     let first = app.list_users(ADMIN, &[("limit", "10")]).await;
     let cursor = first.body["nextCursor"].as_str().unwrap().to_owned();
@@ -195,14 +190,8 @@ async fn a_status_change_between_pages_neither_repeats_nor_skips_a_user() {
 #[tokio::test]
 async fn forged_cursors_bad_parameters_and_callers_who_are_no_active_admin_are_refused() {
     let app = TestApp::spawn().await;
-    app.sign_up(ADMIN, "grace@example.com").await;
+    let admin_created = admin_signed_up(&app).await;
     app.sign_up(ADA, "ada@example.com").await;
-    let admin_created = app
-        .store
-        .get_profile(&UserId::parse_sub(ADMIN).unwrap())
-        .await
-        .unwrap()
-        .created_at;
     create_users(&app, 12, later(admin_created, 1)).await;
     let page = app.list_users(ADMIN, &[("limit", "5")]).await;
     let cursor = page.body["nextCursor"].as_str().unwrap().to_owned();

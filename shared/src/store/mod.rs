@@ -36,6 +36,7 @@ use aws_config::BehaviorVersion;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
@@ -221,6 +222,29 @@ impl Store {
             .key_condition_expression(key_condition)
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none())
+    }
+
+    /// Segment `segment` of `segments` of a parallel Scan under `filter`, from
+    /// `after`, evaluating at most `limit` items; names and values from `x`
+    /// (so a projection's names are registered before this is called).
+    fn scan_segment(
+        &self,
+        x: &Expr,
+        filter: String,
+        (segment, segments): (u32, u32),
+        limit: i32,
+        after: Option<Item>,
+    ) -> ScanFluentBuilder {
+        self.client
+            .scan()
+            .table_name(self.table())
+            .segment(i32::try_from(segment).unwrap_or(0))
+            .total_segments(i32::try_from(segments).unwrap_or(1))
+            .limit(limit)
+            .filter_expression(filter)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .set_exclusive_start_key(after)
     }
 
     /// Sends a plan; a failure comes back read through the plan's own readings.

@@ -318,15 +318,13 @@ fn replay_events(args: ReplayEvents) -> ExitCode {
     })
 }
 
-/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
-/// collides), 1 when collisions or unfinished moves remain, 2 when the
-/// migration refused to start for collisions or could not reach the table.
-#[allow(clippy::print_stdout)]
-fn canonicalize(args: Canonicalize) -> ExitCode {
+/// Runs `task` on the store of `table` (the endpoint and credentials from the
+/// standard AWS environment); 2 when the runtime or the client settings fail.
+fn on_table(task: &str, table: &str, run: impl AsyncFnOnce(user_service::store::Store) -> ExitCode) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("canonicalize: {e}");
+            eprintln!("{task}: {e}");
             return ExitCode::from(2);
         }
     };
@@ -334,12 +332,25 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
         let timeouts = match user_service::config::ClientTimeouts::from_lookup(|k| std::env::var(k).ok()) {
             Ok(timeouts) => timeouts,
             Err(e) => {
-                eprintln!("canonicalize: {e}");
+                eprintln!("{task}: {e}");
                 return ExitCode::from(2);
             }
         };
         let client = user_service::store::dynamodb_client(timeouts).await;
-        let store = user_service::store::Store::new(client, user_service::config::StoreConfig::new(&args.table));
+        run(user_service::store::Store::new(
+            client,
+            user_service::config::StoreConfig::new(table),
+        ))
+        .await
+    })
+}
+
+/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
+/// collides), 1 when collisions or unfinished moves remain, 2 when the
+/// migration refused to start for collisions or could not reach the table.
+#[allow(clippy::print_stdout)]
+fn canonicalize(args: Canonicalize) -> ExitCode {
+    on_table("canonicalize", &args.table.clone(), async move |store| {
         let bar = canonicalize::progress("survey", None);
         let survey = match canonicalize::survey(&store, args.to, args.segments, &bar).await {
             Ok(survey) => survey,
@@ -360,7 +371,9 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
                 return ExitCode::FAILURE;
             }
             if !args.skip_collisions {
-                eprintln!("canonicalize: the migration does not start while any exists (--skip-collisions moves the rest)");
+                eprintln!(
+                    "canonicalize: the migration does not start while any exists (--skip-collisions moves the rest)"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -371,7 +384,10 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
         let tally = match canonicalize::migrate(&store, &survey.moving, args.rate, &bar).await {
             Ok(tally) => tally,
             Err(e) => {
-                eprintln!("canonicalize: stopped: {}; run it again to go on", user_service::error::chain(&e));
+                eprintln!(
+                    "canonicalize: stopped: {}; run it again to go on",
+                    user_service::error::chain(&e)
+                );
                 return ExitCode::FAILURE;
             }
         };
@@ -394,23 +410,7 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
 /// it could not start.
 #[allow(clippy::print_stdout)]
 fn backfill_user_index(args: BackfillUserIndex) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("backfill-user-index: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    runtime.block_on(async {
-        let timeouts = match user_service::config::ClientTimeouts::from_lookup(|k| std::env::var(k).ok()) {
-            Ok(timeouts) => timeouts,
-            Err(e) => {
-                eprintln!("backfill-user-index: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        let client = user_service::store::dynamodb_client(timeouts).await;
-        let store = user_service::store::Store::new(client, user_service::config::StoreConfig::new(&args.table));
+    on_table("backfill-user-index", &args.table, async |store| {
         let bar = canonicalize::progress("file", None);
         let tally = match backfill::backfill(&store, args.segments, args.rate, &bar).await {
             Ok(tally) => tally,
