@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use fuzz_support::{EventSpec, assert_parsing_problem};
+use lambda_http::RequestExt;
 use libfuzzer_sys::fuzz_target;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -35,6 +36,7 @@ enum Route {
     CheckEmail,
     ExportAccount,
     FindUserByEmail,
+    ListUsers,
     SetUserStatus,
 }
 
@@ -55,6 +57,7 @@ impl Route {
             Self::CheckEmail => ("GET", "/emails/availability"),
             Self::ExportAccount => ("GET", "/me/export"),
             Self::FindUserByEmail => ("GET", "/admin/users"),
+            Self::ListUsers => ("GET", "/admin/user-list"),
             Self::SetUserStatus => ("PUT", "/admin/users/{userId}/status"),
         }
     }
@@ -226,6 +229,19 @@ fn parse(route: Route, req: &lambda_http::Request) -> Result<(), Problem> {
         Route::CheckEmail | Route::FindUserByEmail => {
             query_param(req, "email", EmailAddress::parse)?;
         }
+        Route::ListUsers => {
+            let query = routes::list_users(req)?;
+            assert!((1..=user_service::http::list_query::MAX_LIMIT).contains(&query.limit));
+            // A cursor accepted is one the service writes: it encodes back to itself.
+            if let Some(after) = query.after {
+                let cursor = user_service::http::list_query::Cursor {
+                    filter: query.filter,
+                    after,
+                };
+                let raw = req.query_string_parameters_ref().and_then(|p| p.first("cursor").map(str::to_owned));
+                assert_eq!(raw.as_deref(), Some(cursor.encode().as_str()));
+            }
+        }
         Route::SetUserStatus => {
             let (_, status) = routes::set_user_status(req)?;
             let raw = json_of(req)["status"].as_str().map(str::to_owned).unwrap_or_default();
@@ -345,7 +361,9 @@ fn run(
         Route::SetUserStatus => vec![("userId", path_value)],
         _ => vec![],
     };
-    let query = query_email.into_iter().map(|e| ("email".to_owned(), e)).collect();
+    // The admin list reads no address: the value is its cursor there, whose codec takes any text.
+    let name = if matches!(route, Route::ListUsers) { "cursor" } else { "email" };
+    let query = query_email.into_iter().map(|e| (name.to_owned(), e)).collect();
     let claims = authorized.then(|| {
         BTreeMap::from([
             ("sub".to_owned(), "0b6e1e0e-7c3a-4e55-9d1a-3f0c2d9a1b2c".to_owned()),

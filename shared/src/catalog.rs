@@ -132,6 +132,8 @@ pub struct Function {
     pub dynamodb_actions: &'static [&'static str],
     /// Whether it queries GSI1 (and so needs the index ARN).
     pub queries_gsi1: bool,
+    /// Whether it queries GSI2, the list of users by status (and so needs that index's ARN).
+    pub queries_gsi2: bool,
     /// Whether it hashes codes or addresses, and so reads the verification key's
     /// secret at init (`secretsmanager:GetSecretValue` on that secret alone).
     pub reads_verification_key: bool,
@@ -161,6 +163,7 @@ const fn function(
         alarms: STANDARD_ALARMS,
         dynamodb_actions,
         queries_gsi1: false,
+        queries_gsi2: false,
         reads_verification_key: false,
         cognito_actions: &[],
         sends_email: false,
@@ -318,6 +321,21 @@ pub const FIND_USER_BY_EMAIL: Function = Function {
         "/admin/users",
         Access::Admin,
         "Admins only: finds a user by email address.",
+        &["Query", "GetItem"],
+    )
+};
+/// `GET /admin/user-list`: an admin pages through the users, oldest first, through GSI2.
+/// Not `/admin/users`: a route cannot differ by query string, and that one is
+/// the look-up by address.
+pub const LIST_USERS: Function = Function {
+    queries_gsi2: true,
+    ..http(
+        "list-users",
+        "GET",
+        "/admin/user-list",
+        Access::Admin,
+        "Admins only: lists users oldest first, by status, a page at a time.",
+        // GetItem: the acting admin's own profile, which must be active.
         &["Query", "GetItem"],
     )
 };
@@ -493,6 +511,7 @@ pub const FUNCTIONS: &[Function] = &[
     CHECK_EMAIL,
     EXPORT_ACCOUNT,
     FIND_USER_BY_EMAIL,
+    LIST_USERS,
     SET_USER_STATUS,
     PRE_SIGN_UP,
     POST_CONFIRMATION,

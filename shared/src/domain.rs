@@ -530,6 +530,35 @@ pub struct Profile {
     pub email_count: u32,
 }
 
+/// One user in the admin list: what GSI2 projects of the profile. A deleted
+/// user's is erased: no address or names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserSummary {
+    /// The user's Cognito `sub`: `PUT /admin/users/{userId}/status` takes it.
+    pub user_id: UserId,
+    /// The primary address; `None` once the user is deleted.
+    pub email: Option<EmailAddress>,
+    /// The given name, if the user gave one.
+    pub first_name: Option<PersonName>,
+    /// The family name, if the user gave one.
+    pub last_name: Option<PersonName>,
+    /// Active, suspended or deleted.
+    pub status: UserStatus,
+    /// When the confirmed sign-up created the profile: the list's order.
+    pub created_at: Timestamp,
+}
+
+/// A place in the admin list, which is ordered by creation time, then sub:
+/// a page starts after one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListPosition {
+    /// The creation time of the user the list is past.
+    pub created_at: Timestamp,
+    /// That user's `sub`, which orders users created in the same millisecond.
+    pub user_id: UserId,
+}
+
 /// One of a user's email addresses as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

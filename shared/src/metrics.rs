@@ -75,7 +75,7 @@ pub enum Metric {
     /// the users Cognito no longer has; an alarm fires when none completes
     /// for `ReconcileAlarmDays` days.
     ReconcilePassesCompleted,
-    /// An admin looked a user up by address (found or not).
+    /// An admin looked a user up by address (found or not), or read a page of the user list.
     AdminLookups,
     /// An admin suspended, re-activated or deleted a user.
     AdminStatusChanges,

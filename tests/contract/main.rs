@@ -269,6 +269,8 @@ fn handler(name: &str) -> Handler {
             vec![E::NotFound, E::TooManyExports { retry_after_secs: 60 }],
         ),
         "find-user-by-email" => h(false, false, true, vec![E::NotFound]),
+        // Reads only: the store answers a page, or fails as every route may.
+        "list-users" => h(false, false, true, vec![]),
         "set-user-status" => h(true, false, true, vec![E::NotFound, E::AdminInactive]),
         other => panic!("{other}: a new HTTP function; say what its handler can answer here"),
     }

@@ -283,6 +283,19 @@ fn every_event_file_against_the_real_binaries() {
     assert_eq!(found.body["profile"]["userId"], "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
     note("find-user-by-email");
 
+    // The event lists active users: Ada and the admin, oldest first, in one page.
+    let listed = run.http("list-users", "list-users");
+    listed.expect(200);
+    let subs: Vec<&str> = listed.body["users"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u["userId"].as_str())
+        .collect();
+    assert_eq!(subs, ["3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e", admin]);
+    assert!(listed.body.get("nextCursor").is_none());
+    note("list-users");
+
     run.http("set-primary-email", "set-primary-email")
         .problem(404, "NOT_FOUND");
     let switched = run.http_with("set-primary-email", "set-primary-email", |e| {
@@ -400,6 +413,7 @@ fn every_event_file_against_the_real_binaries() {
         ("send-verification", Metric::ConditionalCheckFailures, 1),
         ("verify-email", Metric::VerificationsSucceeded, 1),
         ("find-user-by-email", Metric::AdminLookups, 1),
+        ("list-users", Metric::AdminLookups, 1),
         ("set-primary-email", Metric::PrimarySwitches, 1),
         ("remove-email", Metric::EmailsRemoved, 1),
         ("set-user-status", Metric::AdminStatusChanges, 1),

@@ -227,6 +227,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
         "get-email" => (event.path_param("emailId", &owner.unverified), 200),
         "check-email" => (event.query("email", "free@example.com"), 200),
         "find-user-by-email" => (event.query("email", &owner.primary), 200),
+        "list-users" => (event.query("status", "active"), 200),
         "set-user-status" => (
             event
                 .path_param("userId", &owner.sub)
@@ -236,6 +237,12 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
         other => panic!("no valid request for the route {other}: describe it in tests/hostile/support.rs"),
     };
     (event, status)
+}
+
+/// Whether every query parameter of `route` has a default (the admin list's
+/// filter, page size and cursor), so a request without them is valid.
+pub(crate) fn query_is_optional(route: &Function) -> bool {
+    route.name == "list-users"
 }
 
 /// Whether a valid request for `route` names one of the owner's addresses by id.

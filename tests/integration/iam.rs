@@ -43,10 +43,9 @@ impl Intercept for Recorder {
         if input.downcast_ref::<GetItemInput>().is_some() {
             seen.insert("GetItem".into());
         } else if let Some(q) = input.downcast_ref::<QueryInput>() {
-            seen.insert(if q.index_name().is_some() {
-                "Query:GSI1".into()
-            } else {
-                "Query".into()
+            seen.insert(match q.index_name() {
+                Some(index) => format!("Query:{index}"),
+                None => "Query".into(),
             });
         } else if input.downcast_ref::<UpdateItemInput>().is_some() {
             seen.insert("UpdateItem".into());
@@ -94,6 +93,9 @@ fn assert_actions(function: &Function, recorder: &Recorder) {
     let mut granted: BTreeSet<String> = function.dynamodb_actions.iter().map(|a| (*a).to_owned()).collect();
     if function.queries_gsi1 {
         granted.insert("Query:GSI1".into());
+    }
+    if function.queries_gsi2 {
+        granted.insert("Query:GSI2".into());
     }
     assert_eq!(used, granted, "{}: used vs granted", function.name);
 }

@@ -7,6 +7,7 @@
 mod abuse;
 mod accounts;
 mod address_policy;
+mod backfill;
 mod canonicalize;
 mod common;
 mod concurrency;
@@ -37,3 +38,4 @@ mod sync;
 mod template;
 mod triggers;
 mod user_admin;
+mod user_list;

@@ -8,7 +8,7 @@ use integration_tests::{events, lambda};
 use serde_norway::Value;
 use user_service::catalog::{self, Trigger};
 use user_service::metrics::{self, Metric};
-use user_service::store::keys;
+use user_service::store::{keys, schema};
 
 fn key_schema(v: &Value) -> Vec<(String, String)> {
     v.as_sequence()
@@ -30,18 +30,22 @@ fn table_matches_the_key_schema() {
     let p = &tables[0].1["Properties"];
     assert_eq!(key_schema(&p["KeySchema"]), expected(&keys::TABLE_KEYS));
     let gsis = p["GlobalSecondaryIndexes"].as_sequence().unwrap();
-    assert_eq!(gsis.len(), 1);
-    assert_eq!(text(&gsis[0]["IndexName"]), keys::GSI1);
-    assert_eq!(key_schema(&gsis[0]["KeySchema"]), expected(&keys::GSI1_KEYS));
-    // Only what the look-up by address reads: no verification data in the index.
-    assert_eq!(text(&gsis[0]["Projection"]["ProjectionType"]), "INCLUDE");
-    let projected: Vec<String> = gsis[0]["Projection"]["NonKeyAttributes"]
-        .as_sequence()
-        .unwrap()
-        .iter()
-        .map(text)
-        .collect();
-    assert_eq!(projected, keys::GSI1_PROJECTED);
+    // The indexes the tests and local runs create (schema::INDEXES), in order.
+    assert_eq!(gsis.len(), schema::INDEXES.len());
+    for (gsi, index) in gsis.iter().zip(schema::INDEXES) {
+        let (name, index_keys, projected) = (index.name, index.keys, index.projected);
+        assert_eq!(text(&gsi["IndexName"]), name);
+        assert_eq!(key_schema(&gsi["KeySchema"]), expected(&index_keys), "{name}");
+        // Only what the index's one reader shows: no verification data in either.
+        assert_eq!(text(&gsi["Projection"]["ProjectionType"]), "INCLUDE", "{name}");
+        let listed: Vec<String> = gsi["Projection"]["NonKeyAttributes"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(text)
+            .collect();
+        assert_eq!(listed, projected, "{name}");
+    }
     assert_eq!(text(&p["TimeToLiveSpecification"]["AttributeName"]), keys::TTL);
     assert_eq!(p["TimeToLiveSpecification"]["Enabled"].as_bool(), Some(true));
     let defined: BTreeSet<(String, String)> = p["AttributeDefinitions"]
@@ -52,7 +56,7 @@ fn table_matches_the_key_schema() {
         .collect();
     let wanted: BTreeSet<(String, String)> = keys::TABLE_KEYS
         .iter()
-        .chain(keys::GSI1_KEYS.iter())
+        .chain(schema::INDEXES.iter().flat_map(|index| index.keys.iter()))
         .map(|(a, _)| ((*a).to_owned(), "S".to_owned()))
         .collect();
     assert_eq!(defined, wanted);
@@ -213,6 +217,9 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
         }
         if spec.queries_gsi1 {
             expected_resources.insert("${Table.Arn}/index/GSI1".to_owned());
+        }
+        if spec.queries_gsi2 {
+            expected_resources.insert("${Table.Arn}/index/GSI2".to_owned());
         }
         // Cognito: exactly the admin actions the function calls, on the stack's pool alone.
         if !spec.cognito_actions.is_empty() {
@@ -715,7 +722,11 @@ fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart()
         .collect();
     assert_eq!(allowed, ["PAY_PER_REQUEST", "PROVISIONED"]);
     assert!(format!("{:?}", t["Conditions"]["ProvisionedCapacity"]).contains("TableBillingMode"));
-    for target in ["TableTargetUtilization", "Gsi1TargetUtilization"] {
+    for target in [
+        "TableTargetUtilization",
+        "Gsi1TargetUtilization",
+        "Gsi2TargetUtilization",
+    ] {
         let p = &parameters[target];
         assert_eq!(
             (number(&p["Default"]), number(&p["MinValue"]), number(&p["MaxValue"])),
@@ -726,9 +737,11 @@ fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart()
     // The table and GSI1 start at their minimums, only when provisioned.
     let table = &template::of_type(&t, "AWS::DynamoDB::Table")[0].1["Properties"];
     let gsi1 = &table["GlobalSecondaryIndexes"][0];
+    let gsi2 = &table["GlobalSecondaryIndexes"][1];
     for (throughput, prefix) in [
         (&table["ProvisionedThroughput"], "Table"),
         (&gsi1["ProvisionedThroughput"], "Gsi1"),
+        (&gsi2["ProvisionedThroughput"], "Gsi2"),
     ] {
         let (condition, provisioned, otherwise) = if_of(throughput);
         assert_eq!(condition, "ProvisionedCapacity", "{prefix}");
@@ -754,6 +767,7 @@ fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart()
         let (scope, prefix) = match text(&p["ResourceId"]).as_str() {
             "table/${Table}" => ("table", "Table"),
             r if r == format!("table/${{Table}}/index/{}", keys::GSI1) => ("index", "Gsi1"),
+            r if r == format!("table/${{Table}}/index/{}", keys::GSI2) => ("index", "Gsi2"),
             other => panic!("{id}: {other}"),
         };
         let dimension = text(&p["ScalableDimension"]);
@@ -793,8 +807,8 @@ fn capacity_is_on_demand_until_a_parameter_provisions_the_table_and_gsi1_apart()
         );
         scaled.insert((prefix, kind));
     }
-    assert_eq!(targets.len(), 4);
-    assert_eq!(scaled.len(), 4, "{scaled:?}");
+    assert_eq!(targets.len(), 6);
+    assert_eq!(scaled.len(), 6, "{scaled:?}");
 }
 
 /// An alarm's metrics: its own, or those of its metric-math list.
@@ -994,6 +1008,7 @@ fn gsi1_and_the_table_are_each_watched_on_their_own() {
         let scope = match &dims[1..] {
             [] => "table",
             [(name, value)] if name == "GlobalSecondaryIndexName" && value == keys::GSI1 => "GSI1",
+            [(name, value)] if name == "GlobalSecondaryIndexName" && value == keys::GSI2 => "GSI2",
             other => panic!("{id}: {other:?}"),
         };
         assert!(
@@ -1001,7 +1016,7 @@ fn gsi1_and_the_table_are_each_watched_on_their_own() {
             "{id}: watched twice"
         );
     }
-    for scope in ["table", "GSI1"] {
+    for scope in ["table", "GSI1", "GSI2"] {
         for metric in ["ReadThrottleEvents", "WriteThrottleEvents"] {
             assert!(watched.contains(&(scope, metric.to_owned())), "{scope} {metric}");
         }
@@ -1132,13 +1147,14 @@ fn the_dashboard_draws_every_function_metric_and_alarm_and_the_table_and_gsi1_ap
             body.contains(&format!(r#"["AWS/DynamoDB","{consumed}","TableName","${{Table}}",{{"#)),
             "table {consumed}"
         );
-        assert!(
-            body.contains(&format!(
-                r#"["AWS/DynamoDB","{consumed}","TableName","${{Table}}","GlobalSecondaryIndexName","{}""#,
-                keys::GSI1
-            )),
-            "GSI1 {consumed}"
-        );
+        for index in [keys::GSI1, keys::GSI2] {
+            assert!(
+                body.contains(&format!(
+                    r#"["AWS/DynamoDB","{consumed}","TableName","${{Table}}","GlobalSecondaryIndexName","{index}""#
+                )),
+                "{index} {consumed}"
+            );
+        }
     }
     assert!(body.contains(r#""IteratorAge","FunctionName","${SyncCognitoEmailFunction}""#));
     assert!(

@@ -73,16 +73,32 @@ impl Event {
         self
     }
 
-    pub fn query(mut self, name: &str, value: &str) -> Self {
-        self.0["queryStringParameters"] = json!({ name: value });
+    pub fn query(self, name: &str, value: &str) -> Self {
+        self.queries(&[(name, value)])
+    }
+
+    /// Exactly `params` as the query, in order (none: no query at all).
+    pub fn queries(mut self, params: &[(&str, &str)]) -> Self {
+        if params.is_empty() {
+            return self.no_query();
+        }
         // RFC 3986's unreserved characters stay; everything else is escaped.
         const ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
             .remove(b'-')
             .remove(b'.')
             .remove(b'_')
             .remove(b'~');
-        let encoded = percent_encoding::utf8_percent_encode(value, ESCAPED);
-        self.0["rawQueryString"] = json!(format!("{name}={encoded}"));
+        let mut map = serde_json::Map::new();
+        let mut raw = Vec::new();
+        for (name, value) in params {
+            map.insert((*name).to_owned(), json!(value));
+            raw.push(format!(
+                "{name}={}",
+                percent_encoding::utf8_percent_encode(value, ESCAPED)
+            ));
+        }
+        self.0["queryStringParameters"] = serde_json::Value::Object(map);
+        self.0["rawQueryString"] = json!(raw.join("&"));
         self
     }
 

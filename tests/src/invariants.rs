@@ -30,9 +30,24 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
         let sk = keys::key_string(&item, keys::SK).unwrap_or_default().to_owned();
-        match keys::classify(&pk, &sk) {
-            ItemKind::Profile => match serde_dynamo::from_item::<_, ProfileItem>(item) {
+        let kind = keys::classify(&pk, &sk);
+        // GSI2 lists profiles alone.
+        if kind != ItemKind::Profile && (item.contains_key(keys::GSI2PK) || item.contains_key(keys::GSI2SK)) {
+            out.push(format!("{kind:?} item {pk}/{sk} is in GSI2"));
+        }
+        match kind {
+            ItemKind::Profile => match serde_dynamo::from_item::<_, ProfileItem>(item.clone()) {
                 Ok(p) => {
+                    // GSI2 files every profile under its status, in creation order.
+                    if keys::key_string(&item, keys::GSI2PK) != Some(keys::user_list_pk(p.status, &p.user_id).as_str())
+                    {
+                        out.push(format!("profile {pk}: GSI2PK is not its status's"));
+                    }
+                    if keys::key_string(&item, keys::GSI2SK)
+                        != Some(keys::user_list_sk(p.created_at, &p.user_id).as_str())
+                    {
+                        out.push(format!("profile {pk}: GSI2SK is not its creation time and sub"));
+                    }
                     profiles.insert(p.user_id.to_string(), p);
                 }
                 Err(e) => out.push(format!("profile {pk} does not parse: {e}")),

@@ -200,6 +200,14 @@ impl TestApp {
         self.send(f, event).await
     }
 
+    /// GET /admin/user-list with exactly `params` as its query (the event's own
+    /// are dropped), as `admin_sub` in the event's groups (`[admin]`).
+    pub async fn list_users(&self, admin_sub: &str, params: &[(&str, &str)]) -> Reply {
+        let f = &catalog::LIST_USERS;
+        let event = Self::event(f, admin_sub).queries(params);
+        self.send(f, event).await
+    }
+
     /// PUT /admin/users/{userId}/status, as `admin_sub` in the event's groups (`[admin]`).
     pub async fn set_user_status(&self, admin_sub: &str, user: &str, status: &str) -> Reply {
         let f = &catalog::SET_USER_STATUS;
@@ -398,6 +406,8 @@ async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Respon
         api::routes::export_account::handle(app, req).await
     } else if f == FIND_USER_BY_EMAIL {
         api::routes::find_user_by_email::handle(app, req).await
+    } else if f == LIST_USERS {
+        api::routes::list_users::handle(app, req).await
     } else if f == SET_USER_STATUS {
         api::routes::set_user_status::handle(app, req).await
     } else {

@@ -104,3 +104,8 @@ pub fn set_user_status(req: &Request) -> Result<(UserId, UserStatus), Problem> {
     let SetStatus { status } = json_body(req)?;
     Ok((user, status))
 }
+
+/// `GET /admin/user-list`: the status filter, the page size and where the page starts.
+pub fn list_users(req: &Request) -> Result<super::list_query::ListQuery, Problem> {
+    super::list_query::list_query(req)
+}

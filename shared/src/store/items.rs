@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::address_policy::{CanonicalEmail, Canonicalization};
-use crate::domain::{Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus};
+use crate::domain::{
+    Email, EmailAddress, EmailId, PersonName, Phone, Profile, Timestamp, UserId, UserStatus, UserSummary,
+};
 use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
@@ -294,6 +296,42 @@ pub struct IndexedEmail {
     pub created_at: Timestamp,
 }
 
+/// What GSI2 holds of a profile (projection INCLUDE: `keys::GSI2_PROJECTED`):
+/// one line of the admin list.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexedUser {
+    /// The user's Cognito `sub`.
+    pub user_id: UserId,
+    /// The primary address; absent once the user is deleted.
+    #[serde(default)]
+    pub email: Option<EmailAddress>,
+    /// The given name, if any; erased on delete.
+    #[serde(default)]
+    pub first_name: Option<PersonName>,
+    /// The family name, if any; erased on delete.
+    #[serde(default)]
+    pub last_name: Option<PersonName>,
+    /// Active, suspended or deleted.
+    pub status: UserStatus,
+    /// When the confirmed sign-up created the profile: the list's order.
+    pub created_at: Timestamp,
+}
+
+impl IndexedUser {
+    /// The line as the API shows it.
+    pub fn into_domain(self) -> UserSummary {
+        UserSummary {
+            user_id: self.user_id,
+            email: self.email,
+            first_name: self.first_name,
+            last_name: self.last_name,
+            status: self.status,
+            created_at: self.created_at,
+        }
+    }
+}
+
 /// Which counter an item of a transaction is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Counter {
@@ -342,9 +380,9 @@ pub fn from_item<T: for<'de> Deserialize<'de>>(item: Item) -> Result<T, StoreErr
     serde_dynamo::from_item(item).map_err(StoreError::Corrupt)
 }
 
-/// The whole stored profile item, with its key.
+/// The whole stored profile item, with its key and its GSI2 keys (status, creation time).
 pub fn profile_item(item: &ProfileItem) -> Result<Item, StoreError> {
-    to_item(keys::profile_key(&item.user_id), item)
+    to_item(keys::profile_keys(&item.user_id, item.status, item.created_at), item)
 }
 
 /// The canonical form a record stores: none when it is the address itself

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{EmailId, LimitKind, UserId};
+use crate::domain::{EmailId, LimitKind, Timestamp, UserId, UserStatus};
 use crate::reconcile::Snapshot;
 
 /// The table's partition key: `USER#<sub>` for a user's items, `EMAIL#<address>` for a claim, `LIMIT#…` for counters.
@@ -21,6 +21,19 @@ pub const GSI1PK: &str = "GSI1PK";
 /// GSI1's sort key: the record owner's `USER#<sub>`.
 pub const GSI1SK: &str = "GSI1SK";
 
+/// The index that lists users by status in creation order, for the admin list.
+/// Sparse: only profiles carry its keys.
+pub const GSI2: &str = "GSI2";
+/// GSI2's partition key, on profiles only: `USERS#<status>#<shard>`, the
+/// shard a fixed function of the sub ([`user_list_pk`]), so sign-ups spread
+/// over [`USER_LIST_SHARDS`] partition keys per status.
+pub const GSI2PK: &str = "GSI2PK";
+/// GSI2's sort key: `<createdAt>#<sub>`, which sorts in creation order.
+pub const GSI2SK: &str = "GSI2SK";
+/// How many GSI2 partition keys each status is spread over: at 1,000 sign-ups
+/// a second, 125 writes a second each, an eighth of one partition's 1,000.
+pub const USER_LIST_SHARDS: u8 = 8;
+
 /// Key attributes of the table, as (name, key type) pairs: HASH then RANGE.
 pub const TABLE_KEYS: [(&str, &str); 2] = [(PK, "HASH"), (SK, "RANGE")];
 /// Key attributes of GSI1.
@@ -28,6 +41,19 @@ pub const GSI1_KEYS: [(&str, &str); 2] = [(GSI1PK, "HASH"), (GSI1SK, "RANGE")];
 /// What GSI1 copies besides the keys (projection INCLUDE): only what its one reader,
 /// the look-up by address, uses to pick the owner. Verification data never goes there.
 pub const GSI1_PROJECTED: [&str; 3] = [attr::USER_ID, attr::IS_VERIFIED, attr::CREATED_AT];
+/// Key attributes of GSI2.
+pub const GSI2_KEYS: [(&str, &str); 2] = [(GSI2PK, "HASH"), (GSI2SK, "RANGE")];
+/// What GSI2 copies besides the keys (projection INCLUDE): what the admin list
+/// shows of each user, so a page is one Query per shard and no GetItem. No
+/// phone, counters, Cognito or verification data.
+pub const GSI2_PROJECTED: [&str; 6] = [
+    attr::USER_ID,
+    attr::EMAIL,
+    attr::FIRST_NAME,
+    attr::LAST_NAME,
+    attr::STATUS,
+    attr::CREATED_AT,
+];
 /// The attribute DynamoDB's Time to Live reads (epoch seconds): rate-limit items expire by it.
 pub const TTL: &str = "ttl";
 
@@ -87,6 +113,7 @@ pub mod reconcile_attr {
 }
 
 const USER_PREFIX: &str = "USER#";
+const USER_LIST_PREFIX: &str = "USERS#";
 const EMAIL_PREFIX: &str = "EMAIL#";
 const PROFILE_SK: &str = "PROFILE";
 const CLAIM_SK: &str = "UNIQUE";
@@ -152,6 +179,52 @@ pub fn connection_pk() -> String {
 /// Key of a user's profile item.
 pub fn profile_key(user: &UserId) -> Item {
     key(user_pk(user), PROFILE_SK.to_owned())
+}
+
+/// Key of a user's profile item with its GSI2 keys, which follow its status
+/// and creation time: what a profile is stored with.
+pub fn profile_keys(user: &UserId, status: UserStatus, created_at: Timestamp) -> Item {
+    let mut item = profile_key(user);
+    item.insert(GSI2PK.to_owned(), AttributeValue::S(user_list_pk(status, user)));
+    item.insert(GSI2SK.to_owned(), AttributeValue::S(user_list_sk(created_at, user)));
+    item
+}
+
+/// The GSI2 shard of a user: the first byte of SHA-256 of the sub, modulo
+/// [`USER_LIST_SHARDS`]. A hash, not the sub's own first digit: subs need not
+/// be uniform, and a crafted one cannot choose its shard any better than by chance.
+pub fn user_list_shard(user: &UserId) -> u8 {
+    use sha2::Digest;
+    sha2::Sha256::digest(user.as_str().as_bytes())[0] % USER_LIST_SHARDS
+}
+
+/// The GSI2 partition key of a profile: its status and its shard.
+pub fn user_list_pk(status: UserStatus, user: &UserId) -> String {
+    shard_pk(status, user_list_shard(user))
+}
+
+/// Every GSI2 partition key of a status, one per shard, in shard order.
+pub fn user_list_pks(status: UserStatus) -> Vec<String> {
+    (0..USER_LIST_SHARDS).map(|shard| shard_pk(status, shard)).collect()
+}
+
+fn shard_pk(status: UserStatus, shard: u8) -> String {
+    format!("{USER_LIST_PREFIX}{}#{shard:02}", status.as_str())
+}
+
+/// The GSI2 sort key of a profile: its creation time (fixed width, so the
+/// text sorts as the time), then the sub, which makes it unique.
+pub fn user_list_sk(created_at: Timestamp, user: &UserId) -> String {
+    format!("{created_at}#{user}")
+}
+
+/// A GSI2 sort key read back into its creation time and sub: `None` unless
+/// it is exactly what [`user_list_sk`] writes for them (one spelling only).
+pub fn parse_user_list_sk(sk: &str) -> Option<(Timestamp, UserId)> {
+    let (created_at, user) = sk.split_once('#')?;
+    let created_at = Timestamp::parse(created_at).ok()?;
+    let user = UserId::parse(user).ok()?;
+    (user_list_sk(created_at, &user) == sk).then_some((created_at, user))
 }
 
 /// Key of one email record of a user.
@@ -446,7 +519,53 @@ mod tests {
         assert_eq!(TABLE_KEYS, [("PK", "HASH"), ("SK", "RANGE")]);
         assert_eq!(GSI1_KEYS, [("GSI1PK", "HASH"), ("GSI1SK", "RANGE")]);
         assert_eq!(GSI1_PROJECTED, ["userId", "isVerified", "createdAt"]);
+        assert_eq!((GSI2, GSI2PK, GSI2SK), ("GSI2", "GSI2PK", "GSI2SK"));
+        assert_eq!(GSI2_KEYS, [("GSI2PK", "HASH"), ("GSI2SK", "RANGE")]);
+        assert_eq!(
+            GSI2_PROJECTED,
+            ["userId", "email", "firstName", "lastName", "status", "createdAt"]
+        );
         assert_eq!(TTL, "ttl");
+    }
+
+    #[test]
+    fn user_list_keys_are_exact_and_read_back() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let at = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+        let keys = profile_keys(&user, UserStatus::Suspended, at);
+        assert_eq!(s(&keys, "PK"), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert_eq!(s(&keys, "SK"), "PROFILE");
+        let shard = user_list_shard(&user);
+        assert_eq!(s(&keys, "GSI2PK"), format!("USERS#suspended#{shard:02}"));
+        assert_eq!(
+            s(&keys, "GSI2SK"),
+            "2026-11-21T10:00:00.000Z#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e"
+        );
+        assert_eq!(parse_user_list_sk(&s(&keys, "GSI2SK")), Some((at, user.clone())));
+        assert!(user_list_pks(UserStatus::Suspended).contains(&s(&keys, "GSI2PK")));
+        assert_eq!(user_list_pks(UserStatus::Active)[7], "USERS#active#07");
+        // One spelling only: another offset, precision or separator is no key.
+        for forged in [
+            "2026-11-21T10:00:00Z#u",
+            "2026-11-21T11:00:00.000+01:00#u",
+            "2026-11-21T10:00:00.000Z#u#v",
+            "2026-11-21T10:00:00.000Z#",
+            "#u",
+            "",
+        ] {
+            assert_eq!(parse_user_list_sk(forged), None, "{forged}");
+        }
+    }
+
+    #[test]
+    fn subs_spread_evenly_over_the_shards() {
+        let mut counts = [0u32; USER_LIST_SHARDS as usize];
+        for n in 0..8000u32 {
+            let user = UserId::parse(&format!("{n:08x}-2b7d-4b0e-9a57-0e0f0b1c2d3e")).unwrap();
+            counts[usize::from(user_list_shard(&user))] += 1;
+        }
+        // 1,000 each on average; a hash keeps every shard within 15 % of it.
+        assert!(counts.iter().all(|c| (850..=1150).contains(c)), "{counts:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod ops;
 mod plan;
 mod reads;
 pub mod schema;
+mod user_list;
 
 // The stored items and the retry bounds are the store's own. The invariant
 // checker and the fault tests read them through the `test-support` feature;
@@ -35,6 +36,7 @@ use aws_config::BehaviorVersion;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 
@@ -48,11 +50,12 @@ pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
-    BATCH_GET_KEYS, ChunkAt, Moved, RecordPage, ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView,
-    StatusSet,
+    BATCH_GET_KEYS, ChunkAt, Filed, Moved, RecordPage, ScanPage, ScannedProfile, ScannedRecord, SignInSettled,
+    SignInView, StatusSet, UnlistedPage, UnlistedProfile,
 };
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
+pub use user_list::UserPage;
 
 /// Who deletes a user, which decides the write's conditions.
 #[derive(Debug, Clone, Copy)]
@@ -219,6 +222,29 @@ impl Store {
             .key_condition_expression(key_condition)
             .set_expression_attribute_names(x.names_or_none())
             .set_expression_attribute_values(x.values_or_none())
+    }
+
+    /// Segment `segment` of `segments` of a parallel Scan under `filter`, from
+    /// `after`, evaluating at most `limit` items; names and values from `x`
+    /// (so a projection's names are registered before this is called).
+    fn scan_segment(
+        &self,
+        x: &Expr,
+        filter: String,
+        (segment, segments): (u32, u32),
+        limit: i32,
+        after: Option<Item>,
+    ) -> ScanFluentBuilder {
+        self.client
+            .scan()
+            .table_name(self.table())
+            .segment(i32::try_from(segment).unwrap_or(0))
+            .total_segments(i32::try_from(segments).unwrap_or(1))
+            .limit(limit)
+            .filter_expression(filter)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .set_exclusive_start_key(after)
     }
 
     /// Sends a plan; a failure comes back read through the plan's own readings.

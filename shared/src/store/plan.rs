@@ -295,6 +295,7 @@ pub(crate) mod tests {
                     crate::store::keys::PK,
                     crate::store::keys::SK,
                     crate::store::keys::GSI1PK,
+                    crate::store::keys::GSI2PK,
                 ];
                 assert!(
                     super::super::items::attr::ALL.contains(&attribute.as_str()) || keys.contains(&attribute.as_str()),

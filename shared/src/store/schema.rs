@@ -63,10 +63,37 @@ fn key_schema(keys: &[(&str, &str)]) -> Result<Vec<KeySchemaElement>, SchemaErro
 /// of a profile with the new one.
 pub const STREAM_VIEW: StreamViewType = StreamViewType::NewAndOldImages;
 
-/// Creates the table with its GSI1 and stream unless it exists. Returns whether it created it.
+/// One global secondary index of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Index {
+    /// The index's name.
+    pub name: &'static str,
+    /// Its key attributes: HASH then RANGE.
+    pub keys: [(&'static str, &'static str); 2],
+    /// What it copies besides the keys (projection INCLUDE).
+    pub projected: &'static [&'static str],
+}
+
+/// The table's indexes: GSI1 finds an address's records, GSI2 lists users by
+/// status in creation order. The template declares the same (a test checks).
+pub const INDEXES: [Index; 2] = [
+    Index {
+        name: keys::GSI1,
+        keys: keys::GSI1_KEYS,
+        projected: &keys::GSI1_PROJECTED,
+    },
+    Index {
+        name: keys::GSI2,
+        keys: keys::GSI2_KEYS,
+        projected: &keys::GSI2_PROJECTED,
+    },
+];
+
+/// Creates the table with its indexes and stream unless it exists. Returns whether it created it.
 pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaError> {
     let mut definitions = Vec::new();
-    for (name, _) in keys::TABLE_KEYS.iter().chain(keys::GSI1_KEYS.iter()) {
+    let index_keys = INDEXES.iter().flat_map(|index| index.keys.iter());
+    for (name, _) in keys::TABLE_KEYS.iter().chain(index_keys) {
         definitions.push(
             AttributeDefinition::builder()
                 .attribute_name(*name)
@@ -74,22 +101,27 @@ pub async fn ensure_table(client: &Client, table: &str) -> Result<bool, SchemaEr
                 .build()?,
         );
     }
-    let gsi1 = GlobalSecondaryIndex::builder()
-        .index_name(keys::GSI1)
-        .set_key_schema(Some(key_schema(&keys::GSI1_KEYS)?))
-        .projection(
-            Projection::builder()
-                .projection_type(ProjectionType::Include)
-                .set_non_key_attributes(Some(keys::GSI1_PROJECTED.iter().map(|a| (*a).to_owned()).collect()))
-                .build(),
-        )
-        .build()?;
+    let mut indexes = Vec::new();
+    for index in &INDEXES {
+        indexes.push(
+            GlobalSecondaryIndex::builder()
+                .index_name(index.name)
+                .set_key_schema(Some(key_schema(&index.keys)?))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::Include)
+                        .set_non_key_attributes(Some(index.projected.iter().map(|a| (*a).to_owned()).collect()))
+                        .build(),
+                )
+                .build()?,
+        );
+    }
     let result = client
         .create_table()
         .table_name(table)
         .set_attribute_definitions(Some(definitions))
         .set_key_schema(Some(key_schema(&keys::TABLE_KEYS)?))
-        .global_secondary_indexes(gsi1)
+        .set_global_secondary_indexes(Some(indexes))
         .billing_mode(BillingMode::PayPerRequest)
         .stream_specification(
             StreamSpecification::builder()

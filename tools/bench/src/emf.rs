@@ -141,9 +141,9 @@ fn counted_by(metric: Metric) -> &'static [&'static str] {
         Metric::EmailsRemoved => &["remove-email"],
         Metric::UsersDeleted => &["delete-account", "set-user-status", "reconcile-users"],
         Metric::ReconcilePassesCompleted => &["reconcile-users"],
-        Metric::AdminLookups => &["find-user-by-email"],
+        Metric::AdminLookups => &["find-user-by-email", "list-users"],
         Metric::AdminStatusChanges => &["set-user-status"],
-        Metric::AdminActionsRefused => &["find-user-by-email", "set-user-status"],
+        Metric::AdminActionsRefused => &["find-user-by-email", "list-users", "set-user-status"],
         _ => &[],
     }
 }

@@ -161,6 +161,14 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
         ADA,
         "find-user-by-email: {answer:?}"
     );
+    // The first page of active users: one small Query per GSI2 shard.
+    let event = with_sub(events::load("list-users"), ADMIN);
+    let (answer, made) = run.measure("list-users", &event).await;
+    run.record("list-users", made, http(&answer, 200));
+    assert!(
+        body(&answer)["users"].as_array().is_some_and(|users| !users.is_empty()),
+        "list-users: {answer:?}"
+    );
     let mut event = with_sub(events::load("set-user-status"), ADMIN);
     set_path_user(&mut event, TARGET);
     event["body"] = json!(json!({ "status": "suspended" }).to_string());
@@ -249,6 +257,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
         "find-user-by-email" => (
             &[("GetItem", 1), ("Query", 2)],
             "Three reads: the admin's own profile, GSI1 for the address, then the owner's partition (GSI1 projects no profile).",
+        ),
+        "list-users" => (
+            &[("GetItem", 1), ("Query", 8)],
+            "The admin's own profile, then one Query of each of the status's 8 GSI2 shards (a page of 50 asks each for 8 users; a larger table reads a few shards again).",
         ),
         "set-user-status" => (
             &[("GetItem", 2), ("TransactWriteItems", 1)],

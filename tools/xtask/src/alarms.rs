@@ -105,11 +105,11 @@ fn api(name: &'static str) -> MetricStat {
     )
 }
 
-/// The base table's own metric (TableName alone), or GSI1's.
-fn table(name: &'static str, gsi1: bool) -> MetricStat {
+/// The base table's own metric (TableName alone), or one index's.
+fn table(name: &'static str, index: Option<&str>) -> MetricStat {
     let mut dimensions = vec![("TableName", "!Ref Table".to_owned())];
-    if gsi1 {
-        dimensions.push(("GlobalSecondaryIndexName", keys::GSI1.to_owned()));
+    if let Some(index) = index {
+        dimensions.push(("GlobalSecondaryIndexName", index.to_owned()));
     }
     single("AWS/DynamoDB", name, dimensions, "Sum")
 }
@@ -167,13 +167,13 @@ pub(crate) fn all(catalog: &[Function]) -> Vec<AlarmDef> {
 }
 
 fn stack_alarms() -> Vec<AlarmDef> {
-    let throttles = |id: &str, name: &str, metric: &'static str, gsi1: bool, description: &str| AlarmDef {
+    let throttles = |id: &str, name: &str, metric: &'static str, index: Option<&str>, description: &str| AlarmDef {
         id: id.to_owned(),
         name: name.to_owned(),
         description: description.to_owned(),
         comment: &[],
         always: false,
-        rule: any_in_five_minutes(table(metric, gsi1)),
+        rule: any_in_five_minutes(table(metric, index)),
         evaluation_periods: 1,
         datapoints_to_alarm: 1,
         treat_missing_data: "notBreaching",
@@ -183,11 +183,11 @@ fn stack_alarms() -> Vec<AlarmDef> {
         "TableReadThrottleEventsAlarm",
         "table-read-throttles",
         "ReadThrottleEvents",
-        false,
+        None,
         "Reads of ${Table} (the base table, not its index) were throttled.",
     );
     read.comment = &[
-        "Throttling of the base table and of GSI1, each on its own: the index has its",
+        "Throttling of the base table and of each index, each on its own: an index has its",
         "own capacity, and an index that cannot keep up with the table's writes",
         "throttles those writes too. Any event in 5 minutes: the SDK's retries absorb",
         "most, so one that reaches the metric deserves a look. Every throttled request",
@@ -197,22 +197,36 @@ fn stack_alarms() -> Vec<AlarmDef> {
         "TableWriteThrottleEventsAlarm",
         "table-write-throttles",
         "WriteThrottleEvents",
-        false,
+        None,
         "Writes to ${Table} (the base table, not its index) were throttled.",
     );
     let gsi1_read = throttles(
         "Gsi1ReadThrottleEventsAlarm",
         "gsi1-read-throttles",
         "ReadThrottleEvents",
-        true,
+        Some(keys::GSI1),
         "Queries of GSI1 of ${Table} were throttled (admin look-ups by address).",
     );
     let gsi1_write = throttles(
         "Gsi1WriteThrottleEventsAlarm",
         "gsi1-write-throttles",
         "WriteThrottleEvents",
-        true,
+        Some(keys::GSI1),
         "Writes into GSI1 of ${Table} were throttled; the table's writes of email records are held back with them.",
+    );
+    let gsi2_read = throttles(
+        "Gsi2ReadThrottleEventsAlarm",
+        "gsi2-read-throttles",
+        "ReadThrottleEvents",
+        Some(keys::GSI2),
+        "Queries of GSI2 of ${Table} were throttled (the admin list of users).",
+    );
+    let gsi2_write = throttles(
+        "Gsi2WriteThrottleEventsAlarm",
+        "gsi2-write-throttles",
+        "WriteThrottleEvents",
+        Some(keys::GSI2),
+        "Writes into GSI2 of ${Table} were throttled; the table's writes of profiles (sign-ups, status changes) are held back with them.",
     );
     let ses = |id: &str, name: &str, metric: &'static str, threshold: &str, description: &str| AlarmDef {
         id: id.to_owned(),
@@ -289,6 +303,8 @@ fn stack_alarms() -> Vec<AlarmDef> {
         write,
         gsi1_read,
         gsi1_write,
+        gsi2_read,
+        gsi2_write,
         AlarmDef {
             id: "TableConditionalCheckFailuresAlarm".to_owned(),
             name: "table-conditional-check-failures".to_owned(),
@@ -301,7 +317,7 @@ fn stack_alarms() -> Vec<AlarmDef> {
             ],
             always: false,
             rule: Rule::Anomaly {
-                metric: table("ConditionalCheckFailedRequests", false),
+                metric: table("ConditionalCheckFailedRequests", None),
             },
             evaluation_periods: 3,
             datapoints_to_alarm: 2,

@@ -249,9 +249,8 @@ fn throttles(title: &str, dims: &[(&str, &str)]) -> Graph {
 }
 
 fn table_widgets(grid: &mut Grid) {
-    grid.heading("## Table and GSI1, each on its own (GSI1 has its own capacity)");
+    grid.heading("## Table, GSI1 and GSI2, each on its own (each index has its own capacity)");
     let table = [("TableName", "${Table}")];
-    let gsi1 = [("TableName", "${Table}"), ("GlobalSecondaryIndexName", keys::GSI1)];
     let reads = "ConsumedReadCapacityUnits";
     let writes = "ConsumedWriteCapacityUnits";
     grid.row(
@@ -292,32 +291,35 @@ fn table_widgets(grid: &mut Grid) {
             ),
         ],
     );
-    grid.row(
-        6,
-        vec![
-            (
-                8,
-                capacity(
-                    "GSI1: reads (RCU/s)",
-                    &gsi1,
-                    reads,
-                    "ProvisionedReadCapacityUnits",
-                    "RCU",
+    for index in [keys::GSI1, keys::GSI2] {
+        let dimensions = [("TableName", "${Table}"), ("GlobalSecondaryIndexName", index)];
+        grid.row(
+            6,
+            vec![
+                (
+                    8,
+                    capacity(
+                        &format!("{index}: reads (RCU/s)"),
+                        &dimensions,
+                        reads,
+                        "ProvisionedReadCapacityUnits",
+                        "RCU",
+                    ),
                 ),
-            ),
-            (
-                8,
-                capacity(
-                    "GSI1: writes (WCU/s)",
-                    &gsi1,
-                    writes,
-                    "ProvisionedWriteCapacityUnits",
-                    "WCU",
+                (
+                    8,
+                    capacity(
+                        &format!("{index}: writes (WCU/s)"),
+                        &dimensions,
+                        writes,
+                        "ProvisionedWriteCapacityUnits",
+                        "WCU",
+                    ),
                 ),
-            ),
-            (8, throttles("GSI1: throttle events", &gsi1)),
-        ],
-    );
+                (8, throttles(&format!("{index}: throttle events"), &dimensions)),
+            ],
+        );
+    }
 }
 
 /// One line per metric, summed over the stack's functions. SEARCH finds every
@@ -558,8 +560,8 @@ mod tests {
         for title in Group::ALL.iter().map(|g| g.title()) {
             assert!(text.contains(title), "{title}");
         }
-        // The table and GSI1 each on their own.
-        for scope in ["Table", "GSI1"] {
+        // The table and each index on their own.
+        for scope in ["Table", "GSI1", "GSI2"] {
             for what in ["reads", "writes", "throttle events"] {
                 assert!(text.contains(&format!("\"{scope}: {what}")), "{scope}: {what}");
             }

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use user_service::address_policy::Canonicalization;
 use user_service::catalog::FUNCTIONS;
-use xtask::canonicalize;
+use xtask::{backfill, canonicalize};
 
 use crate::regions::{Region, RegionError};
 
@@ -49,6 +49,10 @@ enum Task {
     /// survey the email records, refuse while any collide, then move each
     /// record's claim and GSI1 key, paced. Safe to stop and run again.
     Canonicalize(Canonicalize),
+    /// File the profiles written before GSI2 (the admin list) existed: a
+    /// parallel scan for profiles without their GSI2 keys, one conditioned
+    /// write each, paced (docs/deploy.md). Safe to stop and run again.
+    BackfillUserIndex(BackfillUserIndex),
     /// Publish again the table stream records publish-events gave up on:
     /// reads each message of its on-failure queue, the records of its range
     /// from the stream (within its 24 hours), and puts their events on the bus
@@ -78,6 +82,21 @@ struct ReplayEvents {
     /// the rest is published (by default it stays on the queue).
     #[arg(long)]
     drop_unreadable: bool,
+}
+
+#[derive(clap::Args)]
+struct BackfillUserIndex {
+    /// The table; defaults to TABLE_NAME. The endpoint and credentials are the
+    /// standard AWS environment (AWS_ENDPOINT_URL_DYNAMODB for DynamoDB Local).
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+    /// Profiles filed a second at most: each is one UpdateItem of the profile
+    /// (1 write unit) and its new GSI2 entry (1 more); 32 run at once.
+    #[arg(long, default_value_t = 100.0)]
+    rate: f64,
+    /// Segments of the parallel scan.
+    #[arg(long, default_value_t = 4)]
+    segments: u32,
 }
 
 #[derive(clap::Args)]
@@ -299,15 +318,13 @@ fn replay_events(args: ReplayEvents) -> ExitCode {
     })
 }
 
-/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
-/// collides), 1 when collisions or unfinished moves remain, 2 when the
-/// migration refused to start for collisions or could not reach the table.
-#[allow(clippy::print_stdout)]
-fn canonicalize(args: Canonicalize) -> ExitCode {
+/// Runs `task` on the store of `table` (the endpoint and credentials from the
+/// standard AWS environment); 2 when the runtime or the client settings fail.
+fn on_table(task: &str, table: &str, run: impl AsyncFnOnce(user_service::store::Store) -> ExitCode) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("canonicalize: {e}");
+            eprintln!("{task}: {e}");
             return ExitCode::from(2);
         }
     };
@@ -315,12 +332,25 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
         let timeouts = match user_service::config::ClientTimeouts::from_lookup(|k| std::env::var(k).ok()) {
             Ok(timeouts) => timeouts,
             Err(e) => {
-                eprintln!("canonicalize: {e}");
+                eprintln!("{task}: {e}");
                 return ExitCode::from(2);
             }
         };
         let client = user_service::store::dynamodb_client(timeouts).await;
-        let store = user_service::store::Store::new(client, user_service::config::StoreConfig::new(&args.table));
+        run(user_service::store::Store::new(
+            client,
+            user_service::config::StoreConfig::new(table),
+        ))
+        .await
+    })
+}
+
+/// `cargo xtask canonicalize`: 0 when done (or, with `--dry-run`, when nothing
+/// collides), 1 when collisions or unfinished moves remain, 2 when the
+/// migration refused to start for collisions or could not reach the table.
+#[allow(clippy::print_stdout)]
+fn canonicalize(args: Canonicalize) -> ExitCode {
+    on_table("canonicalize", &args.table.clone(), async move |store| {
         let bar = canonicalize::progress("survey", None);
         let survey = match canonicalize::survey(&store, args.to, args.segments, &bar).await {
             Ok(survey) => survey,
@@ -341,7 +371,9 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
                 return ExitCode::FAILURE;
             }
             if !args.skip_collisions {
-                eprintln!("canonicalize: the migration does not start while any exists (--skip-collisions moves the rest)");
+                eprintln!(
+                    "canonicalize: the migration does not start while any exists (--skip-collisions moves the rest)"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -352,7 +384,10 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
         let tally = match canonicalize::migrate(&store, &survey.moving, args.rate, &bar).await {
             Ok(tally) => tally,
             Err(e) => {
-                eprintln!("canonicalize: stopped: {}; run it again to go on", user_service::error::chain(&e));
+                eprintln!(
+                    "canonicalize: stopped: {}; run it again to go on",
+                    user_service::error::chain(&e)
+                );
                 return ExitCode::FAILURE;
             }
         };
@@ -370,10 +405,39 @@ fn canonicalize(args: Canonicalize) -> ExitCode {
     })
 }
 
+/// `cargo xtask backfill-user-index`: 0 when every profile is filed, 1 when
+/// some changed under every attempt or the run stopped (run it again), 2 when
+/// it could not start.
+#[allow(clippy::print_stdout)]
+fn backfill_user_index(args: BackfillUserIndex) -> ExitCode {
+    on_table("backfill-user-index", &args.table, async |store| {
+        let bar = canonicalize::progress("file", None);
+        let tally = match backfill::backfill(&store, args.segments, args.rate, &bar).await {
+            Ok(tally) => tally,
+            Err(e) => {
+                eprintln!(
+                    "backfill-user-index: stopped: {}; run it again to go on",
+                    user_service::error::chain(&e)
+                );
+                return ExitCode::FAILURE;
+            }
+        };
+        bar.finish_and_clear();
+        print!("{}", backfill::report(&tally));
+        if tally.is_complete() {
+            ExitCode::SUCCESS
+        } else {
+            eprintln!("backfill-user-index: not every profile is filed; run it again");
+            ExitCode::FAILURE
+        }
+    })
+}
+
 #[allow(clippy::print_stdout)]
 fn main() -> ExitCode {
     let (task, check, regions, edit) = match Cli::parse().task {
         Task::Canonicalize(args) => return canonicalize(args),
+        Task::BackfillUserIndex(args) => return backfill_user_index(args),
         Task::ReplayEvents(args) => return replay_events(args),
         Task::Template { check } => (
             "template",

@@ -239,10 +239,16 @@ fn policies(y: &mut Yaml, f: &Function) {
     let mut statements = Yaml::default();
     if !f.dynamodb_actions.is_empty() {
         statements.statement("TableAccess", "dynamodb", f.dynamodb_actions);
-        if f.queries_gsi1 {
+        let indexes: Vec<&str> = [(f.queries_gsi1, keys::GSI1), (f.queries_gsi2, keys::GSI2)]
+            .into_iter()
+            .filter_map(|(queries, index)| queries.then_some(index))
+            .collect();
+        if !indexes.is_empty() {
             statements.line(7, "Resource:");
             statements.line(8, "- !GetAtt Table.Arn");
-            statements.line(8, &format!("- !Sub ${{Table.Arn}}/index/{}", keys::GSI1));
+            for index in indexes {
+                statements.line(8, &format!("- !Sub ${{Table.Arn}}/index/{index}"));
+            }
         } else {
             statements.line(7, "Resource: !GetAtt Table.Arn");
         }

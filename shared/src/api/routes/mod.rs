@@ -10,6 +10,7 @@ pub mod get_account;
 pub mod get_email;
 pub mod get_profile;
 pub mod list_emails;
+pub mod list_users;
 pub mod remove_email;
 pub mod send_verification;
 pub mod set_primary_email;

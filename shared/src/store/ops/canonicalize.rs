@@ -71,17 +71,7 @@ impl Store {
         let email_type: AttributeValue =
             serde_dynamo::to_attribute_value(EntityType::Email).map_err(StoreError::Corrupt)?;
         let filter = x.eq(attr::ENTITY_TYPE, email_type);
-        let request = self
-            .client
-            .scan()
-            .table_name(self.table())
-            .segment(i32::try_from(segment).unwrap_or(0))
-            .total_segments(i32::try_from(segments).unwrap_or(1))
-            .limit(limit)
-            .filter_expression(filter)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none())
-            .set_exclusive_start_key(after);
+        let request = self.scan_segment(&x, filter, (segment, segments), limit, after);
         let page = send_by_deadline!(&self.client, request)?;
         let records = page
             .items

@@ -75,6 +75,7 @@ fn plan(
         // Erasure in the same write that releases the addresses.
         let update = Update::default()
             .set(x.eq(attr::STATUS, UserStatus::Deleted))
+            .set(x.eq(keys::GSI2PK, keys::user_list_pk(UserStatus::Deleted, &profile.user_id)))
             .set(x.eq(attr::EMAIL_COUNT, 0u32))
             .set(x.add(attr::VERSION, 1))
             .set(x.eq(attr::UPDATED_AT, now))
@@ -142,6 +143,13 @@ mod tests {
         let plan = plan("t", &profile, &[a.clone(), b.clone()], now(), Deleter::System).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
+        // The erased profile moves to the deleted users' GSI2 key in the same write.
+        let erase = plan.items()[0].update().unwrap();
+        assert!(erase.update_expression().contains("#GSI2PK = :GSI2PK"));
+        assert_eq!(
+            erase.expression_attribute_values().unwrap()[":GSI2PK"].as_s().unwrap(),
+            &keys::user_list_pk(UserStatus::Deleted, &user())
+        );
         // An admin's delete carries one more item: the admin's own profile, active.
         let admin = UserId::parse("admin-a").unwrap();
         let by_admin = super::plan("t", &profile, &[a, b], now(), Deleter::Admin(&admin)).unwrap();

@@ -20,6 +20,7 @@ mod remove_email;
 mod set_primary;
 mod set_status;
 mod update_profile;
+mod user_index;
 mod verify_email;
 
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
@@ -27,6 +28,7 @@ pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use set_status::StatusSet;
+pub use user_index::{Filed, UnlistedPage, UnlistedProfile};
 
 #[cfg(test)]
 mod fixtures {

@@ -207,17 +207,14 @@ impl Store {
         .map(|name| x.name(name))
         .join(", ");
         let request = self
-            .client
-            .scan()
-            .table_name(self.table())
-            .segment(i32::try_from(segment).unwrap_or(0))
-            .total_segments(i32::try_from(segments).unwrap_or(1))
-            .limit(reconcile::SCAN_PAGE_ITEMS)
-            .filter_expression(filter)
-            .projection_expression(projection)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none())
-            .set_exclusive_start_key(after.map(start_key));
+            .scan_segment(
+                &x,
+                filter,
+                (segment, segments),
+                reconcile::SCAN_PAGE_ITEMS,
+                after.map(start_key),
+            )
+            .projection_expression(projection);
         let page = send_by_deadline!(&self.client, request)?;
         let profiles = page
             .items

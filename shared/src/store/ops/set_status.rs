@@ -20,7 +20,7 @@ impl Store {
         if status == UserStatus::Deleted {
             return self.delete_user(user, Deleter::System, now).await;
         }
-        self.update_profile_item(user, |x| write(x, status, now), read_failure)
+        self.update_profile_item(user, |x| write(x, user, status, now), read_failure)
             .await
     }
 
@@ -98,6 +98,7 @@ fn admin_plan(
     let update = plan::update(table, keys::profile_key(&profile.user_id), |x| {
         let update = Update::default()
             .set(x.eq(attr::STATUS, status))
+            .set(x.eq(keys::GSI2PK, keys::user_list_pk(status, &profile.user_id)))
             .set(x.add(attr::VERSION, 1))
             .set(x.eq(attr::UPDATED_AT, now));
         (update, x.eq(attr::VERSION, profile.version))
@@ -116,9 +117,11 @@ fn read_moved(old: Option<&Item>) -> Result<Rejection, StoreError> {
     })
 }
 
-fn write(x: &mut Expr, status: UserStatus, now: Timestamp) -> (Update, String) {
+/// The status and the GSI2 partition key it files the profile under, together.
+fn write(x: &mut Expr, user: &UserId, status: UserStatus, now: Timestamp) -> (Update, String) {
     let update = Update::default()
         .set(x.eq(attr::STATUS, status))
+        .set(x.eq(keys::GSI2PK, keys::user_list_pk(status, user)))
         .set(x.add(attr::VERSION, 1))
         .set(x.eq(attr::UPDATED_AT, now));
     let condition = and([
@@ -144,16 +147,23 @@ mod tests {
     #[test]
     fn the_condition_keeps_deleted_users_deleted() {
         let mut x = Expr::default();
-        let (update, condition) = write(&mut x, UserStatus::Suspended, now());
+        let user = crate::store::ops::fixtures::user();
+        let (update, condition) = write(&mut x, &user, UserStatus::Suspended, now());
         assert_eq!(
             update.text(),
-            "SET #status = :status, #version = #version + :versionBy, #updatedAt = :updatedAt"
+            "SET #status = :status, #GSI2PK = :GSI2PK, #version = #version + :versionBy, #updatedAt = :updatedAt"
         );
         assert_eq!(
             condition,
             "attribute_exists(#PK) AND #status <> :status2 AND #status <> :status"
         );
-        assert_eq!(x.values_or_none().unwrap().len(), 4);
+        let values = x.values_or_none().unwrap();
+        assert_eq!(values.len(), 5);
+        // The profile is filed under its new status in the same write.
+        assert_eq!(
+            values[":GSI2PK"].as_s().unwrap(),
+            &keys::user_list_pk(UserStatus::Suspended, &user)
+        );
     }
 
     #[test]
