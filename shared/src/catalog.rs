@@ -583,6 +583,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 15);
+        assert_eq!(count, 16);
     }
 }

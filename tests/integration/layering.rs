@@ -31,6 +31,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("bus", 3),
     ("verification_key", 3),
     ("secrets", 4),
+    ("legacy_password", 4),
     ("store", 4),
     // What a function initialises once.
     ("app", 5),

@@ -450,7 +450,7 @@ mod tests {
             let reply = app.send(function, event.anonymous()).await;
             reply.assert_problem(401, "UNAUTHENTICATED");
         }
-        assert_eq!(routes, 15);
+        assert_eq!(routes, 16);
     }
 
     #[tokio::test]

@@ -85,13 +85,25 @@ fn with_suffix(path: &std::path::Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// An operator's batch is not inside a Cognito trigger's 5 s: unless the
+/// environment says otherwise, a call may take as long as a slow network or a
+/// busy emulator needs, rather than fail the line for a re-run.
+const TOOL_TIMEOUTS_MS: [(&str, &str); 2] = [
+    (user_service::config::DYNAMODB_ATTEMPT_TIMEOUT_MS.name, "10000"),
+    (user_service::config::DYNAMODB_OPERATION_TIMEOUT_MS.name, "60000"),
+];
+
 async fn store(table: &str) -> Result<(Store, aws_config::SdkConfig), String> {
     let env = |name: &str| {
         if name == "TABLE_NAME" {
-            Some(table.to_owned())
-        } else {
-            std::env::var(name).ok()
+            return Some(table.to_owned());
         }
+        std::env::var(name).ok().or_else(|| {
+            TOOL_TIMEOUTS_MS
+                .iter()
+                .find(|(var, _)| *var == name)
+                .map(|(_, ms)| (*ms).to_owned())
+        })
     };
     let config = StoreConfig::from_lookup(env).map_err(|e| e.to_string())?;
     let policy = AddressPolicy::from_lookup(env).map_err(|e| e.to_string())?;

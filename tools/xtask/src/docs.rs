@@ -202,7 +202,7 @@ mod tests {
     fn every_http_route_and_variable_has_a_row() {
         let routes = routes(user_service::catalog::FUNCTIONS);
         assert!(routes.contains("| `GET /me` | get-profile | any user |"), "{routes}");
-        assert_eq!(routes.lines().count(), 2 + 15);
+        assert_eq!(routes.lines().count(), 2 + 16);
         let variables = variables();
         assert!(
             variables.contains("| `MAX_EMAILS_PER_USER` | 10 | 1 to 49 |"),
