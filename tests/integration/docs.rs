@@ -157,6 +157,9 @@ const NOT_OURS: &[&str] = &[
     "INSUFFICIENT_DATA",
     // rustc's own switch, for the AddressSanitizer fuzzing recipe.
     "RUSTC_BOOTSTRAP",
+    // Cognito's CSV import: a user status, and one of the job's hashing algorithms.
+    "RESET_REQUIRED",
+    "PBKDF2_SHA256",
 ];
 
 #[test]
