@@ -182,7 +182,7 @@ fn parse(route: Route, req: &lambda_http::Request) -> Result<(), Problem> {
     let who = caller(req)?;
     assert!(!who.user_id.as_str().is_empty());
     match route {
-        Route::GetProfile | Route::GetAccount | Route::ListEmails => {}
+        Route::GetProfile | Route::GetAccount | Route::ListEmails | Route::ExportAccount => {}
         Route::UpdateProfile => {
             let (precondition, patch) = routes::update_profile(req)?;
             if let user_service::domain::IfMatch::Versions(versions) = precondition {
