@@ -30,6 +30,10 @@ pub enum Trigger {
     CognitoPostConfirmation,
     /// Every sign-in: the repair path for confirmed users without a profile.
     CognitoPostAuthentication,
+    /// Cognito's UserMigration trigger: a sign-in or forgot-password with an
+    /// address Cognito does not know. Wired to the pool only while the stack's
+    /// `LegacyPasswordMigration` is `on`.
+    CognitoUserMigration,
     /// An EventBridge schedule (`rate(...)`). `event` names the SAM event, and
     /// so the deployed rule: renaming it replaces the rule.
     Schedule {
@@ -145,6 +149,8 @@ pub struct Function {
     /// Whether it puts domain events on the stack's event bus
     /// (`events:PutEvents` on that bus alone).
     pub publishes_events: bool,
+    /// Its memory (and so its share of CPU), when not the stack's `FunctionMemorySize`.
+    pub memory_mb: Option<u32>,
 }
 
 /// A function with the defaults: no secret, no Cognito, no mail, the default
@@ -168,6 +174,7 @@ const fn function(
         cognito_actions: &[],
         sends_email: false,
         publishes_events: false,
+        memory_mb: None,
     }
 }
 
@@ -367,7 +374,8 @@ pub const POST_CONFIRMATION: Function = Function {
         "post-confirmation",
         Trigger::CognitoPostConfirmation,
         "records the confirmed user in the table.",
-        &["PutItem", "DeleteItem", "UpdateItem"],
+        // GetItem and Query: a reset's first appearance of a migrated user.
+        &["GetItem", "Query", "PutItem", "DeleteItem", "UpdateItem"],
     )
 };
 /// Cognito PostAuthentication: refuses suspended and deleted users; creates a missing profile.
@@ -378,7 +386,24 @@ pub const POST_AUTHENTICATION: Function = Function {
         "post-authentication",
         Trigger::CognitoPostAuthentication,
         "the repair path; a profile for a confirmed user who has none.",
-        &["GetItem", "PutItem", "DeleteItem", "UpdateItem"],
+        // Query: a migrated user's first sign-in moves their pending account.
+        &["GetItem", "Query", "PutItem", "DeleteItem", "UpdateItem"],
+    )
+};
+
+/// Cognito UserMigration: a pending user's first sign-in is checked against
+/// their legacy password hash (or their forgot-password begins), and Cognito
+/// gets their verified primary. One full vCPU (1,769 MB): a bcrypt of cost 12
+/// takes a quarter of a second there, and many seconds at 128 MB.
+pub const MIGRATE_USER: Function = Function {
+    timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
+    memory_mb: Some(1769),
+    ..function(
+        "migrate-user",
+        Trigger::CognitoUserMigration,
+        "checks a pending user's legacy password at their first sign-in.",
+        // PutItem: a wrong password counted on the hash's item.
+        &["GetItem", "PutItem"],
     )
 };
 
@@ -516,6 +541,7 @@ pub const FUNCTIONS: &[Function] = &[
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
+    MIGRATE_USER,
     RECONCILE_USERS,
     SYNC_COGNITO_EMAIL,
     PUBLISH_EVENTS,
@@ -528,7 +554,10 @@ impl Function {
     pub const fn is_cognito_trigger(&self) -> bool {
         matches!(
             self.trigger,
-            Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication
+            Trigger::CognitoPreSignUp
+                | Trigger::CognitoPostConfirmation
+                | Trigger::CognitoPostAuthentication
+                | Trigger::CognitoUserMigration
         )
     }
 
@@ -545,6 +574,7 @@ impl Function {
             Trigger::CognitoPreSignUp
             | Trigger::CognitoPostConfirmation
             | Trigger::CognitoPostAuthentication
+            | Trigger::CognitoUserMigration
             | Trigger::Schedule { .. }
             | Trigger::TableStream { .. } => Access::User,
         }

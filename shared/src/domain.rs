@@ -51,7 +51,35 @@ impl UserId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// A new provisional id for a user imported to migrate at sign-in, until
+    /// Cognito gives them a `sub`: `pending-` and a random UUID. Random, not
+    /// derived from the address: it is logged and stored as the user's id,
+    /// and a hash of an address would name the address to anyone who guesses
+    /// it. Never a sub: no token carries it, and the reconcile, the Cognito
+    /// sync and the domain events pass it by.
+    pub fn new_pending() -> Self {
+        Self(format!("{PENDING_USER_PREFIX}{}", Uuid::new_v4()))
+    }
+
+    /// A user id a listing may name: a sub, or a pending user's provisional
+    /// id exactly as [`UserId::new_pending`] spells it.
+    pub fn parse_listed(raw: &str) -> Result<Self, Invalid> {
+        if let Some(uuid) = raw.strip_prefix(PENDING_USER_PREFIX) {
+            let sub = Self::parse_sub(uuid).map_err(|_| Invalid("must be a user id"))?;
+            return Ok(Self(format!("{PENDING_USER_PREFIX}{sub}")));
+        }
+        Self::parse_sub(raw)
+    }
+
+    /// Whether this is a pending user's provisional id (see [`UserId::new_pending`]).
+    pub fn is_pending(&self) -> bool {
+        self.0.starts_with(PENDING_USER_PREFIX)
+    }
 }
+
+/// What starts every pending user's provisional id; a Cognito sub (a UUID) never does.
+pub const PENDING_USER_PREFIX: &str = "pending-";
 
 impl fmt::Display for UserId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -271,6 +271,9 @@ pub enum LineCode {
     /// DynamoDB or Cognito kept failing (throttled, unavailable) after the
     /// retries: run again.
     Unavailable,
+    /// `--pending`: the password hash costs more than the migration trigger
+    /// checks within Cognito's 5 s (`legacy_password::CostLimits::TRIGGER`).
+    PasswordTooCostly,
 }
 
 impl LineCode {
@@ -287,6 +290,7 @@ impl LineCode {
         Self::AddressOwned,
         Self::CognitoConflict,
         Self::Unavailable,
+        Self::PasswordTooCostly,
     ];
 
     /// The code as the report writes it.
@@ -303,6 +307,7 @@ impl LineCode {
             Self::AddressOwned => "ADDRESS_OWNED",
             Self::CognitoConflict => "COGNITO_CONFLICT",
             Self::Unavailable => "UNAVAILABLE",
+            Self::PasswordTooCostly => "PASSWORD_TOO_COSTLY",
         }
     }
 }

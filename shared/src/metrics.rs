@@ -82,6 +82,14 @@ pub enum Metric {
     /// An admin action that did not happen: refused (unknown user, own account,
     /// a bad request) or failed (503); the audit event has its problem code.
     AdminActionsRefused,
+    /// The migration trigger handed a pending user to Cognito: a legacy
+    /// password matched at sign-in, or a forgot-password began.
+    MigrationsStarted,
+    /// A wrong password at a pending user's first sign-in, counted against
+    /// the daily limit of the legacy hash.
+    WrongLegacyPasswords,
+    /// A pending user became the profile of their new Cognito `sub`.
+    UsersMigrated,
 }
 
 impl Metric {
@@ -109,6 +117,9 @@ impl Metric {
         Metric::AdminLookups,
         Metric::AdminStatusChanges,
         Metric::AdminActionsRefused,
+        Metric::MigrationsStarted,
+        Metric::WrongLegacyPasswords,
+        Metric::UsersMigrated,
     ];
 
     /// The metric's name in CloudWatch.
@@ -136,6 +147,9 @@ impl Metric {
             Metric::AdminLookups => "AdminLookups",
             Metric::AdminStatusChanges => "AdminStatusChanges",
             Metric::AdminActionsRefused => "AdminActionsRefused",
+            Metric::MigrationsStarted => "MigrationsStarted",
+            Metric::WrongLegacyPasswords => "WrongLegacyPasswords",
+            Metric::UsersMigrated => "UsersMigrated",
         }
     }
 
@@ -148,7 +162,10 @@ impl Metric {
             | Metric::PrimarySwitches
             | Metric::EmailsRemoved
             | Metric::UsersDeleted
-            | Metric::ReconcilePassesCompleted => Group::Accounts,
+            | Metric::ReconcilePassesCompleted
+            | Metric::MigrationsStarted
+            | Metric::WrongLegacyPasswords
+            | Metric::UsersMigrated => Group::Accounts,
             Metric::CodesIssued
             | Metric::CodesRefusedByLimit
             | Metric::VerificationsSucceeded

@@ -114,7 +114,7 @@ fn every_event_file_against_the_real_binaries() {
     // Domain events: a bus in moto's EventBridge, its events read back from a queue.
     let (_, bus) = rt.block_on(moto.event_bus(user_service::events::Personal::None));
     let env = function_env(
-        table,
+        table.clone(),
         &[
             ("USER_POOL_ID", &pool_id),
             ("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", &moto.endpoint),
@@ -185,6 +185,43 @@ fn every_event_file_against_the_real_binaries() {
         events::load("post-authentication")
     );
     note("post-authentication");
+
+    // Migration at sign-in: Ada is no pending user (she signed up), so the
+    // documented events find nobody; a pending user imported with a hash of
+    // the event's password is handed to Cognito, confirmed.
+    for name in ["migrate-user", "migrate-user-forgot-password"] {
+        let err = run.invoke("migrate-user", name).unwrap_err();
+        assert!(err.contains("USER_NOT_FOUND"), "{name}: {err}");
+        note(name);
+    }
+    let legacy_id = rt.block_on(async {
+        let store = ddb::store_on(ddb::client(), &table);
+        let hash = user_service::import::PasswordHash::parse(
+            user_service::import::HashAlgorithm::Pbkdf2Sha256,
+            "$pbkdf2-sha256$i=1000,l=32$bGVnYWN5LXNhbHQtMDAwMQ$a0kZ4eid5Ymb9P5aXEoCN+0op94SVD22BrmQQ7j2EVw",
+        )
+        .unwrap();
+        let now = user_service::domain::Timestamp::now();
+        let legacy = user_service::domain::NewUser {
+            user_id: user_service::domain::UserId::new_pending(),
+            email: user_service::domain::EmailAddress::parse("legacy@example.com").unwrap(),
+            first_name: None,
+            last_name: None,
+            phone: None,
+        };
+        let (id, _) = store
+            .create_pending_account(&user_service::domain::NewAccount::signed_up(legacy, now), &hash, now)
+            .await
+            .unwrap();
+        id.to_string()
+    });
+    let migrated = run
+        .invoke_with("migrate-user", "migrate-user", |e| {
+            e["userName"] = json!("legacy@example.com")
+        })
+        .unwrap();
+    assert_eq!(migrated["response"]["finalUserStatus"], "CONFIRMED", "{migrated}");
+    assert_eq!(migrated["response"]["userAttributes"]["email"], "legacy@example.com");
 
     // Profile.
     let profile = run.http("get-profile", "get-profile");
@@ -283,7 +320,8 @@ fn every_event_file_against_the_real_binaries() {
     assert_eq!(found.body["profile"]["userId"], "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
     note("find-user-by-email");
 
-    // The event lists active users: Ada and the admin, oldest first, in one page.
+    // The event lists active users: Ada, the pending user (under their
+    // provisional id until they migrate) and the admin, oldest first, in one page.
     let listed = run.http("list-users", "list-users");
     listed.expect(200);
     let subs: Vec<&str> = listed.body["users"]
@@ -292,7 +330,10 @@ fn every_event_file_against_the_real_binaries() {
         .iter()
         .filter_map(|u| u["userId"].as_str())
         .collect();
-    assert_eq!(subs, ["3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e", admin]);
+    assert_eq!(
+        subs,
+        ["3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e", legacy_id.as_str(), admin]
+    );
     assert!(listed.body.get("nextCursor").is_none());
     note("list-users");
 
@@ -418,6 +459,8 @@ fn every_event_file_against_the_real_binaries() {
         ("remove-email", Metric::EmailsRemoved, 1),
         ("set-user-status", Metric::AdminStatusChanges, 1),
         ("reconcile-users", Metric::ReconcilePassesCompleted, 1),
+        // The pending user's password matched (the two refusals count nothing).
+        ("migrate-user", Metric::MigrationsStarted, 1),
     ]
     .into_iter()
     .map(|(function, metric, n)| ((function.to_owned(), metric.name().to_owned()), n))

@@ -160,6 +160,8 @@ const NOT_OURS: &[&str] = &[
     // Cognito's CSV import: a user status, and one of the job's hashing algorithms.
     "RESET_REQUIRED",
     "PBKDF2_SHA256",
+    // Cognito's admin sign-in flow, which also hands the migration trigger a password.
+    "ADMIN_USER_PASSWORD_AUTH",
 ];
 
 #[test]

@@ -87,6 +87,8 @@ async fn recording(setup: &App) -> (TestApp, Recorder) {
 const TARGET: &str = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b";
 /// A user who closes their own account.
 const CLOSER: &str = "2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b6c";
+/// A pending user's sub once migrated at sign-in.
+const CLOSER_TOO: &str = "3a4b5c6d-7e8f-4a9b-8c0d-1e2f3a4b5c6d";
 
 fn assert_actions(function: &Function, recorder: &Recorder) {
     let used = recorder.0.lock().unwrap().clone();
@@ -108,6 +110,33 @@ async fn every_function_uses_exactly_its_granted_actions() {
     setup.sign_up(TARGET, "target@example.com").await;
     setup.sign_up(CLOSER, "closer@example.com").await;
     let pending = setup.add_address(ADA, "pending@example.com").await;
+    let hash = user_service::import::PasswordHash::parse(
+        user_service::import::HashAlgorithm::Pbkdf2Sha256,
+        "$pbkdf2-sha256$i=1000,l=32$bGVnYWN5LXNhbHQtMDAwMQ$a0kZ4eid5Ymb9P5aXEoCN+0op94SVD22BrmQQ7j2EVw",
+    )
+    .unwrap();
+    for address in [
+        "migrating@example.com",
+        "resetting@example.com",
+        "signing-in@example.com",
+    ] {
+        let mut account = user_service::domain::NewAccount::signed_up(
+            user_service::domain::NewUser {
+                user_id: user_service::domain::UserId::new_pending(),
+                email: user_service::domain::EmailAddress::parse(address).unwrap(),
+                first_name: None,
+                last_name: None,
+                phone: None,
+            },
+            setup.clock.now(),
+        );
+        account.more.clear();
+        setup
+            .store
+            .create_pending_account(&account, &hash, setup.clock.now())
+            .await
+            .unwrap();
+    }
 
     let (app, rec) = recording(&setup).await;
     app.get_profile(ADA).await;
@@ -174,16 +203,38 @@ async fn every_function_uses_exactly_its_granted_actions() {
     app.pre_sign_up("x", "new@example.com").await.unwrap();
     assert_actions(&catalog::PRE_SIGN_UP, &rec);
 
-    // Sign-up taking over an unverified claim: Put, Delete and Update.
+    // Migration at sign-in. The trigger: the claim, the pending profile and
+    // its hash read, a wrong password counted (a Put). The first appearances
+    // move the pending account: its partition's Query, then Puts, Deletes and
+    // the claims' Updates; the reset's confirmation reads the profile first.
+    let (app, rec) = recording(&setup).await;
+    let mut sign_in = integration_tests::events::load("migrate-user");
+    sign_in["userName"] = json!("migrating@example.com");
+    sign_in["request"]["password"] = json!("not the password");
+    app.invoke(&catalog::MIGRATE_USER, sign_in).await.unwrap_err();
+    assert_actions(&catalog::MIGRATE_USER, &rec);
+
+    // Sign-up taking over an unverified claim (Put, Delete and Update), and a
+    // reset's confirmation moving a pending user.
     let (app, rec) = recording(&setup).await;
     setup.add_address(ADA, "wanted@example.com").await;
     app.post_confirmation("newcomer", "wanted@example.com").await.unwrap();
+    let mut reset = integration_tests::events::load("post-confirmation-forgot-password");
+    reset["userName"] = json!(NOBODY);
+    reset["request"]["userAttributes"]["sub"] = json!(NOBODY);
+    reset["request"]["userAttributes"]["email"] = json!("resetting@example.com");
+    reset["request"]["userAttributes"]["email_verified"] = json!("true");
+    app.invoke(&catalog::POST_CONFIRMATION, reset).await.unwrap();
     assert_actions(&catalog::POST_CONFIRMATION, &rec);
 
-    // The repair at sign-in, taking over an unverified claim too: Get, Put, Delete, Update.
+    // The repair at sign-in, taking over an unverified claim too (Get, Put,
+    // Delete, Update), and a migrated user's first sign-in (the Query).
     let (app, rec) = recording(&setup).await;
     setup.add_address(ADA, "repaired@example.com").await;
     app.post_authentication("repaired", "repaired@example.com", true)
+        .await
+        .unwrap();
+    app.post_authentication(CLOSER_TOO, "signing-in@example.com", true)
         .await
         .unwrap();
     assert_actions(&catalog::POST_AUTHENTICATION, &rec);

@@ -27,6 +27,7 @@ mod invariant_checker;
 mod layering;
 mod lost_response;
 mod metrics;
+mod migration;
 mod preconditions;
 mod publishing;
 mod races;

@@ -144,6 +144,41 @@ fn cognito_triggers_point_at_the_trigger_functions() {
         target("PostAuthentication"),
         logical_id(catalog::POST_AUTHENTICATION.name)
     );
+
+    // The migration trigger, only while LegacyPasswordMigration is not off;
+    // its client (USER_PASSWORD_AUTH), the authorizer's audience for it and
+    // its output only while it is on. Off by default.
+    let (tag, wired) = tagged(&config["UserMigration"]).expect("an !If");
+    assert_eq!(tag, "If");
+    assert_eq!(text(&wired[0]), "MigrationTriggerWired");
+    let (tag, arn) = tagged(&wired[1]).unwrap();
+    assert_eq!(
+        (tag.as_str(), text(arn)),
+        ("GetAtt", logical_id(catalog::MIGRATE_USER.name))
+    );
+    let (tag, none) = tagged(&wired[2]).unwrap();
+    assert_eq!((tag.as_str(), text(none)), ("Ref", "AWS::NoValue".to_owned()));
+    let parameter = &t["Parameters"]["LegacyPasswordMigration"];
+    assert_eq!(text(&parameter["Default"]), "off");
+    let clients = template::of_type(&t, "AWS::Cognito::UserPoolClient");
+    let with_password: Vec<&str> = clients
+        .iter()
+        .filter(|(_, c)| {
+            c["Properties"]["ExplicitAuthFlows"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .any(|flow| text(flow) == "ALLOW_USER_PASSWORD_AUTH")
+        })
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert_eq!(with_password, ["MigrationClient"]);
+    let migration = clients.iter().find(|(id, _)| id == "MigrationClient").unwrap();
+    assert_eq!(text(&migration.1["Condition"]), "LegacyPasswordMigrationOn");
+    assert_eq!(
+        text(&t["Outputs"]["MigrationClientId"]["Condition"]),
+        "LegacyPasswordMigrationOn"
+    );
 }
 
 /// The inline policy statements of a function.

@@ -81,6 +81,7 @@ fn options(app: &TestApp) -> Options {
     Options {
         dry_run: false,
         resume: false,
+        pending: false,
         now: app.clock.now(),
     }
 }
@@ -326,6 +327,112 @@ async fn an_import_creates_each_user_in_cognito_and_the_table_and_the_same_file_
     assert_eq!(subs_again, subs);
     assert_eq!(app.item_count().await, items);
     assert_eq!(cognito_users(&cognito, &pool_id).await.len(), 20);
+}
+
+#[tokio::test]
+async fn a_pending_import_keeps_hashes_for_migration_and_creates_no_cognito_user_for_them() {
+    let moto = Moto::start();
+    let (cognito, pool_id) = new_pool(&moto).await;
+    let app = TestApp::spawn().await;
+    // Users 0, 3, 6 and 9 have a password hash (user 9 is suspended too).
+    let mut lines = users(0..10);
+    // A hash the trigger could not check within Cognito's 5 s.
+    let mut costly = user(10);
+    costly["password"] = json!({"algorithm": "bcrypt", "hash": BCRYPT.replacen("$12$", "$15$", 1)});
+    lines.push(costly.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), "users.jsonl", &lines);
+    let pool = Pool::new(cognito.clone(), &pool_id, 1_000.0);
+    let pending = Options {
+        pending: true,
+        ..options(&app)
+    };
+
+    // The dry run sees the costly hash; without --pending a hash is only checked for its format.
+    let (checked, entries) = run(
+        &app,
+        &pool,
+        &input,
+        Options {
+            dry_run: true,
+            ..pending
+        },
+    )
+    .await;
+    assert_eq!((checked.valid, checked.failures()), (10, 1));
+    assert_eq!(codes(&entries), BTreeMap::from([(11, "PASSWORD_TOO_COSTLY")]));
+    let (plain, _) = run(
+        &app,
+        &pool,
+        &input,
+        Options {
+            dry_run: true,
+            ..options(&app)
+        },
+    )
+    .await;
+    assert_eq!((plain.valid, plain.failures()), (11, 0));
+    assert_eq!(app.item_count().await, 0);
+
+    let (summary, entries) = run(&app, &pool, &input, pending).await;
+    assert_eq!((summary.created, summary.failures()), (10, 1));
+    let pending_lines: BTreeSet<u64> = entries
+        .iter()
+        .filter(|e| e.sub.as_ref().is_some_and(|s| s.is_pending()))
+        .map(|e| e.line)
+        .collect();
+    assert_eq!(pending_lines, BTreeSet::from([1, 4, 7, 10]));
+    // Cognito has the others alone; the table has both, and the pending
+    // users' hashes apart, each under its pending user.
+    app.assert_invariants().await;
+    let mut in_table = table_users(&app).await;
+    let pending_users: Vec<String> = in_table.keys().filter(|s| s.starts_with("pending-")).cloned().collect();
+    assert_eq!(pending_users.len(), 4);
+    for user in &pending_users {
+        in_table.remove(user);
+    }
+    assert_eq!(in_table, cognito_users(&cognito, &pool_id).await);
+    assert_eq!(in_table.len(), 6);
+    let hashes = invariants::scan(app.store.client(), &app.store.config().table_name)
+        .await
+        .into_iter()
+        .filter(|item| {
+            keys::classify(
+                keys::key_string(item, keys::PK).unwrap_or_default(),
+                keys::key_string(item, keys::SK).unwrap_or_default(),
+            ) == ItemKind::LegacyPassword
+        })
+        .count();
+    assert_eq!(hashes, 4);
+    // The migration trigger finds user 3 by her primary address.
+    let found = app
+        .store
+        .pending_user(&user_service::domain::EmailAddress::parse("user3@example.com").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        found.profile.user_id.as_str(),
+        pending_users
+            .iter()
+            .find(|u| {
+                entries
+                    .iter()
+                    .any(|e| e.line == 4 && e.sub.as_ref().is_some_and(|s| s.as_str() == u.as_str()))
+            })
+            .unwrap()
+    );
+    assert!(found.password.is_some());
+
+    // Again: nobody twice, the same pending ids.
+    let items = app.item_count().await;
+    let (again, entries_again) = run(&app, &pool, &input, pending).await;
+    assert_eq!((again.created, again.existing, again.failures()), (0, 10, 1));
+    assert_eq!(
+        entries_again.iter().map(|e| e.sub.clone()).collect::<Vec<_>>(),
+        entries.iter().map(|e| e.sub.clone()).collect::<Vec<_>>()
+    );
+    assert_eq!(app.item_count().await, items);
 }
 
 /// Answers two AdminCreateUser calls of every three as Cognito over its quota

@@ -371,7 +371,9 @@ impl System {
                         None => panic!("a counter of no user or address of the case"),
                     }
                 }
-                ItemKind::Reconcile | ItemKind::Unknown => panic!("an item the model never writes: {pk}/{sk}"),
+                ItemKind::Reconcile | ItemKind::LegacyPassword | ItemKind::Unknown => {
+                    panic!("an item the model never writes: {pk}/{sk}")
+                }
             }
         }
         for (a, claim) in claims.into_iter().enumerate() {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use user_service::domain::UserStatus;
-use user_service::store::items::{ClaimItem, EmailItem, ProfileItem};
+use user_service::store::items::{ClaimItem, EmailItem, LegacyPasswordItem, ProfileItem};
 use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
 
@@ -26,6 +26,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut profiles: HashMap<String, ProfileItem> = HashMap::new();
     let mut records: Vec<EmailItem> = Vec::new();
     let mut claims: HashMap<String, ClaimItem> = HashMap::new();
+    let mut legacy: Vec<LegacyPasswordItem> = Vec::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
@@ -92,6 +93,15 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                     out.push(format!("limit item {pk}/{sk} does not parse: {e}"));
                 }
             }
+            ItemKind::LegacyPassword => match serde_dynamo::from_item::<_, LegacyPasswordItem>(item.clone()) {
+                Ok(l) => {
+                    if item.contains_key(keys::GSI1PK) {
+                        out.push(format!("legacy password {pk} is in GSI1"));
+                    }
+                    legacy.push(l);
+                }
+                Err(e) => out.push(format!("legacy password {pk} does not parse: {e}")),
+            },
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
@@ -157,6 +167,15 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
             }
             other => out.push(format!("user {user}: {} primary addresses", other.len())),
+        }
+    }
+    // A legacy hash belongs to a pending user who is neither migrated nor erased.
+    for l in &legacy {
+        let live = profiles
+            .get(l.user_id.as_str())
+            .is_some_and(|p| p.status != UserStatus::Deleted);
+        if !l.user_id.is_pending() || !live {
+            out.push(format!("legacy password of {} outlived its pending user", l.user_id));
         }
     }
     for r in &records {

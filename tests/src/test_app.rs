@@ -228,6 +228,7 @@ impl TestApp {
             catalog::Trigger::CognitoPreSignUp => api::events::pre_sign_up::handle(app, event).await,
             catalog::Trigger::CognitoPostConfirmation => api::events::post_confirmation::handle(app, event).await,
             catalog::Trigger::CognitoPostAuthentication => api::events::post_authentication::handle(app, event).await,
+            catalog::Trigger::CognitoUserMigration => api::events::migrate_user::handle(app, event).await,
             catalog::Trigger::Schedule { .. } if *function == catalog::RECONCILE_USERS => {
                 Box::pin(api::events::reconcile_users::handle(app, event)).await
             }

@@ -105,6 +105,14 @@ pub fn event_images(record: &EventRecord) -> Result<Option<Images>, Unreadable> 
         serde_dynamo::from_item(record.change.keys.clone()).map_err(|_| Unreadable("Keys"))?;
     let key = |name: &str| keys.get(name).map_or("", String::as_str);
     let kind = keys::classify(key(keys::PK), key(keys::SK));
+    // A pending user is no user yet to anyone downstream: its import, its
+    // erasure and its move to a sub are no event (the move's new items are).
+    let pending = keys::user_of_pk(key(keys::PK))
+        .and_then(|user| UserId::parse(user).ok())
+        .is_some_and(|user| user.is_pending());
+    if pending {
+        return Ok(None);
+    }
     let image = |item: &serde_dynamo::Item, name: &'static str| -> Result<Option<Image>, Unreadable> {
         if item.is_empty() {
             return Ok(None);

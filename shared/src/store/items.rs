@@ -26,6 +26,28 @@ pub enum EntityType {
     EmailClaim,
     /// A rate-limit counter (`LIMIT#…`).
     RateLimit,
+    /// A pending user's legacy password hash (`PASSWORD#…`, `LEGACY`).
+    LegacyPassword,
+}
+
+/// A pending user's legacy password hash, apart from the profile: written by
+/// the import, read by the migration trigger alone, deleted in the write that
+/// migrates or erases the user. It never leaves the table, and its `Debug`
+/// (the hash's) hides it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyPasswordItem {
+    /// Always `LegacyPassword`.
+    pub entity_type: EntityType,
+    /// The pending user it belongs to.
+    pub user_id: UserId,
+    /// The hash as the other system kept it, with its algorithm.
+    pub password_hash: crate::import::PasswordHash,
+    /// Wrong passwords given at sign-in in the last 24 hours (epoch seconds).
+    #[serde(default)]
+    pub wrong_passwords: Vec<i64>,
+    /// Every count of a wrong password adds one; the count is pinned to it.
+    pub version: u64,
 }
 
 /// A user's profile item (`USER#<sub>`, `PROFILE`): the account, its version and its count of email records.
@@ -425,8 +447,11 @@ impl UserItems {
             match kind {
                 keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
                 keys::ItemKind::Email => out.emails.push(from_item(item)?),
-                keys::ItemKind::Claim | keys::ItemKind::Limit | keys::ItemKind::Reconcile | keys::ItemKind::Unknown => {
-                }
+                keys::ItemKind::Claim
+                | keys::ItemKind::Limit
+                | keys::ItemKind::Reconcile
+                | keys::ItemKind::LegacyPassword
+                | keys::ItemKind::Unknown => {}
             }
         }
         sort_oldest_first(&mut out.emails);
@@ -479,7 +504,19 @@ mod tests {
             profile.cognito_email.is_some(),
             "a new profile records Cognito's address"
         );
+        let legacy = LegacyPasswordItem {
+            entity_type: EntityType::LegacyPassword,
+            user_id: user.clone(),
+            password_hash: crate::import::PasswordHash::parse(
+                crate::import::HashAlgorithm::Bcrypt,
+                "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",
+            )
+            .unwrap(),
+            wrong_passwords: vec![now.unix_seconds()],
+            version: 2,
+        };
         let stored: BTreeSet<String> = [
+            to_item(keys::legacy_password_key(&user), &legacy).unwrap(),
             profile_item(&profile).unwrap(),
             profile_item(&gone).unwrap(),
             email_item(&record).unwrap(),

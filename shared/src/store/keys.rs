@@ -94,6 +94,8 @@ pub mod attr {
         COGNITO_EMAIL = "cognitoEmail",
         CANONICAL_EMAIL = "canonicalEmail",
         SYNC_REQUESTED_AT = "syncRequestedAt",
+        PASSWORD_HASH = "passwordHash",
+        WRONG_PASSWORDS = "wrongPasswords",
     );
 }
 
@@ -127,6 +129,8 @@ const EXPORTS_SK: &str = "EXPORTS";
 const CODES_SENT_SK: &str = "CODES_SENT";
 const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
+const LEGACY_PASSWORD_PREFIX: &str = "PASSWORD#";
+const LEGACY_PASSWORD_SK: &str = "LEGACY";
 
 /// `SK` prefix shared by every email record of a user.
 pub const EMAIL_SK_PREFIX: &str = EMAIL_PREFIX;
@@ -302,6 +306,12 @@ pub fn user_address_key(user: &UserId, address_hash: &str) -> Item {
     )
 }
 
+/// Key of a pending user's legacy password hash: a partition of its own, so
+/// no read of the user's partition (account, export, list) ever meets it.
+pub fn legacy_password_key(user: &UserId) -> Item {
+    key(format!("{LEGACY_PASSWORD_PREFIX}{user}"), LEGACY_PASSWORD_SK.to_owned())
+}
+
 /// Every key attribute (table and GSI1) of an email record.
 pub fn email_record_keys(user: &UserId, email_id: EmailId, email: &CanonicalEmail) -> Item {
     let mut item = email_key(user, email_id);
@@ -372,6 +382,8 @@ pub enum ItemKind {
     Limit,
     /// The reconcile's checkpoint, or a snapshot chunk of live subs: no address in it.
     Reconcile,
+    /// A pending user's legacy password hash (`PASSWORD#…`, `LEGACY`).
+    LegacyPassword,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -384,6 +396,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         (_, true) if sk == CLAIM_SK => ItemKind::Claim,
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,
+        _ if pk.starts_with(LEGACY_PASSWORD_PREFIX) && sk == LEGACY_PASSWORD_SK => ItemKind::LegacyPassword,
         _ => ItemKind::Unknown,
     }
 }

@@ -116,7 +116,7 @@ impl Store {
 
     /// The claims on `email`: on its canonical form (every spelling of it),
     /// and while the table moves between policies, on its previous form.
-    async fn claims(&self, email: &EmailAddress) -> Result<Vec<ClaimItem>, StoreError> {
+    pub(crate) async fn claims(&self, email: &EmailAddress) -> Result<Vec<ClaimItem>, StoreError> {
         let mut claims = Vec::new();
         for form in self.policy.forms(email) {
             claims.extend(self.claim_on(&form).await?);

@@ -17,6 +17,7 @@ use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use user_service::domain::{Timestamp, UserId, UserStatus};
 use user_service::import::{LineCode, LineError, UserLine, parse_line};
+use user_service::legacy_password::{self, CostLimits};
 use user_service::store::{Created, Store, StoreError};
 
 use crate::cognito::{CallError, Creation, Pool};
@@ -70,8 +71,11 @@ pub struct Summary {
     pub skipped: u64,
     /// Refused, by code.
     pub failed: HashMap<LineCode, u64>,
-    /// Lines that carried a password hash (checked, not used yet).
+    /// Lines that carried a password hash: pending users with `--pending`,
+    /// otherwise checked and not used (forgot-password).
     pub with_password: u64,
+    /// Whether lines with a password hash became pending users.
+    pub pending: bool,
     /// Cognito calls throttled and tried again.
     pub throttled: u64,
 }
@@ -108,8 +112,13 @@ impl Summary {
                 out.push_str(&format!("  {code}: {n}\n"));
             }
         }
+        let use_of_hashes = if self.pending {
+            "pending: they keep it at their first sign-in"
+        } else {
+            "not used: forgot-password; see --pending"
+        };
         out.push_str(&format!(
-            "with a password hash (not used yet: forgot-password): {}\nCognito calls throttled and retried: {}\n",
+            "with a password hash ({use_of_hashes}): {}\nCognito calls throttled and retried: {}\n",
             self.with_password, self.throttled
         ));
         out
@@ -131,6 +140,9 @@ pub struct Options {
     pub dry_run: bool,
     /// Skip the lines the existing report has done.
     pub resume: bool,
+    /// A line with a password hash becomes a pending user (no Cognito call)
+    /// who migrates at their first sign-in, keeping their password.
+    pub pending: bool,
     /// The run's time: a line without `createdAt` is created then, and an
     /// unverified address holds its claim from then.
     pub now: Timestamp,
@@ -206,7 +218,10 @@ pub async fn import(
         .open(report)
         .map_err(|e| ImportError::Io(report.display().to_string(), e))?;
     let out = Mutex::new(std::io::LineWriter::new(out));
-    let summary = Mutex::new(Summary::default());
+    let summary = Mutex::new(Summary {
+        pending: options.pending,
+        ..Summary::default()
+    });
     let policy = target.store.policy().clone();
     let max_emails = target.store.config().max_emails_per_user;
     let now = options.now;
@@ -239,6 +254,12 @@ pub async fn import(
         if let Err(error) = parsed.check(&policy, max_emails) {
             return Some(Ok(refused(error)));
         }
+        if options.pending
+            && let Some(hash) = &parsed.password
+            && legacy_password::check_cost(hash, &CostLimits::TRIGGER).is_err()
+        {
+            return Some(Ok(refused(LineError::at(LineCode::PasswordTooCostly, "password"))));
+        }
         let forms = parsed.forms(&policy);
         if let Some(at) = forms
             .iter()
@@ -263,6 +284,9 @@ pub async fn import(
                 Checked::Done => Ok(None),
                 Checked::Ready(line, parsed) if options.dry_run => {
                     Ok(Some(check_table(target, line, &parsed, now).await))
+                }
+                Checked::Ready(line, parsed) if options.pending && parsed.password.is_some() => {
+                    Ok(Some(import_pending(target, line, &parsed, now).await))
                 }
                 Checked::Ready(line, parsed) => Ok(Some(import_line(target, line, &parsed, now).await)),
             }
@@ -386,6 +410,35 @@ async fn import_line(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
     if created && target.pool.delete(&user).await.is_err() {
         return failed(line, LineError::new(LineCode::Unavailable));
     }
+    failed(line, error)
+}
+
+/// One line with a password hash, `--pending`: the profile and its addresses
+/// under the provisional id of the primary, and the hash apart, in one
+/// transaction; no Cognito user until the migration trigger makes one.
+async fn import_pending(target: &Target<'_>, line: u64, parsed: &UserLine, now: Timestamp) -> Entry {
+    let Some(password) = &parsed.password else {
+        return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
+    };
+    let Some(account) = parsed.account(UserId::new_pending(), now) else {
+        return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
+    };
+    let error = match target.store.create_pending_account(&account, password, now).await {
+        Ok((user, created)) => {
+            return Entry {
+                line,
+                sub: Some(user),
+                outcome: match created {
+                    Created::New => Outcome::Created,
+                    Created::Existing => Outcome::Existing,
+                },
+                error: None,
+            };
+        }
+        Err(StoreError::EmailTaken | StoreError::AlreadyAdded) => LineError::at(LineCode::AddressOwned, "emails"),
+        Err(StoreError::LimitReached) => LineError::at(LineCode::TooManyEmails, "emails"),
+        Err(_) => LineError::new(LineCode::Unavailable),
+    };
     failed(line, error)
 }
 

@@ -55,6 +55,13 @@ struct ImportArgs {
     /// Without it the report starts afresh; the import is idempotent either way.
     #[arg(long)]
     resume: bool,
+    /// Lines with a password hash become pending users: no Cognito user now;
+    /// at their first sign-in the migration trigger checks the password
+    /// against the hash and Cognito keeps it (the stack's
+    /// LegacyPasswordMigration=on; docs/migration.md). Lines without one are
+    /// imported as usual.
+    #[arg(long)]
+    pending: bool,
     /// The table.
     #[arg(long, env = "TABLE_NAME")]
     table: String,
@@ -128,6 +135,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             let options = Options {
                 dry_run: args.dry_run,
                 resume: args.resume,
+                pending: args.pending,
                 now: user_service::domain::Timestamp::now(),
             };
             let summary = import::import(

@@ -19,6 +19,7 @@ fn description(function: &Function) -> String {
         Trigger::CognitoPreSignUp => "Cognito PreSignUp trigger".to_owned(),
         Trigger::CognitoPostConfirmation => "Cognito PostConfirmation trigger".to_owned(),
         Trigger::CognitoPostAuthentication => "Cognito PostAuthentication trigger".to_owned(),
+        Trigger::CognitoUserMigration => "Cognito UserMigration trigger".to_owned(),
         Trigger::Schedule { rate, .. } => format!("Schedule {rate}"),
         Trigger::TableStream { .. } => "Table stream".to_owned(),
     };
@@ -117,6 +118,9 @@ fn function_block(y: &mut Yaml, f: &Function) {
     y.line(3, &format!("Description: {}", description(f)));
     y.line(3, "CodeUri: .");
     y.line(3, &format!("Timeout: {}", f.timeout_seconds));
+    if let Some(memory) = f.memory_mb {
+        y.line(3, &format!("MemorySize: {memory}"));
+    }
     y.line(3, "LoggingConfig:");
     y.line(4, &format!("LogGroup: !Ref {id}LogGroup"));
     environment(y, f);
@@ -129,7 +133,10 @@ fn function_block(y: &mut Yaml, f: &Function) {
     y.line(3, &format!("LogGroupName: !Sub /aws/lambda/${{AWS::StackName}}-{name}"));
     y.line(3, "RetentionInDays: !Ref LogRetentionDays");
     match f.trigger {
-        Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {
+        Trigger::CognitoPreSignUp
+        | Trigger::CognitoPostConfirmation
+        | Trigger::CognitoPostAuthentication
+        | Trigger::CognitoUserMigration => {
             y.blank();
             y.line(1, &format!("{id}InvokePermission:"));
             y.line(2, "Type: AWS::Lambda::Permission");
@@ -353,7 +360,10 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
             y.line(8, &format!("Destination: !GetAtt {id}Failures.Arn"));
         }
         // Cognito invokes these through the user pool's LambdaConfig.
-        Trigger::CognitoPreSignUp | Trigger::CognitoPostConfirmation | Trigger::CognitoPostAuthentication => {}
+        Trigger::CognitoPreSignUp
+        | Trigger::CognitoPostConfirmation
+        | Trigger::CognitoPostAuthentication
+        | Trigger::CognitoUserMigration => {}
     }
 }
 

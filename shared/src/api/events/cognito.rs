@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use crate::StoreError;
 use crate::deadline;
 use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
+use crate::store::Adopted;
 
 /// Cognito waits this long for a trigger, whatever the function's timeout.
 pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
@@ -99,12 +100,57 @@ pub async fn create(
         }
         Ok(crate::store::Created::Existing) => tracing::info!("user exists already; repeated delivery"),
         Err(StoreError::EmailTaken) => {
-            close_sign_up(app, pool_id, &user.user_id).await;
-            return Err(refuse("EMAIL_TAKEN", SIGN_UP_CLOSED));
+            return match adopt(app, user).await? {
+                Adopted::NoPending => {
+                    close_sign_up(app, pool_id, &user.user_id).await;
+                    Err(refuse("EMAIL_TAKEN", SIGN_UP_CLOSED))
+                }
+                _ => Ok(()),
+            };
         }
         Err(err) => return Err(store_failure(err)),
     }
     Ok(())
+}
+
+/// A confirmed password reset of a user without a profile: a pending user
+/// who migrated through forgot-password, appearing for the first time, moves
+/// to this `sub`. Any other reset creates nothing (a sign-in repairs a
+/// missing profile).
+pub async fn adopt_pending(app: &crate::app::App, user: &NewUser) -> Result<(), Diagnostic> {
+    match app.store.profile_status(&user.user_id).await {
+        Ok(Some(_)) => return Ok(()),
+        Ok(None) => {}
+        Err(err) => return Err(store_failure(err)),
+    }
+    adopt(app, user).await.map(|_| ())
+}
+
+/// Moves the pending user holding the address of `user` (who has no
+/// profile) to its `sub`: their first appearance after the migration
+/// trigger handed them to Cognito, at sign-in or after a forgot-password.
+///
+/// It asks what a create asks: that Cognito verified the address for this
+/// `sub`, which it does for a migrated user only once the trigger matched the
+/// legacy password or the user proved the mailbox with Cognito's code.
+async fn adopt(app: &crate::app::App, user: &NewUser) -> Result<Adopted, Diagnostic> {
+    match app
+        .store
+        .adopt_pending(&user.email, &user.user_id, app.clock.now())
+        .await
+    {
+        Ok(Adopted::Moved) => {
+            tracing::info!("pending user migrated to this sub");
+            Ok(Adopted::Moved)
+        }
+        Ok(Adopted::Existing) => {
+            tracing::info!("pending user migrated already; repeated delivery");
+            Ok(Adopted::Existing)
+        }
+        Ok(Adopted::Suspended) => Err(refuse("ACCOUNT_SUSPENDED", "This account is suspended.")),
+        Ok(Adopted::NoPending) => Ok(Adopted::NoPending),
+        Err(err) => Err(store_failure(err)),
+    }
 }
 
 /// What a user whose sign-up was closed is told.

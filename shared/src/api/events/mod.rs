@@ -3,6 +3,8 @@
 //! (`reconcile_users`).
 
 pub mod cognito;
+#[cfg(feature = "legacy-passwords")]
+pub mod migrate_user;
 pub mod post_authentication;
 pub mod post_confirmation;
 pub mod pre_sign_up;

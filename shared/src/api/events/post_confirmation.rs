@@ -17,10 +17,15 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
     let parsed = <CognitoEventUserPoolsPostConfirmation>::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The confirmation event could not be read."))?;
     let header = &parsed.cognito_event_user_pools_header;
-    if header.trigger_source != Some(Source::ConfirmSignUp) {
-        // A confirmed password reset changes nothing here.
-        return Ok(event.payload);
-    }
+    let reset = match header.trigger_source {
+        Some(Source::ConfirmSignUp) => false,
+        // A confirmed password reset creates nothing, but for a user without
+        // a profile: a pending user who migrated through forgot-password
+        // appears here first (Cognito fires PostConfirmation on
+        // ConfirmForgotPassword), and moves to their new sub.
+        Some(Source::ConfirmForgotPassword) => true,
+        _ => return Ok(event.payload),
+    };
     let attributes = &parsed.request.user_attributes;
     let sub = attributes
         .get("sub")
@@ -33,6 +38,9 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
             tracing::info!("address not verified by Cognito; the profile waits for a sign-in");
             return Ok(());
         };
+        if reset {
+            return cognito::adopt_pending(app, &user).await;
+        }
         cognito::create(app, pool_id, &user, "user created").await
     }))
     .await?;

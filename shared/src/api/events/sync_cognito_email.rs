@@ -149,6 +149,10 @@ async fn apply_in_order(app: &App, records: Vec<EventRecord>) -> DynamoDbEventRe
 
 async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
     let ProfileChange { old, new } = ProfileChange::from_record(record)?;
+    if new.user_id.is_pending() {
+        // A pending user has no Cognito user to follow it.
+        return Ok(());
+    }
     let steps = plan(&old, &new);
     if steps.is_empty() {
         return Ok(());

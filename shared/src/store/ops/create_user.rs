@@ -4,7 +4,7 @@
 
 use crate::domain::{NewAccount, NewUser, Timestamp, UserId};
 use crate::metrics::{self, Metric};
-use crate::store::items::{self, ClaimItem, EmailItem, ProfileItem};
+use crate::store::items::{self, ClaimItem, EmailItem, LegacyPasswordItem, ProfileItem};
 use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
@@ -31,6 +31,17 @@ impl Store {
     /// [`Store::create_user`]: a user that exists is `Existing`, unchanged.
     /// An address another user holds is `EmailTaken`, and nothing is written.
     pub async fn create_account(&self, account: &NewAccount, now: Timestamp) -> Result<Created, StoreError> {
+        self.create_with(account, None, now).await
+    }
+
+    /// The write of [`Store::create_account`], with a pending user's legacy
+    /// password hash when given (its own item, in the same transaction).
+    pub(super) async fn create_with(
+        &self,
+        account: &NewAccount,
+        legacy: Option<&LegacyPasswordItem>,
+        now: Timestamp,
+    ) -> Result<Created, StoreError> {
         let user = &account.user;
         let count = 1 + account.more.len();
         if count > self.config.max_emails_per_user as usize {
@@ -75,7 +86,7 @@ impl Store {
                         previous_form: previous.as_ref(),
                     }
                 });
-            let mut plan = plan(self.table(), &profile, records.iter().zip(claims), now)?;
+            let mut plan = plan(self.table(), &profile, records.iter().zip(claims), legacy, now)?;
             if !with_token {
                 plan.client_request_token = None;
             }
@@ -141,11 +152,13 @@ fn unknown_code_hash() -> Result<String, StoreError> {
     Ok(hex::encode(bytes))
 }
 
-/// The profile, then each record and its claim, the first the primary.
+/// The profile, then each record and its claim, the first the primary, then
+/// a pending user's legacy password.
 fn plan<'a>(
     table: &str,
     profile: &ProfileItem,
     records: impl IntoIterator<Item = (&'a EmailItem, NewClaim<'a>)>,
+    legacy: Option<&LegacyPasswordItem>,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
@@ -155,6 +168,11 @@ fn plan<'a>(
         let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
         plan.push(new_record, read_changed);
         push_new_claim(&mut plan, table, record, claim, now)?;
+    }
+    if let Some(legacy) = legacy {
+        let item = items::to_item(keys::legacy_password_key(&legacy.user_id), legacy)?;
+        // Written with its profile, whose condition failing says the user exists.
+        plan.push(plan::put(table, item, |x| x.not_exists(keys::PK))?, read_changed);
     }
     if plan.items().len() > MAX_TRANSACTION_ITEMS {
         // Take-overs and a moving policy add items: more than one transaction holds.
@@ -207,7 +225,7 @@ mod tests {
             held,
             previous_form: None,
         };
-        plan("t", &profile, [(&record, claim)], now()).unwrap()
+        plan("t", &profile, [(&record, claim)], None, now()).unwrap()
     }
 
     #[test]
@@ -327,7 +345,7 @@ mod tests {
             (&work, claim_of(None, None)),
             (&old, claim_of(Some(expiry), None)),
         ];
-        let plan = plan("t", &profile, records, now()).unwrap();
+        let plan = plan("t", &profile, records, None, now()).unwrap();
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 7);
         let p = put_of(&plan.items()[0]);
@@ -370,12 +388,20 @@ mod tests {
                     .canonical(&crate::domain::EmailAddress::parse(&format!("a{i}.x@example.com")).unwrap())
             })
             .collect();
-        let fits = plan("t", &profile, records.iter().map(|r| (r, claim_of(None, None))), now()).unwrap();
+        let fits = plan(
+            "t",
+            &profile,
+            records.iter().map(|r| (r, claim_of(None, None))),
+            None,
+            now(),
+        )
+        .unwrap();
         assert_eq!(fits.items().len(), 99);
         let moving = plan(
             "t",
             &profile,
             records.iter().zip(&forms).map(|(r, f)| (r, claim_of(None, Some(f)))),
+            None,
             now(),
         );
         assert!(matches!(moving, Err(StoreError::LimitReached)));

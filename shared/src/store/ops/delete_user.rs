@@ -4,7 +4,7 @@
 
 use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
-use crate::store::expr::{Update, and};
+use crate::store::expr::{Update, and, or};
 use crate::store::items::{EmailItem, ProfileItem, attr};
 use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
@@ -102,6 +102,14 @@ fn plan(
     }
     if let Deleter::Admin(admin) = by {
         push_acting_admin_check(&mut plan, table, admin)?;
+    }
+    if profile.user_id.is_pending() {
+        // A pending user's legacy hash goes with them; it may be absent (an
+        // account imported without one), so the Delete asks nothing of it.
+        let forget = plan::delete(table, keys::legacy_password_key(&profile.user_id), |x| {
+            or(x.exists(keys::PK), x.not_exists(keys::PK))
+        })?;
+        plan.push(forget, read_changed);
     }
     for record in records {
         let delete = plan::delete(table, keys::email_key(&record.user_id, record.email_id), |x| {

@@ -15,6 +15,7 @@ mod create_user;
 mod delete_user;
 mod export_account;
 mod issue_code;
+mod migration;
 mod reconcile;
 mod remove_email;
 mod set_primary;
@@ -25,6 +26,7 @@ mod verify_email;
 
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
+pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PendingUser, password_admitted};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use set_status::StatusSet;
