@@ -35,7 +35,7 @@ pub struct CostLimits {
 }
 
 impl CostLimits {
-    /// What the migration trigger checks within Cognito's 5 s, on its 1,024 MB
+    /// What the migration trigger checks within Cognito's 5 s, on its 1,769 MB
     /// (the bench measures each format at these costs' common settings):
     /// bcrypt 14, Argon2id 64 MiB × 4 passes, scrypt 2^17 × 8 (128 MiB),
     /// PBKDF2 1,000,000 iterations; each well above the usual defaults

@@ -2,10 +2,13 @@
 //! DynamoDB units and billed duration, times a usage profile, plus what runs
 //! whatever the traffic (the sweep, alarms, custom metrics, the dashboard, the
 //! secret) and what follows the users (Cognito, SES, logs, traces, CloudTrail).
-//! On-demand against provisioned capacity with auto scaling. Pure arithmetic:
-//! no database, no network. The prices, with their date and source, and the
-//! fallback measurements are in `tools/bench/prices.json`; docs/cost.md says
-//! how to read the result.
+//! On-demand against provisioned capacity with auto scaling. Beside the month,
+//! the one-off cost of migrating a pool at sign-in (migrate-user checking each
+//! imported user's legacy password once, post-authentication moving the
+//! account): it is no monthly traffic. Pure arithmetic: no database, no
+//! network. The prices, with their date and source, and the fallback
+//! measurements are in `tools/bench/prices.json`; docs/cost.md says how to
+//! read the result.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -110,6 +113,32 @@ pub(crate) struct FunctionInput {
     pub(crate) http: bool,
     /// Reads the verification key's secret at init.
     pub(crate) reads_key: bool,
+    /// Its memory when the catalog gives it its own (migrate-user's 1,769 MB),
+    /// else the stack's.
+    pub(crate) memory_mb: Option<f64>,
+}
+
+/// DynamoDB requests and units of one invocation on a path of its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct PathInput {
+    pub(crate) rcu: f64,
+    pub(crate) wcu: f64,
+    pub(crate) gsi1_wcu: f64,
+    /// DynamoDB requests other than transactions.
+    pub(crate) requests: f64,
+    pub(crate) transactions: f64,
+}
+
+/// The migration's inputs beside the functions' success paths.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MigrationInput {
+    /// migrate-user refusing a wrong password: the reads, and the count written.
+    pub(crate) wrong_password: PathInput,
+    /// post-authentication at a migrated user's first sign-in: the pending
+    /// account (one address) moved to the new sub.
+    pub(crate) adoption: PathInput,
+    /// The check's p50 in ms per format and parameters (the hash section's labels).
+    pub(crate) hash_ms: Vec<(String, f64)>,
 }
 
 /// The measured inputs: per function, and the latencies that turn requests
@@ -117,6 +146,7 @@ pub(crate) struct FunctionInput {
 #[derive(Debug, Clone)]
 pub(crate) struct Measured {
     pub(crate) functions: Vec<FunctionInput>,
+    pub(crate) migration: MigrationInput,
     pub(crate) ms_per_request: f64,
     pub(crate) ms_per_transaction: f64,
     pub(crate) init_ms: f64,
@@ -172,10 +202,40 @@ pub(crate) fn parse(text: &str) -> Result<(Prices, Measured), String> {
             emf: f["emf"].as_bool().unwrap_or(false),
             http: catalog.is_some_and(|c| matches!(c.trigger, user_service::catalog::Trigger::Http { .. })),
             reads_key: catalog.is_some_and(|c| c.reads_verification_key),
+            memory_mb: catalog.and_then(|c| c.memory_mb).map(f64::from),
         });
     }
+    let g = &m["migration"];
+    let path = |name: &str| -> Result<PathInput, String> {
+        let v = &g[name];
+        let n = |field: &str| number(v, field).map_err(|e| format!("{e} of migration.{name}"));
+        Ok(PathInput {
+            rcu: n("rcu")?,
+            wcu: n("wcu")?,
+            gsi1_wcu: n("gsi1_wcu")?,
+            requests: n("requests")?,
+            transactions: n("transactions")?,
+        })
+    };
+    let hash_ms = g["hash_ms"]
+        .as_object()
+        .ok_or("prices.json: no measured migration.hash_ms")?
+        .iter()
+        .map(|(label, ms)| {
+            ms.as_f64()
+                .filter(|v| *v > 0.0)
+                .map(|ms| (label.clone(), ms))
+                .ok_or_else(|| format!("prices.json: migration.hash_ms {label}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let migration = MigrationInput {
+        wrong_password: path("wrong_password")?,
+        adoption: path("adoption")?,
+        hash_ms,
+    };
     let measured = Measured {
         functions,
+        migration,
         ms_per_request: number(m, "ms_per_request")?,
         ms_per_transaction: number(m, "ms_per_transaction")?,
         init_ms: number(m, "init_ms")?,
@@ -236,6 +296,9 @@ pub(crate) struct Profile {
     pub(crate) admin_lookups_per_user: f64,
     pub(crate) admin_status_changes_per_user: f64,
     pub(crate) addresses_per_user: f64,
+    /// Wrong legacy passwords per migrated user at their first sign-in: each
+    /// one a check, the reads and the count written.
+    pub(crate) migration_wrong_passwords_per_user: f64,
     /// Table bytes a user holds (profile, address records, claims, counters),
     /// DynamoDB's 100 bytes of overhead per item included.
     pub(crate) table_bytes_per_user: f64,
@@ -267,6 +330,7 @@ impl Default for Profile {
             admin_lookups_per_user: 0.001,
             admin_status_changes_per_user: 0.0002,
             addresses_per_user: 1.3,
+            migration_wrong_passwords_per_user: 0.1,
             table_bytes_per_user: 1_200.0,
             gsi1_bytes_per_user: 150.0,
         }
@@ -446,6 +510,8 @@ fn invocations(name: &str, p: &Profile, users: f64) -> f64 {
         "find-user-by-email" => users * p.admin_lookups_per_user,
         "set-user-status" => users * p.admin_status_changes_per_user,
         "pre-sign-up" | "post-confirmation" => users * p.sign_ups_per_user,
+        // Pending users' first sign-ins only: a one-off, priced by `migration`.
+        "migrate-user" => 0.0,
         // Every profile MODIFY passes the stream filter; the consumer compares.
         "sync-cognito-email" => {
             mau * (p.profile_edits + p.address_adds + p.removals + p.primary_switches)
@@ -599,12 +665,12 @@ pub(crate) const CLOUDTRAIL: &str = "CloudTrail trail (S3)";
 /// The month at `users`.
 pub(crate) fn month(users: f64, p: &Profile, s: &Stack, m: &Measured, prices: &Prices) -> Month {
     let mau = users * p.mau_share;
-    let gb = s.memory_mb / 1024.0;
     let per_gb_s = gb_second(s, prices);
     let (mut lambda, mut http, mut rcu, mut wcu, mut gsi1_wcu) = (0.0, 0.0, 0.0, 0.0, 0.0);
     let (mut log_bytes, mut trace_count, mut secret_calls) = (0.0, 0.0, 0.0);
     for f in &m.functions {
         let n = invocations(&f.name, p, users);
+        let gb = f.memory_mb.unwrap_or(s.memory_mb) / 1024.0;
         let mut seconds = n * billed_ms(f, m, s) / 1000.0;
         if f.name == "sync-cognito-email" {
             seconds += sync_external_calls(p, users) * s.external_call_ms / 1000.0;
@@ -721,6 +787,153 @@ pub(crate) fn month(users: f64, p: &Profile, s: &Stack, m: &Measured, prices: &P
     }
 }
 
+/// What migrating a pool at sign-in costs once, for one hash format.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MigrationCost {
+    /// migrate-user: its requests and GB-seconds at its own memory.
+    pub(crate) trigger_lambda: f64,
+    /// post-authentication moving each account to its new sub.
+    pub(crate) adoption_lambda: f64,
+    /// On-demand units: the trigger's reads, the wrong passwords' counts, the moves.
+    pub(crate) dynamodb: f64,
+    pub(crate) logs: f64,
+    pub(crate) xray: f64,
+}
+
+impl MigrationCost {
+    pub(crate) fn total(&self) -> f64 {
+        self.trigger_lambda + self.adoption_lambda + self.dynamodb + self.logs + self.xray
+    }
+}
+
+/// The one-off migration of `users` pending users whose legacy check takes
+/// `hash_ms`: each signs in once with their password (after
+/// `migration_wrong_passwords_per_user` wrong ones), and post-authentication
+/// moves their account. An upper bound: users who never come back cost
+/// nothing, and a forgot-password skips the check. Cognito is not here: a
+/// migrated user is an active user of the month they sign in, as any other.
+pub(crate) fn migration(
+    users: f64,
+    hash_ms: f64,
+    p: &Profile,
+    s: &Stack,
+    m: &Measured,
+    prices: &Prices,
+) -> MigrationCost {
+    let per_gb_s = gb_second(s, prices);
+    let fee = prices.get("lambda_requests") / 1e6;
+    let function = |name: &str| m.functions.iter().find(|f| f.name == name);
+    let gb_of = |name: &str| function(name).and_then(|f| f.memory_mb).unwrap_or(s.memory_mb) / 1024.0;
+    let (trigger_rcu, trigger_requests) = function("migrate-user").map_or((0.0, 0.0), |f| (f.rcu, f.requests));
+    let wrong = &m.migration.wrong_password;
+    let adoption = &m.migration.adoption;
+    let wrongs = users * p.migration_wrong_passwords_per_user;
+    // Init billed on the share of invocations that start cold, as in the month.
+    let init_ms = m.init_ms.ceil() * s.cold_start_share;
+    let right_ms = (trigger_requests * m.ms_per_request + hash_ms).ceil() + init_ms;
+    let wrong_ms =
+        (wrong.requests * m.ms_per_request + wrong.transactions * m.ms_per_transaction + hash_ms).ceil() + init_ms;
+    let trigger_lambda =
+        (users + wrongs) * fee + (users * right_ms + wrongs * wrong_ms) / 1000.0 * gb_of("migrate-user") * per_gb_s;
+    let adopt_ms =
+        (adoption.requests * m.ms_per_request + adoption.transactions * m.ms_per_transaction).ceil() + init_ms;
+    let adoption_lambda = users * (fee + adopt_ms / 1000.0 * gb_of("post-authentication") * per_gb_s);
+    let rru = prices.get("dynamodb_read_request_units") / 1e6;
+    let wru = prices.get("dynamodb_write_request_units") / 1e6;
+    let dynamodb = (users * (trigger_rcu + adoption.rcu) + wrongs * wrong.rcu) * rru
+        + (users * (adoption.wcu + adoption.gsi1_wcu) + wrongs * (wrong.wcu + wrong.gsi1_wcu)) * wru;
+    // Every invocation logs its line and counts a metric (MigrationsStarted,
+    // WrongLegacyPasswords, UsersMigrated).
+    let invocations = 2.0 * users + wrongs;
+    let log_gb = invocations * (s.log_line_bytes + s.emf_bytes) / GB;
+    let logs = log_gb * prices.get("cloudwatch_logs_ingestion_gb")
+        + log_gb
+            * s.log_compression
+            * (s.log_retention_days / DAYS_PER_MONTH)
+            * prices.get("cloudwatch_logs_storage_gb_month");
+    // Past X-Ray's reservoir (a request a second), its rate.
+    let xray = invocations * s.xray_rate * prices.get("xray_traces_recorded") / 1e6;
+    MigrationCost {
+        trigger_lambda,
+        adoption_lambda,
+        dynamodb,
+        logs,
+        xray,
+    }
+}
+
+/// The one-off migration's part of the section, in Markdown.
+fn render_migration(prices: &Prices, p: &Profile, s: &Stack, m: &Measured) -> String {
+    let mut md = String::new();
+    // In the hash section's order; the costliest check headlines (an upper bound).
+    let mut hashes = m.migration.hash_ms.clone();
+    let order = |label: &str| {
+        crate::hashes::CONFIGS
+            .iter()
+            .position(|c| c.label() == label)
+            .unwrap_or(usize::MAX)
+    };
+    hashes.sort_by_key(|(label, _)| order(label));
+    let Some((costliest, costliest_ms)) = hashes.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+        return md;
+    };
+    let trigger_mb = m
+        .functions
+        .iter()
+        .find(|f| f.name == "migrate-user")
+        .and_then(|f| f.memory_mb)
+        .unwrap_or(s.memory_mb);
+    let adoption = &m.migration.adoption;
+    let _ = writeln!(
+        md,
+        "### Migrating a pool at sign-in (one-off)\n\nNot monthly traffic, so not in the tables above: migrate-user \
+         runs only at the first sign-in of a user an import left pending, then post-authentication moves their \
+         account. Assumed: every registered user is pending and signs in once with their password, after {} wrong \
+         ones on average (an upper bound: users who never return cost nothing, a forgot-password skips the check; the \
+         import's own writes are not here). migrate-user at {trigger_mb} MB: the check at its p50 per format (the \
+         hash section's; this machine's one core standing for Lambda's one vCPU at 1,769 MB), its reads, and a wrong \
+         password's counted write; post-authentication at {} MB: {} requests and {} transactions moving an account \
+         of one address ({} RCU, {} WCU and {} on GSI1). Cognito bills a migrated user as an active user of the \
+         month they sign in, as the monthly table does.\n",
+        p.migration_wrong_passwords_per_user,
+        s.memory_mb,
+        adoption.requests,
+        adoption.transactions,
+        adoption.rcu,
+        adoption.wcu,
+        adoption.gsi1_wcu,
+    );
+    let _ = writeln!(
+        md,
+        "| users | {} |\n|---|{}",
+        hashes
+            .iter()
+            .map(|(label, ms)| format!("{label} ({ms:.0} ms)"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(hashes.len())
+    );
+    for users in SIZES {
+        let totals: Vec<String> = hashes
+            .iter()
+            .map(|(_, ms)| usd(migration(users, *ms, p, s, m, prices).total()))
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", users_label(users), totals.join(" | "));
+    }
+    let one_m = migration(1_000_000.0, *costliest_ms, p, s, m, prices);
+    let _ = writeln!(
+        md,
+        "\nAt 1M users with the costliest check ({costliest}): migrate-user's Lambda {}, post-authentication's \
+         moves {}, DynamoDB {}, logs {}, X-Ray {}.\n",
+        usd(one_m.trigger_lambda),
+        usd(one_m.adoption_lambda),
+        usd(one_m.dynamodb),
+        usd(one_m.logs),
+        usd(one_m.xray)
+    );
+    md
+}
+
 /// Alarm metrics billed by a template: a metric alarm is 1, a metric-math
 /// alarm 1 per metric it reads, an anomaly detection alarm 3.
 pub(crate) fn alarm_metrics(template: &str) -> (usize, usize, f64) {
@@ -756,8 +969,12 @@ pub(crate) enum Inputs<'a> {
     /// (one GetItem) and the add-email + remove-email cycle.
     Run {
         rows: &'a [crate::requests::RequestRow],
+        /// The migration's paths beside them.
+        beside: &'a [crate::requests::RequestRow],
         get_profile_ms: Option<f64>,
         add_remove_ms: Option<f64>,
+        /// The hash section's p50s (empty in the smoke).
+        hash_ms: Vec<(String, f64)>,
     },
 }
 
@@ -765,8 +982,10 @@ pub(crate) enum Inputs<'a> {
 fn measured(defaults: Measured, inputs: &Inputs<'_>) -> Measured {
     let Inputs::Run {
         rows,
+        beside,
         get_profile_ms,
         add_remove_ms,
+        hash_ms,
     } = inputs
     else {
         return defaults;
@@ -785,6 +1004,32 @@ fn measured(defaults: Measured, inputs: &Inputs<'_>) -> Measured {
             }
         }
         from.push("units and requests from this run's requests section");
+    }
+    let path_of = |row: &crate::requests::RequestRow, gsi1_wcu: f64| {
+        let transactions = row.made.get("TransactWriteItems").copied().unwrap_or(0);
+        let all: u64 = row.made.values().sum();
+        PathInput {
+            rcu: row.units.read,
+            wcu: row.units.write,
+            gsi1_wcu,
+            requests: all.saturating_sub(transactions) as f64,
+            transactions: transactions as f64,
+        }
+    };
+    for row in *beside {
+        match row.path {
+            Some(crate::requests::WRONG_LEGACY_PASSWORD) => {
+                m.migration.wrong_password = path_of(row, m.migration.wrong_password.gsi1_wcu);
+            }
+            Some(crate::requests::FIRST_SIGN_IN_OF_A_MIGRATED_USER) => {
+                m.migration.adoption = path_of(row, m.migration.adoption.gsi1_wcu);
+            }
+            _ => {}
+        }
+    }
+    if !hash_ms.is_empty() {
+        m.migration.hash_ms = hash_ms.clone();
+        from.push("legacy password checks from this run's hashes section");
     }
     if let Some(ms) = get_profile_ms {
         m.ms_per_request = *ms;
@@ -953,6 +1198,7 @@ pub(crate) fn render(prices: &Prices, p: &Profile, s: &Stack, m: &Measured) -> S
             "simulated by the reconcile section's model"
         }
     );
+    md.push_str(&render_migration(prices, p, s, m));
     let _ = writeln!(
         md,
         "<details><summary>Prices ({} of {} read again by search on their date; the rest as published, to check at \
@@ -1093,6 +1339,7 @@ mod tests {
             admin_lookups_per_user: 0.0,
             admin_status_changes_per_user: 0.0,
             addresses_per_user: 1.0,
+            migration_wrong_passwords_per_user: 0.0,
             table_bytes_per_user: 1_200.0,
             gsi1_bytes_per_user: 0.0,
         };
@@ -1120,9 +1367,11 @@ mod tests {
             emf: false,
             http: true,
             reads_key: false,
+            memory_mb: None,
         };
         let measured = Measured {
             functions: vec![get_profile],
+            migration: book().1.migration,
             ms_per_request: 1.8,
             ms_per_transaction: 7.55,
             init_ms: 3.0,
@@ -1197,6 +1446,75 @@ mod tests {
         let sum: f64 = m.lines.iter().map(|l| l.on_demand).sum();
         assert!((m.on_demand() - sum).abs() < 1e-12);
         assert_eq!(m.dominant().0, COGNITO);
+    }
+
+    /// One million pending users migrated, priced by hand.
+    #[test]
+    fn a_hand_computed_migration() {
+        let (prices, mut measured) = book();
+        let function = |name: &str, rcu: f64, requests: f64, memory_mb: Option<f64>| FunctionInput {
+            name: name.to_owned(),
+            rcu,
+            wcu: 0.0,
+            gsi1_wcu: 0.0,
+            requests,
+            transactions: 0.0,
+            external_calls: 0.0,
+            emf: true,
+            http: false,
+            reads_key: false,
+            memory_mb,
+        };
+        measured.functions = vec![
+            function("migrate-user", 3.0, 3.0, Some(1769.0)),
+            function("post-authentication", 1.0, 1.0, None),
+        ];
+        measured.migration = MigrationInput {
+            wrong_password: PathInput {
+                rcu: 3.0,
+                wcu: 2.0,
+                gsi1_wcu: 0.0,
+                requests: 3.0,
+                transactions: 1.0,
+            },
+            adoption: PathInput {
+                rcu: 4.0,
+                wcu: 12.0,
+                gsi1_wcu: 2.0,
+                requests: 4.0,
+                transactions: 2.0,
+            },
+            hash_ms: vec![("bcrypt cost 12".to_owned(), 250.0)],
+        };
+        measured.ms_per_request = 2.0;
+        measured.ms_per_transaction = 8.0;
+        let profile = Profile {
+            migration_wrong_passwords_per_user: 0.1,
+            ..Profile::default()
+        };
+        let stack = Stack {
+            cold_start_share: 0.0,
+            log_line_bytes: 0.0,
+            emf_bytes: 0.0,
+            xray_rate: 0.0,
+            ..Stack::default()
+        };
+        let c = migration(1_000_000.0, 250.0, &profile, &stack, &measured, &prices);
+        // migrate-user: 1.1M invocations × $0.20 / 1M = $0.22. The right
+        // password bills ceil(3 × 2 + 250) = 256 ms, a wrong one ceil(3 × 2 + 8
+        // + 250) = 264 ms: 1M × 0.256 s + 100,000 × 0.264 s = 282,400 s at
+        // 1,769 MB (1.7275390625 GB) × $0.0000133334 = $6.50479294.
+        assert!((c.trigger_lambda - 6.724_792_940_468_75).abs() < 1e-9, "{c:?}");
+        // post-authentication: ceil(4 × 2 + 2 × 8) = 24 ms at 256 MB: 24,000 s ×
+        // 0.25 GB × $0.0000133334 = $0.0800004, and 1M requests $0.20.
+        assert!((c.adoption_lambda - 0.280_000_4).abs() < 1e-9, "{c:?}");
+        // Reads: 1M × (3 + 4) + 100,000 × 3 = 7.3M RRU × $0.125 / 1M = $0.9125;
+        // writes: 1M × (12 + 2) + 100,000 × 2 = 14.2M WRU × $0.625 / 1M = $8.875.
+        assert!((c.dynamodb - (0.9125 + 8.875)).abs() < 1e-9, "{c:?}");
+        assert_eq!((c.logs, c.xray), (0.0, 0.0));
+        assert!((c.total() - (6.724_792_940_468_75 + 0.280_000_4 + 9.7875)).abs() < 1e-9);
+        // The monthly bill has no migration in it.
+        assert_eq!(invocations("migrate-user", &profile, 1_000_000.0), 0.0);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `make bench`: cold start, warm latency, instructions, DynamoDB requests,
-//! size, memory and scale of the functions, each beside its floor, in one run.
+//! size, memory and scale of the functions, each beside its floor, and the
+//! migration trigger's legacy password checks per hash format, in one run.
 //!
 //! The bench is its own Lambda Runtime API: it spawns each function's binary
 //! as Lambda spawns an execution environment, against DynamoDB Local behind a
@@ -19,6 +20,7 @@ mod charts;
 mod cost;
 mod emf;
 mod event_delay;
+mod hashes;
 mod proxy;
 mod reconcile_sim;
 mod report;
@@ -69,7 +71,7 @@ struct Args {
     /// to see what an emulator that leaves it on adds to every invocation.
     #[arg(long)]
     nagle: bool,
-    /// Only these sections (cold, warm, callgrind, requests, size, memory, scale, metrics, reconcile, events, cost).
+    /// Only these sections (cold, warm, callgrind, requests, hashes, size, memory, scale, metrics, reconcile, events, cost).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -214,7 +216,7 @@ fn build(plan: &Plan) {
     if !plan.smoke {
         cargo.arg("--release");
     }
-    for name in names.iter().chain([&emf::PROBE]) {
+    for name in names.iter().chain([&emf::PROBE, &hashes::PROBE]) {
         cargo.args(["-p", name]);
     }
     println!(
@@ -342,8 +344,14 @@ async fn main() {
     report.write().unwrap();
 
     if plan.runs("requests") {
-        let rows = requests::count(&plan, &plain).await;
-        report.requests(rows);
+        let (rows, beside) = requests::count(&plan, &plain).await;
+        report.requests(rows, beside);
+    }
+    report.write().unwrap();
+
+    if plan.runs("hashes") {
+        let rows = hashes::run(&plan, &plain).await;
+        report.hashes(rows);
     }
     report.write().unwrap();
 

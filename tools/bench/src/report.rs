@@ -6,6 +6,7 @@ use std::process::Command;
 
 use crate::charts::{Bars, Series, write_svg};
 use crate::emf::{METRIC_USD_PER_MONTH, MetricsRow};
+use crate::hashes::HashRow;
 use crate::requests::RequestRow;
 use crate::scale::ScaleRow;
 use crate::sizes::SizeRow;
@@ -43,7 +44,11 @@ pub(crate) struct Report {
     memory: Vec<Memory>,
     instructions: Vec<(String, u64)>,
     requests: Vec<RequestRow>,
+    /// The migration's paths beside the success paths.
+    requests_beside: Vec<RequestRow>,
     scale: Vec<ScaleRow>,
+    /// The legacy password checks and migrate-user invocations.
+    hashes: Vec<HashRow>,
     sizes: Vec<SizeRow>,
     metrics: Vec<MetricsRow>,
     /// (metric × function pairs that can occur, all pairs).
@@ -121,15 +126,20 @@ fn ddb_local_version() -> String {
         .unwrap_or_else(|| "?".to_owned())
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU's model name.
+pub(crate) fn cpu() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|c| {
             c.lines()
                 .find(|l| l.starts_with("model name"))
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
         })
-        .unwrap_or_else(|| "unknown CPU".to_owned());
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+fn machine() -> String {
+    let cpu = cpu();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
@@ -154,7 +164,9 @@ impl Report {
             memory: Vec::new(),
             instructions: Vec::new(),
             requests: Vec::new(),
+            requests_beside: Vec::new(),
             scale: Vec::new(),
+            hashes: Vec::new(),
             sizes: Vec::new(),
             metrics: Vec::new(),
             metric_pairs: (0, 0),
@@ -201,12 +213,17 @@ impl Report {
         self.instructions.push((program.to_owned(), per_invocation));
     }
 
-    pub(crate) fn requests(&mut self, rows: Vec<RequestRow>) {
+    pub(crate) fn requests(&mut self, rows: Vec<RequestRow>, beside: Vec<RequestRow>) {
         self.requests = rows;
+        self.requests_beside = beside;
     }
 
     pub(crate) fn scale(&mut self, rows: Vec<ScaleRow>) {
         self.scale = rows;
+    }
+
+    pub(crate) fn hashes(&mut self, rows: Vec<HashRow>) {
+        self.hashes = rows;
     }
 
     pub(crate) fn metrics(&mut self, rows: Vec<MetricsRow>, pairs: (usize, usize)) {
@@ -227,9 +244,11 @@ impl Report {
     }
 
     /// What the cost model takes from this run: the requests section's rows
-    /// and the warm p50s of one GetItem and of the add + remove cycle.
+    /// (and the migration's beside them), the warm p50s of one GetItem and of
+    /// the add + remove cycle, and the legacy password checks' p50s.
     pub(crate) fn cost_inputs(&self) -> crate::cost::Inputs<'_> {
-        if self.requests.is_empty() && self.warm.is_empty() {
+        let hash_ms = crate::hashes::p50s(&self.hashes, self.smoke);
+        if self.requests.is_empty() && self.warm.is_empty() && hash_ms.is_empty() {
             return crate::cost::Inputs::Committed;
         }
         // A smoke's debug binaries are no measure of time: units only.
@@ -240,8 +259,10 @@ impl Report {
         };
         crate::cost::Inputs::Run {
             rows: &self.requests,
+            beside: &self.requests_beside,
             get_profile_ms: p50("get-profile", "get-profile"),
             add_remove_ms: p50("add+remove email", "add-email + remove-email"),
+            hash_ms,
         }
     }
 
@@ -524,11 +545,12 @@ impl Report {
                  2 WCU per 1 KB for every item of a transaction, a ConditionCheck counted as a write.\n\n\
                  | function | answer | made | design | as designed | RCU | WCU | why |\n|---|---|---|---|---|---|---|---|"
             );
-            for r in &self.requests {
+            let row = |md: &mut String, r: &RequestRow| {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
                     r.function,
+                    r.path.map(|p| format!(", {p}")).unwrap_or_default(),
                     r.status,
                     counts(&r.made),
                     counts(&r.expected),
@@ -537,9 +559,24 @@ impl Report {
                     r.units.write,
                     r.why
                 );
+            };
+            for r in &self.requests {
+                row(&mut md, r);
+            }
+            if !self.requests_beside.is_empty() {
+                let _ = writeln!(
+                    md,
+                    "\nThe migration's other paths (the cost section prices them as a one-off):\n\n\
+                     | function, path | answer | made | design | as designed | RCU | WCU | why |\n|---|---|---|---|---|---|---|---|"
+                );
+                for r in &self.requests_beside {
+                    row(&mut md, r);
+                }
             }
             md.push('\n');
         }
+
+        md.push_str(&crate::hashes::render(&self.hashes, self.smoke));
 
         if !self.metrics.is_empty() {
             let _ = writeln!(

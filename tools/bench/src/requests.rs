@@ -17,7 +17,8 @@ use std::time::Duration;
 use integration_tests::events;
 use serde_json::{Value, json};
 use user_service::catalog::FUNCTIONS;
-use user_service::domain::UserId;
+use user_service::domain::{EmailAddress, NewAccount, NewUser, Timestamp, UserId, UserStatus};
+use user_service::import::{HashAlgorithm, PasswordHash};
 
 use crate::proxy::{Counts, Proxy};
 use crate::runtime::{Environment, Launch};
@@ -33,6 +34,14 @@ const TARGET_EMAIL: &str = "mary@example.com";
 const WORK_EMAIL: &str = "ada.work@example.com";
 /// The email id the emailId events name.
 const EVENT_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+/// The address of the user an import left pending, who signs in for the first time.
+const PENDING_EMAIL: &str = "charles@example.com";
+/// The `sub` Cognito gives the migrated user.
+const MIGRATED_SUB: &str = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+/// The pending user's legacy hash: events/migrate-user.json's password in a
+/// cheap bcrypt (cost 5), made by Python's `bcrypt`. The requests, not the time,
+/// are measured here; the hash section times each format at production costs.
+const LEGACY_BCRYPT: &str = "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG";
 /// What `expected` says of a name it does not know.
 const NOT_IN_DESIGN: &str = "not in the design table";
 
@@ -50,12 +59,20 @@ pub(crate) struct RequestRow {
     pub(crate) units: crate::capacity::Units,
     /// The function's answer: an HTTP status ("200"), "ok" for a trigger, or the error.
     pub(crate) status: String,
+    /// The path measured, beside the success path of the catalog's row (None there).
+    pub(crate) path: Option<&'static str>,
 }
 
+/// The paths measured beside the success paths: the migration's, which the
+/// cost model prices as a one-off.
+pub(crate) const WRONG_LEGACY_PASSWORD: &str = "a wrong legacy password";
+pub(crate) const FIRST_SIGN_IN_OF_A_MIGRATED_USER: &str = "a migrated user's first sign-in";
+
 /// Invokes every function once, in the order a user's life goes (sign-up, sign-in,
-/// profile, addresses, admin, sweeps, closing the account), and counts the
-/// DynamoDB requests of each invocation.
-pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
+/// an imported user's first sign-in, profile, addresses, admin, sweeps, closing
+/// the account), and counts the DynamoDB requests of each invocation: one row
+/// per function of the catalog, and the migration's other paths beside them.
+pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<RequestRow>) {
     let store = integration_tests::ddb::store().await;
     let table = store.config().table_name.clone();
     let mut run = Run {
@@ -65,6 +82,7 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
         unreachable: closed_port_url(),
         envs: Vec::new(),
         rows: Vec::new(),
+        beside: Vec::new(),
         units: crate::capacity::Units::default(),
     };
     proxy.meter(true);
@@ -82,6 +100,64 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> Vec<RequestRow> {
         .measure("post-authentication", &events::load("post-authentication"))
         .await;
     run.record("post-authentication", made, trigger(&answer));
+
+    // An imported user's first sign-in: the migration trigger finds the pending
+    // user by address and checks the legacy password (a wrong one is counted on
+    // the hash; the right one hands the user to Cognito), then Cognito's new
+    // user appears in post-authentication, which moves the pending account to
+    // its sub.
+    let pending = NewAccount {
+        user: NewUser {
+            // A provisional id, as `user-admin import --pending` gives one.
+            user_id: UserId::new_pending(),
+            email: EmailAddress::parse(PENDING_EMAIL).unwrap(),
+            first_name: None,
+            last_name: None,
+            phone: None,
+        },
+        status: UserStatus::Active,
+        created_at: Timestamp::now(),
+        more: Vec::new(),
+    };
+    let legacy = PasswordHash::parse(HashAlgorithm::Bcrypt, LEGACY_BCRYPT).unwrap();
+    store
+        .create_pending_account(&pending, &legacy, Timestamp::now())
+        .await
+        .unwrap();
+    let mut event = migration_event(PENDING_EMAIL);
+    event["request"]["password"] = json!("not the password");
+    let (answer, made) = run.measure("migrate-user", &event).await;
+    let status = refusal(&answer, "INCORRECT_PASSWORD");
+    run.record_beside("migrate-user", WRONG_LEGACY_PASSWORD, made, status);
+    let (answer, made) = run.measure("migrate-user", &migration_event(PENDING_EMAIL)).await;
+    let response = &answer.as_ref().unwrap_or_else(|e| panic!("migrate-user: {e}"))["response"];
+    assert_eq!(response["finalUserStatus"], "CONFIRMED", "migrate-user: {answer:?}");
+    assert_eq!(
+        response["userAttributes"]["email"], PENDING_EMAIL,
+        "migrate-user: {answer:?}"
+    );
+    run.record("migrate-user", made, trigger(&answer));
+    let mut event = events::load("post-authentication");
+    event["userName"] = json!(MIGRATED_SUB);
+    event["request"]["userAttributes"] = json!({
+        "sub": MIGRATED_SUB,
+        "email": PENDING_EMAIL,
+        "email_verified": "true",
+        "cognito:user_status": "CONFIRMED",
+    });
+    let (answer, made) = run.measure("post-authentication", &event).await;
+    run.record_beside(
+        "post-authentication",
+        FIRST_SIGN_IN_OF_A_MIGRATED_USER,
+        made,
+        trigger(&answer),
+    );
+    let migrated = store.get_profile(&UserId::parse(MIGRATED_SUB).unwrap()).await.unwrap();
+    assert_eq!(
+        migrated.email.as_ref().map(EmailAddress::as_str),
+        Some(PENDING_EMAIL),
+        "post-authentication: the pending account did not move"
+    );
 
     // The profile.
     let (answer, made) = run.measure("get-profile", &ada_event("get-profile")).await;
@@ -276,7 +352,11 @@ fn expected(function: &str) -> (Counts, &'static str) {
         ),
         "post-authentication" => (
             &[("GetItem", 1)],
-            "One read of the profile; it exists, so nothing is written (the repair path adds one transaction).",
+            "One read of the profile; it exists, so nothing is written (the repair path adds one transaction; a migrated user's first sign-in, below the table, moves the pending account).",
+        ),
+        "migrate-user" => (
+            &[("GetItem", 3)],
+            "Three reads, the last two concurrent: the address's claim (it names the pending user), then the pending profile and its legacy hash; the password is checked in the function, and the right one writes nothing (Cognito's new user moves the account at its first sign-in).",
         ),
         "reconcile-users" => (
             &[("Scan", 1)],
@@ -296,6 +376,23 @@ fn expected(function: &str) -> (Counts, &'static str) {
     (counts, why)
 }
 
+/// What the design says of a path beside the success path.
+fn expected_beside(function: &str, path: &str) -> (Counts, &'static str) {
+    let (ops, why): (&[(&str, u64)], &'static str) = match (function, path) {
+        ("migrate-user", WRONG_LEGACY_PASSWORD) => (
+            &[("GetItem", 3), ("TransactWriteItems", 1)],
+            "The same three reads, then one transaction: the wrong password counted on the hash's item, pinned to the version read.",
+        ),
+        ("post-authentication", FIRST_SIGN_IN_OF_A_MIGRATED_USER) => (
+            &[("GetItem", 3), ("Query", 1), ("TransactWriteItems", 2)],
+            "Exception: the profile (none yet), the create's transaction (cancelled: the pending user holds the address), then the claim, the pending partition and its hash (concurrently), then one transaction moving the profile, records and claims and deleting the hash.",
+        ),
+        _ => (&[], NOT_IN_DESIGN),
+    };
+    let counts = ops.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect();
+    (counts, why)
+}
+
 /// The environments, started lazily, one per function, and the rows so far.
 struct Run<'a> {
     plan: &'a Plan,
@@ -305,6 +402,7 @@ struct Run<'a> {
     unreachable: String,
     envs: Vec<(&'static str, Environment)>,
     rows: Vec<RequestRow>,
+    beside: Vec<RequestRow>,
     /// The capacity units of the last measured invocation.
     units: crate::capacity::Units,
 }
@@ -373,6 +471,25 @@ impl Run<'_> {
             expected,
             why,
             status,
+            path: None,
+        });
+    }
+
+    fn record_beside(&mut self, function: &'static str, path: &'static str, made: Counts, status: String) {
+        let (expected, why) = expected_beside(function, path);
+        println!(
+            "bench: requests {function}, {path}: {} ({status}), expected {}",
+            show(&made),
+            show(&expected)
+        );
+        self.beside.push(RequestRow {
+            units: self.units,
+            function,
+            made,
+            expected,
+            why,
+            status,
+            path: Some(path),
         });
     }
 
@@ -397,8 +514,9 @@ impl Run<'_> {
         );
     }
 
-    /// Every environment ended, and the rows in catalog order, one per function.
-    async fn finish(self) -> Vec<RequestRow> {
+    /// Every environment ended, and the rows in catalog order, one per
+    /// function; then the paths beside them.
+    async fn finish(self) -> (Vec<RequestRow>, Vec<RequestRow>) {
         self.proxy.meter(false);
         for (_, env) in self.envs {
             env.terminate().await;
@@ -412,13 +530,31 @@ impl Run<'_> {
         let counted: Vec<&str> = rows.iter().map(|r| r.function).collect();
         let catalog: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
         assert_eq!(counted, catalog, "every function is counted once");
-        rows
+        (rows, self.beside)
     }
 }
 
 /// The URL of a loopback port nothing listens on: calls to it are refused at once.
 fn closed_port_url() -> String {
     format!("http://127.0.0.1:{}", integration_tests::lambda::free_port())
+}
+
+/// The migration trigger's sign-in event (Cognito's documented shape) for `address`,
+/// with events/migrate-user.json's password.
+fn migration_event(address: &str) -> Value {
+    let mut event = events::load("migrate-user");
+    event["userName"] = json!(address);
+    event
+}
+
+/// A trigger's refusal, whose `errorType` must be `want`.
+fn refusal(answer: &Result<Value, String>, want: &str) -> String {
+    let status = match answer {
+        Ok(value) => panic!("expected the refusal {want}, got {value}"),
+        Err(e) => error_type(e),
+    };
+    assert_eq!(status, want, "{answer:?}");
+    status
 }
 
 /// An HTTP event of ada's.
@@ -529,5 +665,19 @@ mod tests {
             assert!(counts.values().all(|n| *n > 0), "{}", function.name);
         }
         assert_eq!(expected("no-such-function"), (Counts::new(), NOT_IN_DESIGN));
+        for (function, path) in [
+            ("migrate-user", WRONG_LEGACY_PASSWORD),
+            ("post-authentication", FIRST_SIGN_IN_OF_A_MIGRATED_USER),
+        ] {
+            let (counts, why) = expected_beside(function, path);
+            assert_ne!(why, NOT_IN_DESIGN, "{function}, {path}");
+            let granted = user_service::catalog::by_name(function).unwrap().dynamodb_actions;
+            for op in counts.keys() {
+                assert!(
+                    op == "TransactWriteItems" || granted.contains(&op.as_str()),
+                    "{function}, {path}: {op} is not granted"
+                );
+            }
+        }
     }
 }

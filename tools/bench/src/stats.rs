@@ -27,6 +27,10 @@ impl Sample {
         self.pct(0.5)
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
     pub(crate) fn max(&self) -> Duration {
         self.sorted.last().copied().unwrap_or_default()
     }
