@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use integration_tests::events;
 use serde_json::{Value, json};
-use user_service::domain::{EmailAddress, NewAccount, NewUser, Timestamp, UserId, UserStatus};
 use user_service::import::{HashAlgorithm, PasswordHash};
 
 use crate::Plan;
@@ -247,24 +246,8 @@ pub(crate) async fn run(plan: &Plan, proxy: &Proxy) -> Vec<HashRow> {
             continue;
         }
         let address = format!("migrating{i}@example.com");
-        let account = NewAccount {
-            user: NewUser {
-                // A provisional id, as `user-admin import --pending` gives one.
-                user_id: UserId::new_pending(),
-                email: EmailAddress::parse(&address).unwrap(),
-                first_name: None,
-                last_name: None,
-                phone: None,
-            },
-            status: UserStatus::Active,
-            created_at: Timestamp::now(),
-            more: Vec::new(),
-        };
         let legacy = PasswordHash::parse(algorithm(row.config.format), hash).unwrap();
-        store
-            .create_pending_account(&account, &legacy, Timestamp::now())
-            .await
-            .unwrap();
+        crate::requests::import_pending(&store, &address, &legacy).await;
         let mut event = events::load("migrate-user");
         event["userName"] = json!(address);
         let env = Environment::start(&launch).await.unwrap();

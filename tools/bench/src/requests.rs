@@ -106,24 +106,8 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     // the hash; the right one hands the user to Cognito), then Cognito's new
     // user appears in post-authentication, which moves the pending account to
     // its sub.
-    let pending = NewAccount {
-        user: NewUser {
-            // A provisional id, as `user-admin import --pending` gives one.
-            user_id: UserId::new_pending(),
-            email: EmailAddress::parse(PENDING_EMAIL).unwrap(),
-            first_name: None,
-            last_name: None,
-            phone: None,
-        },
-        status: UserStatus::Active,
-        created_at: Timestamp::now(),
-        more: Vec::new(),
-    };
     let legacy = PasswordHash::parse(HashAlgorithm::Bcrypt, LEGACY_BCRYPT).unwrap();
-    store
-        .create_pending_account(&pending, &legacy, Timestamp::now())
-        .await
-        .unwrap();
+    import_pending(&store, PENDING_EMAIL, &legacy).await;
     let mut event = migration_event(PENDING_EMAIL);
     event["request"]["password"] = json!("not the password");
     let (answer, made) = run.measure("migrate-user", &event).await;
@@ -631,6 +615,27 @@ fn show(counts: &Counts) -> String {
         .map(|(op, n)| format!("{op} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A pending user of `address` with the legacy `hash`, as `user-admin import
+/// --pending` writes one (a provisional id, no Cognito user).
+pub(crate) async fn import_pending(store: &user_service::Store, address: &str, hash: &PasswordHash) {
+    let account = NewAccount {
+        user: NewUser {
+            user_id: UserId::new_pending(),
+            email: EmailAddress::parse(address).unwrap(),
+            first_name: None,
+            last_name: None,
+            phone: None,
+        },
+        status: UserStatus::Active,
+        created_at: Timestamp::now(),
+        more: Vec::new(),
+    };
+    store
+        .create_pending_account(&account, hash, Timestamp::now())
+        .await
+        .unwrap();
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ impl Store {
     ) -> Result<Adopted, StoreError> {
         retrying!({
             let Some(pending) = self.pending_holder(address).await? else {
-                return Ok(Adopted::NoPending);
+                return Ok(self.moved_already(user).await?);
             };
             let (items, password) =
                 futures::future::try_join(self.user_items(&pending), self.get(keys::legacy_password_key(&pending)))
@@ -152,7 +152,7 @@ impl Store {
                 .profile
                 .filter(|p| p.status != UserStatus::Deleted && self.is_primary_of(p, address))
             else {
-                return Ok(Adopted::NoPending);
+                return Ok(self.moved_already(user).await?);
             };
             if profile.status == UserStatus::Suspended {
                 return Ok(Adopted::Suspended);
@@ -166,6 +166,18 @@ impl Store {
                 Err(Rejection::UserExists) => Ok(Adopted::Existing),
                 Err(other) => Err(other),
             }
+        })
+    }
+
+    /// No pending user holds the address: `Existing` if a delivery racing
+    /// this one moved it to `user` a moment ago (its create failed on the
+    /// pending user's claim just before), else `NoPending`. Read strongly
+    /// consistent, so the sign-up of a user who has their profile is never
+    /// closed.
+    async fn moved_already(&self, user: &UserId) -> Result<Adopted, StoreError> {
+        Ok(match self.profile_status(user).await? {
+            Some(_) => Adopted::Existing,
+            None => Adopted::NoPending,
         })
     }
 
@@ -282,4 +294,95 @@ fn adoption(
         return Err(StoreError::LimitReached);
     }
     Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::address_policy::Canonicalization;
+    use crate::store::ops::fixtures::{address, new_user, now};
+    use crate::store::plan::tests::assert_well_formed;
+
+    fn pending() -> (ProfileItem, Vec<EmailItem>) {
+        let id = UserId::new_pending();
+        let user = crate::domain::NewUser {
+            user_id: id.clone(),
+            ..new_user()
+        };
+        let mut profile = ProfileItem::new(&user, 2, now());
+        profile.version = 3;
+        let primary = EmailItem::verified_primary(&id, &address(), Canonicalization::NONE, now());
+        let old = EmailItem::imported(
+            &id,
+            &EmailAddress::parse("ada.old@example.org").unwrap(),
+            Canonicalization::NONE,
+            false,
+            "00".repeat(32),
+            now(),
+        );
+        (profile, vec![primary, old])
+    }
+
+    #[test]
+    fn the_move_puts_the_new_items_deletes_the_pending_ones_and_moves_each_claim() {
+        let (profile, records) = pending();
+        let sub = UserId::parse_sub("7c9e6679-7425-40de-944b-e07fc1f90ae7").unwrap();
+        let plan = adoption("t", &profile, &records, true, &sub, now()).unwrap();
+        assert_well_formed(&plan);
+        // Profile put and pending delete, the hash, and three items per record.
+        assert_eq!(plan.items().len(), 3 + 3 * records.len());
+        let new_profile = plan.items()[0].put().unwrap();
+        assert_eq!(new_profile.condition_expression(), Some("attribute_not_exists(#PK)"));
+        assert_eq!(new_profile.item()[keys::PK], keys::profile_key(&sub)[keys::PK]);
+        assert_eq!(new_profile.item()["cognitoEmail"].as_s().unwrap(), "ada@example.com");
+        assert_eq!(new_profile.item()["version"].as_n().unwrap(), "3");
+        let gone = plan.items()[1].delete().unwrap();
+        assert_eq!(gone.key()[keys::PK], keys::profile_key(&profile.user_id)[keys::PK]);
+        assert!(gone.condition_expression().unwrap().contains("#version = :version"));
+        let hash = plan.items()[2].delete().unwrap();
+        assert_eq!(hash.key(), &keys::legacy_password_key(&profile.user_id));
+        for (at, record) in records.iter().enumerate() {
+            let put = plan.items()[3 + 3 * at].put().unwrap();
+            assert_eq!(put.item()["userId"].as_s().unwrap(), sub.as_str());
+            assert_eq!(put.item()[keys::GSI1SK].as_s().unwrap(), &keys::user_pk(&sub));
+            let delete = plan.items()[4 + 3 * at].delete().unwrap();
+            assert_eq!(delete.key(), &keys::email_key(&profile.user_id, record.email_id));
+            let claim = plan.items()[5 + 3 * at].update().unwrap();
+            assert_eq!(claim.key(), &keys::claim_key(&record.canonical()));
+            assert!(claim.condition_expression().unwrap().contains("#userId = :userId"));
+        }
+        // The new profile there already: a repeated delivery; anything else moved: read again.
+        assert!(matches!(plan.read(0, None), Rejection::UserExists));
+        assert!(matches!(plan.read(1, None), Rejection::Retry));
+        // Without a hash, no delete of one.
+        let plan = adoption("t", &profile, &records, false, &sub, now()).unwrap();
+        assert_eq!(plan.items().len(), 2 + 3 * records.len());
+    }
+
+    #[test]
+    fn wrong_passwords_fill_a_rolling_day_and_then_refuse() {
+        let (profile, _) = pending();
+        let mut legacy = LegacyPasswordItem {
+            entity_type: EntityType::LegacyPassword,
+            user_id: profile.user_id,
+            password_hash: crate::import::PasswordHash::parse(
+                crate::import::HashAlgorithm::Bcrypt,
+                "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",
+            )
+            .unwrap(),
+            wrong_passwords: vec![now().unix_seconds() - WINDOW_SECONDS - 5],
+            version: 1,
+        };
+        for i in 0..MAX_WRONG_PASSWORDS {
+            assert_eq!(password_admitted(&legacy, now()), Ok(()), "{i}");
+            legacy = counted(&legacy, now().plus_seconds(i as i64));
+        }
+        // The one from over a day ago was dropped on the first count.
+        assert_eq!(legacy.wrong_passwords.len(), MAX_WRONG_PASSWORDS);
+        assert_eq!(legacy.version, 1 + MAX_WRONG_PASSWORDS as u64);
+        let later = now().plus_seconds(60);
+        assert_eq!(password_admitted(&legacy, later), Err(WINDOW_SECONDS as u64 - 60));
+        // A day after the first, one slot frees.
+        assert_eq!(password_admitted(&legacy, now().plus_seconds(WINDOW_SECONDS)), Ok(()));
+    }
 }
