@@ -76,9 +76,14 @@ impl Seen {
 
 /// The events still inside the window that ends at `now`.
 pub fn recent(item: Option<&LimitItem>, now: Timestamp) -> Vec<i64> {
+    recent_of(item.map_or(&[], |i| i.events.as_slice()), now)
+}
+
+/// Of `events` (epoch seconds, oldest first), those inside the window that
+/// ends at `now`: for any item that keeps its own list of events.
+pub fn recent_of(events: &[i64], now: Timestamp) -> Vec<i64> {
     let start = now.unix_seconds() - WINDOW_SECONDS;
-    item.map(|i| i.events.iter().copied().filter(|t| *t > start).collect())
-        .unwrap_or_default()
+    events.iter().copied().filter(|t| *t > start).collect()
 }
 
 /// Slots left under `cap` in the window ending at `now`.
@@ -90,7 +95,12 @@ pub fn left(item: Option<&LimitItem>, cap: u32, now: Timestamp) -> u32 {
 /// `Ok` when one more event fits under `cap`; otherwise the seconds until the
 /// window frees a slot (the oldest event that keeps it full leaves).
 pub fn admit(item: Option<&LimitItem>, cap: u32, now: Timestamp) -> Result<(), u64> {
-    let events = recent(item, now);
+    admit_of(item.map_or(&[], |i| i.events.as_slice()), cap, now)
+}
+
+/// [`admit`] over `events` (epoch seconds, oldest first).
+pub fn admit_of(events: &[i64], cap: u32, now: Timestamp) -> Result<(), u64> {
+    let events = recent_of(events, now);
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     if events.len() < cap {
         return Ok(());

@@ -10,7 +10,7 @@ use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, EmailItem, EntityType, LegacyPasswordItem, ProfileItem, attr};
 use crate::store::keys;
-use crate::store::limits::WINDOW_SECONDS;
+use crate::store::limits;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Created, Store, StoreError};
@@ -205,22 +205,13 @@ impl Store {
 /// Whether another password may be tried against `legacy` at `now`: `Err`
 /// with the seconds until one may, past [`MAX_WRONG_PASSWORDS`] in the window.
 pub fn password_admitted(legacy: &LegacyPasswordItem, now: Timestamp) -> Result<(), u64> {
-    let recent = recent(legacy, now);
-    if recent.len() < MAX_WRONG_PASSWORDS {
-        return Ok(());
-    }
-    let frees_at = recent[recent.len() - MAX_WRONG_PASSWORDS] + WINDOW_SECONDS;
-    Err(u64::try_from(frees_at - now.unix_seconds()).unwrap_or(0).max(1))
-}
-
-fn recent(legacy: &LegacyPasswordItem, now: Timestamp) -> Vec<i64> {
-    let start = now.unix_seconds() - WINDOW_SECONDS;
-    legacy.wrong_passwords.iter().copied().filter(|t| *t > start).collect()
+    let cap = u32::try_from(MAX_WRONG_PASSWORDS).unwrap_or(u32::MAX);
+    limits::admit_of(&legacy.wrong_passwords, cap, now)
 }
 
 /// The item with one more wrong password at `now`, and those older than the window dropped.
 fn counted(legacy: &LegacyPasswordItem, now: Timestamp) -> LegacyPasswordItem {
-    let mut wrong_passwords = recent(legacy, now);
+    let mut wrong_passwords = limits::recent_of(&legacy.wrong_passwords, now);
     wrong_passwords.push(now.unix_seconds());
     LegacyPasswordItem {
         wrong_passwords,
@@ -300,6 +291,7 @@ fn adoption(
 mod tests {
     use super::*;
     use crate::address_policy::Canonicalization;
+    use crate::store::limits::WINDOW_SECONDS;
     use crate::store::ops::fixtures::{address, new_user, now};
     use crate::store::plan::tests::assert_well_formed;
 
