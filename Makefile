@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale
+.PHONY: help tools browser test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -23,6 +23,11 @@ tools: $(VENV)/.installed ## install what the other targets need (.venv, .cache)
 	@scripts/ddb-local install
 	@command -v cargo-nextest >/dev/null || cargo install --locked --root .cache/cargo cargo-nextest
 
+# Chromium and chromedriver for the browser tour (tests/e2e/browser.rs); a
+# system package, so installed only with ALLOW_SYSTEM_INSTALL=1, as Java is.
+browser: ## Chromium and chromedriver for the settings page's browser tour (ALLOW_SYSTEM_INSTALL=1 installs them)
+	@scripts/browser install
+
 lint: ## fmt, the generated template blocks and docs tables, clippy
 	cargo fmt --all --check
 	cargo xtask template --check
@@ -36,7 +41,7 @@ lint: ## fmt, the generated template blocks and docs tables, clippy
 # (also after a failed run: a leak is worth knowing about either way).
 # check-logs and the bench smoke run the binaries of this build: `cargo run -p X`
 # would resolve X's features alone and compile the SDKs again for them (minutes).
-unit-and-integration: tools ## build once, every test suite against DynamoDB Local, then check-logs
+unit-and-integration: tools browser ## build once, every test suite against DynamoDB Local, then check-logs
 	cargo build --workspace --all-targets
 	rm -rf target/test-logs target/reliability
 	cargo test --quiet --doc -p user-service
@@ -67,7 +72,7 @@ fuzz: ## 10 minutes of fuzzing per target (FUZZ_SECONDS)
 # two on a fresh machine) runs beside the lint (compiling, which needs none of
 # them); everything after waits for both.
 test: ## every check CI runs (.ci/run)
-	$(MAKE) --no-print-directory tools & tools=$$!; \
+	$(MAKE) --no-print-directory tools browser & tools=$$!; \
 	status=0; $(MAKE) --no-print-directory lint || status=$$?; \
 	wait $$tools || status=1; exit $$status
 	$(MAKE) --no-print-directory sam-check unit-and-integration fuzz-smoke bench-smoke

@@ -1,6 +1,7 @@
 //! `make dev` end to end: scripts/dev brings up DynamoDB Local, the functions
 //! under cargo lambda watch and the local API; the walkthrough of docs/local-dev.md runs
-//! against it exactly as written; Ctrl-C leaves no process behind.
+//! against it exactly as written (its code read from the outbox, where the
+//! functions' mail through moto's SES lands); Ctrl-C leaves no process behind.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use integration_tests::lambda::{free_port, require_cargo_lambda, workspace_root};
 use integration_tests::{process, wait};
 use serde_json::{Value, json};
+use user_service::domain::Timestamp;
 
 const TABLE: &str = "user-service-dev-test";
 
@@ -159,8 +161,22 @@ fn token(user: &Value) -> &str {
     user["token"].as_str().expect("a token")
 }
 
+/// The outbox's messages to `to`, newest first, as JSON (`GET /local/outbox?to=`).
+fn outbox(api: &str, to: &str) -> Vec<Value> {
+    let (status, body) = get(&format!("{api}/local/outbox?to={}", to.replace('@', "%40")), None);
+    assert_eq!(status, 200, "{body}");
+    body["messages"].as_array().cloned().expect("a list of messages")
+}
+
+/// The first of `messages` whose subject starts with `subject`.
+fn with_subject<'a>(messages: &'a [Value], subject: &str) -> Option<&'a Value> {
+    messages
+        .iter()
+        .find(|m| m["subject"].as_str().is_some_and(|s| s.starts_with(subject)))
+}
+
 #[test]
-fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
+fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     require_cargo_lambda();
     let state_dir = tempfile::Builder::new().prefix("user-service-dev-").tempdir().unwrap();
     let state = state_dir.path().to_path_buf();
@@ -177,8 +193,18 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     let foreign = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl";
     assert_eq!(get(&format!("{api}/me"), Some(foreign)).0, 401);
     assert_eq!(get(&format!("{api}/nowhere"), None).0, 404);
+    // A page elsewhere that rebinds its name to 127.0.0.1 (DNS rebinding) names
+    // its own host: no token minted, no outbox read.
+    for (path, method) in [("/local/token", "POST"), ("/local/outbox", "GET"), ("/", "GET")] {
+        let request = reqwest::blocking::Client::new()
+            .request(method.parse().unwrap(), format!("{api}{path}"))
+            .header("host", "rebound.example:3000")
+            .json(&json!({"email": "grace@example.com", "groups": ["admin"]}));
+        assert_eq!(answer(request).0, 403, "{method} {path} for another host");
+    }
 
     // The walkthrough of docs/local-dev.md, as a newcomer would paste it.
+    let walkthrough_started = Timestamp::now();
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", &readme_walkthrough()])
         .current_dir(workspace_root())
@@ -214,6 +240,56 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     );
     let unauthorized = get(&format!("{api}/me/account"), None);
     assert_eq!(unauthorized.0, 401);
+
+    // The code went out through the SES sender to moto's SES, and the outbox
+    // lists it: JSON for anything but a browser, stamped when the outbox saw it.
+    let mail = outbox(&api, "ada.work@example.com");
+    let code = with_subject(&mail, "Your code to verify")
+        .unwrap_or_else(|| panic!("the code's message is in the outbox: {mail:?}"));
+    assert_eq!(code["to"], json!(["ada.work@example.com"]));
+    assert_eq!(code["from"], "no-reply@user-service.localhost");
+    assert!(
+        code["body"].as_str().is_some_and(|b| b.contains("<p>")),
+        "the HTML body: {code}"
+    );
+    let text = code["text"].as_str().expect("the text");
+    let sent = integration_tests::moto::SentMail {
+        to: Vec::new(),
+        from: String::new(),
+        subject: String::new(),
+        body: text.to_owned(),
+    };
+    assert!(sent.code().is_some(), "a six-digit code in the text: {text}");
+    assert!(!text.contains('<'), "plain text: {text}");
+    let sent_at = code["sentAt"].as_str().expect("sentAt");
+    assert!(sent_at.ends_with('Z'), "UTC: {sent_at}");
+    let sent_at = Timestamp::parse(sent_at).unwrap_or_else(|_| panic!("RFC 3339: {sent_at}"));
+    assert!(
+        walkthrough_started <= sent_at && sent_at <= Timestamp::now(),
+        "seen during the walkthrough"
+    );
+    assert!(
+        outbox(&api, "ADA.WORK@example.com").len() == mail.len(),
+        "the filter ignores case"
+    );
+    assert!(
+        outbox(&api, "nobody@example.com").is_empty(),
+        "the filter keeps one address"
+    );
+    // A browser gets the outbox page, under the pages' Content-Security-Policy.
+    let page = reqwest::blocking::Client::new()
+        .get(format!("{api}/local/outbox"))
+        .header(
+            "accept",
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        )
+        .send()
+        .expect("the local API answers");
+    assert_eq!(page.status().as_u16(), 200);
+    let media = page.headers()["content-type"].to_str().unwrap().to_owned();
+    assert!(media.starts_with("text/html"), "{media}");
+    assert!(page.headers().contains_key("content-security-policy"));
+    assert!(page.text().unwrap().contains("/outbox.js"), "the page loads its script");
 
     // The walkthrough's changes came out as domain events, as they happened,
     // and none names an address.
@@ -283,6 +359,19 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
     until("Cognito's email follows the primary", &|| {
         local("/local/token", json!({"email": "ada.work@example.com"})).0 == 200
     });
+    // With the switch, the former primary got its notice (sent through SES too).
+    until("the former primary's notice reaches the outbox", &|| {
+        with_subject(
+            &outbox(&api, "ada@example.com"),
+            "Your primary email address was changed",
+        )
+        .is_some()
+    });
+    let notices = outbox(&api, "ada@example.com");
+    let notice = with_subject(&notices, "Your primary email address was changed").unwrap();
+    let text = notice["text"].as_str().expect("the text");
+    assert!(text.contains("If you did not"), "{text}");
+    assert!(!text.bytes().any(|b| b.is_ascii_digit()), "no code in a notice: {text}");
     let status_url = format!("{api}/admin/users/{ada}/status");
     let set_status = |status: &str| {
         answer(
@@ -357,6 +446,9 @@ fn make_dev_runs_the_readme_walkthrough_and_stops_cleanly() {
 
     // The contract, property-tested against this same stack (a second one would
     // cost minutes), then the invariant checker over its table.
+    // The settings page and the outbox in headless Chromium, the whole tour.
+    crate::browser::tour(&api);
+
     crate::schemathesis::run(&api, dev.ports[2], TABLE);
 
     dev.interrupt();

@@ -38,8 +38,8 @@ pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'sta
         ("AWS_ENDPOINT_URL_DYNAMODB", crate::ddb::endpoint()),
         (user_service::secrets::DEV_KEY_VAR, crate::ddb::TEST_KEY.to_owned()),
         (user_service::identity::POOL_ID_VAR, "local_UserPool".to_owned()),
-        // Codes in the function log, as in `make dev`; a test that sends through
-        // SES (moto) sets VERIFICATION_SENDER=ses after these.
+        // Codes in the function log; a test that sends through SES (moto), as
+        // `make dev` does, sets VERIFICATION_SENDER=ses after these.
         (user_service::mail::SENDER_VAR, "log".to_owned()),
         (user_service::mail::ALLOW_LOG_SENDER_VAR, "true".to_owned()),
     ]);

@@ -3,7 +3,8 @@
 //! verifies Bearer tokens; requests become API Gateway v2 events invoked through
 //! `cargo lambda watch`; `/local/…` routes stand in for Cognito's sign-up, sign-in and admin calls;
 //! `/openapi.json` serves the contract; the table stream's consumers run as
-//! Lambda's event source mappings would, and `/local/events` shows the events.
+//! Lambda's event source mappings would, and `/local/events` shows the events;
+//! `/local/outbox` lists the mail the functions sent through moto's SES.
 
 pub mod auth;
 pub mod cognito;
@@ -15,6 +16,8 @@ pub mod invoke;
 pub mod mapping;
 pub mod mirror;
 pub mod openapi;
+pub mod outbox;
+pub mod page;
 pub mod pool;
 pub mod routes;
 pub mod server;

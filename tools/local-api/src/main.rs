@@ -82,8 +82,9 @@ async fn main() -> Result<(), Error> {
     }
     let store = Store::new(client, config.clone());
     // Local only: every AWS service but DynamoDB is moto's, on this machine;
-    // nothing here may create a bus or queues in a real account.
-    for service in ["EVENTBRIDGE", "SQS", "COGNITO_IDENTITY_PROVIDER"] {
+    // nothing here may create a bus or queues in a real account, and the outbox
+    // reads moto's SES alone.
+    for service in ["EVENTBRIDGE", "SQS", "COGNITO_IDENTITY_PROVIDER", "SESV2"] {
         let name = format!("AWS_ENDPOINT_URL_{service}");
         let endpoint = std::env::var(&name).unwrap_or_default();
         if !(endpoint.starts_with("http://127.0.0.1:") || endpoint.starts_with("http://localhost:")) {
@@ -129,9 +130,18 @@ async fn main() -> Result<(), Error> {
         let events = events.clone();
         async move { events.run().await }
     });
+    // The mail the functions send through moto's SES, stamped as it appears.
+    let outbox = Arc::new(local_api::outbox::Outbox::new(
+        &std::env::var("AWS_ENDPOINT_URL_SESV2").unwrap_or_default(),
+    ));
+    tokio::spawn({
+        let outbox = outbox.clone();
+        async move { outbox.run().await }
+    });
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("local API on http://127.0.0.1:{port} (issuer {issuer}, audience {AUDIENCE})");
+    println!("  GET  /               the settings page, the reference client (tools/local-api/page/)");
     for route in routes.all() {
         println!("  {:<40} -> {}", route.key(), route.function);
     }
@@ -142,6 +152,9 @@ async fn main() -> Result<(), Error> {
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");
     println!("  GET  /local/events   the domain events so far (every one is also printed here, as it comes)");
+    println!(
+        "  GET  /local/outbox   the mail the functions sent through moto's SES, newest first (?to=<address>; a page in a browser)"
+    );
     println!(
         "  GET  {}  the contract (openapi.yaml), no token",
         local_api::openapi::PATH
@@ -155,6 +168,7 @@ async fn main() -> Result<(), Error> {
         user_pool_id,
         mirror: Some(mirror),
         events,
+        outbox,
     });
     axum::serve(
         listener,

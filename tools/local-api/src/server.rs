@@ -30,8 +30,48 @@ pub fn router(shared: Shared) -> Router {
         .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
         .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
         .route("/local/events", axum::routing::get(local_events))
+        .route("/local/outbox", axum::routing::get(crate::outbox::list))
         .merge(crate::openapi::router())
+        .merge(crate::page::router())
+        .layer(axum::middleware::from_fn(loopback_hosts_only))
         .with_state(shared)
+}
+
+/// Refuses a request that names any host but this machine's loopback. The
+/// local API mints tokens (admin ones too) and lists codes to anyone who asks:
+/// a web page the developer visits could rebind its own name to 127.0.0.1 and
+/// read them (DNS rebinding). Its requests name that page's host; a browser at
+/// the local API, curl and the tests name 127.0.0.1 or localhost.
+async fn loopback_hosts_only(request: Request, next: axum::middleware::Next) -> Response<Body> {
+    let host = request
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if is_loopback_host(host) {
+        next.run(request).await
+    } else {
+        tracing::warn!("a request naming another host than 127.0.0.1 or localhost refused");
+        gateway_message(
+            StatusCode::FORBIDDEN,
+            "Forbidden: the local API answers only 127.0.0.1 and localhost",
+        )
+    }
+}
+
+/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
+pub fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, port)| {
+            if port.bytes().all(|b| b.is_ascii_digit()) {
+                name
+            } else {
+                host
+            }
+        }),
+    };
+    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "::1")
 }
 
 /// Every API route: authorize, build the event, invoke, answer.
@@ -87,4 +127,34 @@ async fn proxy(shared: Shared, route: Route, params: HashMap<String, String>, re
 /// `GET /local/events`: the domain events so far, oldest first.
 async fn local_events(axum::extract::State(shared): axum::extract::State<Shared>) -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({ "events": shared.events.all() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_names_pass() {
+        for host in [
+            "127.0.0.1",
+            "127.0.0.1:3000",
+            "localhost:3000",
+            "LOCALHOST",
+            "[::1]:3000",
+            "[::1]",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "",
+            "evil.example",
+            "evil.example:3000",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example:3000",
+            "10.0.0.5:3000",
+            "[::2]:3000",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+    }
 }

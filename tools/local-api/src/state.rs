@@ -8,7 +8,8 @@ use crate::auth::DevKey;
 use crate::invoke::Lambda;
 use crate::routes::Routes;
 
-/// The routes, the signing key, the functions, the table and the local user pool.
+/// The routes, the signing key, the functions, the table, the local user pool,
+/// the domain events and the outbox.
 pub struct AppState {
     pub routes: Routes,
     pub key: DevKey,
@@ -21,6 +22,8 @@ pub struct AppState {
     pub mirror: Option<crate::mirror::Mirror>,
     /// The domain events publish-events put on the local bus.
     pub events: Arc<crate::events::LocalEvents>,
+    /// The mail the functions sent through moto's SES (`GET /local/outbox`).
+    pub outbox: Arc<crate::outbox::Outbox>,
 }
 
 pub type Shared = Arc<AppState>;

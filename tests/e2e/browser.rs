@@ -1,0 +1,441 @@
+//! The settings page and the outbox of `make dev`, in a real browser: headless
+//! Chromium (Debian's `chromium` and `chromium-driver`) over WebDriver goes
+//! through the whole tour a newcomer would, by keyboard where a person would
+//! type, and saves a screenshot of each step to `target/browser-tour/`.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use futures::FutureExt;
+use integration_tests::lambda::{free_port, workspace_root};
+use serde_json::json;
+
+/// How long one step may take: a debug build on a busy machine.
+const STEP: Duration = Duration::from_secs(120);
+
+const INSTALL: &str = "the browser tour needs Chromium and its WebDriver: on Debian or Ubuntu \
+     `sudo apt-get install chromium chromium-driver`, or let `make test` install them with \
+     `ALLOW_SYSTEM_INSTALL=1 make test` (scripts/browser install); CHROME_BIN and CHROMEDRIVER \
+     name other paths";
+
+/// Where the screenshots go.
+fn screenshots() -> PathBuf {
+    workspace_root().join("target/browser-tour")
+}
+
+fn program(var: &str, names: &[&str]) -> PathBuf {
+    if let Ok(path) = std::env::var(var) {
+        return PathBuf::from(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{} is not installed: {INSTALL}", names[0]))
+}
+
+/// chromedriver on 127.0.0.1, stopped when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    fn start(log: &Path) -> Self {
+        let driver = program("CHROMEDRIVER", &["chromedriver"]);
+        let port = free_port();
+        let child = Command::new(&driver)
+            .arg(format!("--port={port}"))
+            .arg(format!("--log-path={}", log.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("{} does not start ({err}): {INSTALL}", driver.display()));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen: {INSTALL}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Self { child, port }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The tour against `make dev`'s local API at `api`. The screenshots are
+/// `target/browser-tour/NN-step.png`; a failure adds `failed.png`.
+pub(crate) fn tour(api: &str) {
+    let dir = screenshots();
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let chromium = program("CHROME_BIN", &["chromium", "chromium-browser", "google-chrome"]);
+    let driver = Driver::start(&dir.join("chromedriver.log"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut capabilities = fantoccini::wd::Capabilities::new();
+        capabilities.insert("browserName".into(), json!("chrome"));
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         "--window-size=1000,1300", "--lang=en-US"],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await
+            .unwrap_or_else(|err| panic!("no browser session ({err}): {INSTALL}"));
+        let mut page = Page {
+            client: client.clone(),
+            api: api.trim_end_matches('/').to_owned(),
+            dir: dir.clone(),
+            step: 0,
+        };
+        let outcome = std::panic::AssertUnwindSafe(steps(&mut page)).catch_unwind().await;
+        if outcome.is_err()
+            && let Ok(png) = client.screenshot().await
+        {
+            let _ = std::fs::write(dir.join("failed.png"), png);
+        }
+        let _ = client.close().await;
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
+struct Page {
+    client: Client,
+    api: String,
+    dir: PathBuf,
+    step: usize,
+}
+
+/// What the page said after an action: its status line, or its error.
+type Said = Result<String, String>;
+
+impl Page {
+    async fn shot(&mut self, name: &str) {
+        self.step += 1;
+        let png = self.client.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        std::fs::write(self.dir.join(format!("{:02}-{name}.png", self.step)), png).unwrap();
+    }
+
+    async fn goto(&self, path: &str) {
+        self.client.goto(&format!("{}{path}", self.api)).await.unwrap();
+    }
+
+    async fn find(&self, css: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(STEP)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|err| panic!("{css}: {err}"))
+    }
+
+    async fn text(&self, css: &str) -> String {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(element) => element.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    async fn displayed(&self, css: &str) -> bool {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(element) => element.is_displayed().await.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    /// Types `text` into the field and presses Enter: the form is submitted by keyboard.
+    async fn type_and_enter(&self, css: &str, text: &str) {
+        let field = self.find(css).await;
+        field.clear().await.unwrap();
+        field.send_keys(&(text.to_owned() + &Key::Enter)).await.unwrap();
+    }
+
+    async fn click(&self, css: &str) {
+        self.find(css).await.click().await.unwrap();
+    }
+
+    /// Waits for the action under way to end, then reads what the page said.
+    async fn said(&self) -> Said {
+        let deadline = Instant::now() + STEP;
+        loop {
+            let busy = self
+                .client
+                .execute(
+                    "return document.querySelector('main').getAttribute('aria-busy')",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if busy != json!("true") {
+                let error = self.text("#error").await;
+                if !error.is_empty() {
+                    assert!(
+                        !error.trim_start().starts_with('{') && !error.contains("\"code\""),
+                        "an error shown as raw JSON: {error}"
+                    );
+                    return Err(error);
+                }
+                let status = self.text("#status").await;
+                if !status.is_empty() {
+                    return Ok(status);
+                }
+            }
+            assert!(Instant::now() < deadline, "the page said nothing");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Polls `check` until it gives a value.
+    async fn until<T, F, Fut>(&self, what: &str, mut check: F) -> T
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Option<T>>,
+    {
+        let deadline = Instant::now() + STEP;
+        loop {
+            if let Some(value) = check().await {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "{what}");
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// The list item of `address` on the settings page.
+    fn row(address: &str) -> String {
+        format!("//li[.//span[@class='email-address' and text()='{address}']]")
+    }
+
+    async fn in_row(&self, address: &str, css: &str) -> Element {
+        let row = self
+            .client
+            .wait()
+            .at_most(STEP)
+            .for_element(Locator::XPath(&Self::row(address)))
+            .await
+            .unwrap_or_else(|err| panic!("no row for the address: {err}"));
+        row.find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|err| panic!("{css} in the row: {err}"))
+    }
+
+    async fn row_text(&self, address: &str) -> Option<String> {
+        let row = self.client.find(Locator::XPath(&Self::row(address))).await.ok()?;
+        row.text().await.ok()
+    }
+
+    /// The newest outbox message to `to` whose subject starts with `subject`: its text.
+    async fn outbox_message(&self, to: &str, subject: &str) -> String {
+        self.until("the message reached the outbox page", || async {
+            for message in self.client.find_all(Locator::Css("article.message")).await.ok()? {
+                let recipients = message.find(Locator::Css(".to")).await.ok()?.text().await.ok()?;
+                let title = message.find(Locator::Css(".subject")).await.ok()?.text().await.ok()?;
+                if recipients.contains(to) && title.starts_with(subject) {
+                    return message.find(Locator::Css(".body")).await.ok()?.text().await.ok();
+                }
+            }
+            None
+        })
+        .await
+    }
+}
+
+async fn steps(page: &mut Page) {
+    let run = uuid::Uuid::new_v4().simple().to_string();
+    let first = format!("tour-{}@example.com", &run[..8]);
+    let second = format!("tour-{}.work@example.com", &run[..8]);
+
+    // The page, signed out: every field has a label, and the outbox is linked.
+    page.goto("/").await;
+    page.until("the sign-up form shows", || async {
+        page.displayed("#sign-up-form").await.then_some(())
+    })
+    .await;
+    let unlabelled = page
+        .client
+        .execute(
+            "return [...document.querySelectorAll('input')].filter(i => i.labels.length === 0).map(i => i.id)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(unlabelled, json!([]), "every input has a label");
+    let outbox_link = page.find("#outbox-link").await.attr("href").await.unwrap();
+    assert_eq!(outbox_link.as_deref(), Some("/local/outbox"));
+    page.shot("signed-out").await;
+
+    // Sign up.
+    page.type_and_enter("#sign-up-email", &first).await;
+    assert_eq!(page.said().await, Ok("Your account is ready.".into()));
+    assert_eq!(page.text("#signed-in-as").await, first);
+    assert_eq!(page.text("#profile-version").await, "\"1\"");
+    assert!(
+        page.row_text(&first)
+            .await
+            .is_some_and(|t| t.contains("Primary") && t.contains("Verified"))
+    );
+    page.shot("signed-up").await;
+
+    // Refusals read as sentences, and change nothing.
+    page.type_and_enter("#new-email", "not-an-address").await;
+    let refused = page.said().await.expect_err("not an address");
+    assert!(refused.contains("email"), "{refused}");
+    // Markup typed in is text on the page, never markup (textContent only).
+    page.type_and_enter("#new-email", "<img src=x id=injected>@example.com")
+        .await;
+    page.said().await.expect_err("markup is not an address");
+    let injected = page
+        .client
+        .execute("return document.getElementById('injected') === null", vec![])
+        .await
+        .unwrap();
+    assert_eq!(injected, json!(true), "no element from typed markup");
+    page.type_and_enter("#new-email", &first.to_uppercase()).await;
+    let refused = page.said().await.expect_err("already added");
+    assert!(!refused.is_empty());
+    assert_eq!(
+        page.client.find_all(Locator::Css("#emails > li")).await.unwrap().len(),
+        1
+    );
+    page.shot("refused").await;
+
+    // Add an address; its code is in the outbox, in another tab.
+    page.type_and_enter("#new-email", &second).await;
+    let said = page.said().await.expect("added");
+    assert!(said.contains("code is on its way"), "{said}");
+    page.in_row(&second, ".verify-code").await;
+    page.shot("address-added").await;
+
+    let settings = page.client.window().await.unwrap();
+    let outbox = page.client.new_window(true).await.unwrap().handle;
+    page.client.switch_to_window(outbox.clone()).await.unwrap();
+    page.goto("/local/outbox").await;
+    let body = page.outbox_message(&second, "Your code to verify").await;
+    let code = regex_lite::Regex::new(r"code is\s+(\d{6})")
+        .unwrap()
+        .captures(&body)
+        .unwrap_or_else(|| panic!("a code in the message: {body}"))[1]
+        .to_owned();
+    page.shot("outbox-code").await;
+
+    // A wrong code first: refused, with the attempts left.
+    page.client.switch_to_window(settings.clone()).await.unwrap();
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    let field = page.in_row(&second, ".verify-code").await;
+    field.send_keys(&(wrong.to_owned() + &Key::Enter)).await.unwrap();
+    let refused = page.said().await.expect_err("a wrong code");
+    assert!(!refused.is_empty());
+    // Verify it with the right one, then make it the primary address.
+    let field = page.in_row(&second, ".verify-code").await;
+    field.clear().await.unwrap();
+    field.send_keys(&(code + &Key::Enter)).await.unwrap();
+    assert_eq!(page.said().await, Ok(format!("{second} is verified.")));
+    page.shot("verified").await;
+
+    page.in_row(&second, ".make-primary").await.click().await.unwrap();
+    let said = page.said().await.expect("primary");
+    assert!(
+        said.starts_with(&format!("{second} is now your primary address")),
+        "{said}"
+    );
+    assert_eq!(page.text("#primary-email").await, second);
+    assert!(page.row_text(&second).await.is_some_and(|t| t.contains("Primary")));
+    page.shot("primary").await;
+
+    // The same person in a second tab (window.open shares the tab's session)
+    // changes the profile; the first tab's ETag is stale now.
+    page.client
+        .execute("window.open(location.href, 'second-tab')", vec![])
+        .await
+        .unwrap();
+    let second_tab = page
+        .until("the second tab opened", || async {
+            let windows = page.client.windows().await.ok()?;
+            windows.into_iter().find(|w| *w != settings && *w != outbox)
+        })
+        .await;
+    page.client.switch_to_window(second_tab.clone()).await.unwrap();
+    page.until("the second tab is signed in", || async {
+        (page.text("#signed-in-as").await == second).then_some(())
+    })
+    .await;
+    page.type_and_enter("#first-name", "Ada").await;
+    assert_eq!(page.said().await, Ok("Profile saved.".into()));
+    page.client.close_window().await.unwrap();
+    page.client.switch_to_window(settings.clone()).await.unwrap();
+
+    page.type_and_enter("#last-name", "Lovelace").await;
+    let stale = page.said().await.expect_err("a stale ETag");
+    assert!(stale.contains("changed elsewhere"), "{stale}");
+    let reloaded = page.find("#first-name").await.prop("value").await.unwrap();
+    assert_eq!(reloaded.as_deref(), Some("Ada"), "the profile is reloaded");
+    page.shot("stale-etag").await;
+    page.type_and_enter("#last-name", "Lovelace").await;
+    assert_eq!(page.said().await, Ok("Profile saved.".into()));
+
+    // Remove the former primary. Until the switch reaches Cognito, the service
+    // refuses (SIGN_IN_ADDRESS_PENDING): a person clicks again a moment later.
+    let removed = page
+        .until("the former primary is removed", || async {
+            page.in_row(&first, ".remove").await.click().await.ok()?;
+            match page.said().await {
+                Ok(said) => Some(said),
+                Err(pending) => {
+                    assert!(pending.contains("sign"), "{pending}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    None
+                }
+            }
+        })
+        .await;
+    assert_eq!(removed, format!("{first} was removed."));
+    assert!(page.row_text(&first).await.is_none());
+    page.shot("old-address-removed").await;
+
+    // The former primary got a notice; the outbox tab shows it by itself.
+    page.client.switch_to_window(outbox.clone()).await.unwrap();
+    let notice = page
+        .outbox_message(&first, "Your primary email address was changed")
+        .await;
+    assert!(notice.contains("If you did not"), "{notice}");
+    page.shot("outbox-notice").await;
+
+    // Delete the account: the button waits for the confirmation.
+    page.client.switch_to_window(settings).await.unwrap();
+    assert!(!page.find("#delete-account").await.is_enabled().await.unwrap());
+    page.click("#delete-confirm").await;
+    page.click("#delete-account").await;
+    let said = page.said().await.expect("deleted");
+    assert!(said.starts_with("Your account was deleted"), "{said}");
+    assert!(page.displayed("#sign-in-form").await);
+    page.shot("deleted").await;
+
+    // And it stays deleted: signing in again is refused, in words.
+    page.type_and_enter("#sign-in-email", &second).await;
+    let refused = page.said().await.expect_err("a deleted account signs in");
+    assert!(!refused.is_empty());
+    page.shot("deleted-stays-deleted").await;
+}

@@ -1,0 +1,364 @@
+// The settings page: the reference client of user-service's HTTP API.
+//
+// It shows a frontend team what a client of this API does:
+// - every request carries the caller's Cognito *access* token as a Bearer token;
+// - a change to the profile sends the ETag it read as If-Match, and a stale one
+//   (412 VERSION_MISMATCH) reloads the profile instead of overwriting someone's change;
+// - an error is an RFC 9457 problem: the client branches on `code` and shows
+//   `detail` (or `title`), never the raw body; API Gateway's own answers
+//   (no token, throttled) are `{"message"}` and read as such;
+// - nothing from the API is ever put into the page as HTML (textContent only).
+//
+// Only `localCognito` is make dev's own: a deployed page gets its token from
+// Cognito instead (see the README, "Your own page against a deployed stack").
+"use strict";
+
+// Where the HTTP API is: this origin, unless the page names another.
+const API = (document.querySelector('meta[name="api-base"]')?.content ?? "").replace(/\/+$/, "");
+// sessionStorage: the token lives as long as the tab, and no other tab or site reads it.
+const TOKEN_KEY = "user-service.accessToken";
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------------------
+// Sign-up and sign-in: make dev's local Cognito (POST /local/sign-up, /local/token).
+// In a deployed stack this is Cognito's own sign-in: managed login with the
+// authorization code grant and PKCE, or Amplify Auth's signUp/signIn. Keep the
+// access token (its `client_id` is the app client, its scope
+// aws.cognito.signin.user.admin); the API refuses ID tokens.
+const localCognito = {
+  signUp: (email) => localCall("/local/sign-up", { email }),
+  signIn: (email) => localCall("/local/token", { email }),
+};
+
+async function localCall(path, body) {
+  const { data } = await request("POST", path, { body, auth: false });
+  return data.token;
+}
+
+// ---------------------------------------------------------------------------
+// The API.
+
+class ApiError extends Error {
+  constructor(status, code, message, retryAfter) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+async function request(method, path, { body, ifMatch, auth = true } = {}) {
+  const headers = { accept: "application/json, application/problem+json" };
+  if (auth) headers.authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (ifMatch) headers["if-match"] = ifMatch;
+  let response;
+  try {
+    response = await fetch(API + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "NETWORK", "The API did not answer. Is make dev running?");
+  }
+  if (!response.ok) throw await errorOf(response);
+  const text = await response.text();
+  return { data: text ? JSON.parse(text) : null, etag: response.headers.get("etag") };
+}
+
+async function errorOf(response) {
+  const retryAfter = Number.parseInt(response.headers.get("retry-after") ?? "", 10) || null;
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // Not JSON: said below by its status.
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (type.startsWith("application/problem+json") && body && typeof body.code === "string") {
+    return new ApiError(response.status, body.code, body.detail || body.title, retryAfter);
+  }
+  // API Gateway answered itself: `{"message": "Unauthorized"}` and the like.
+  if (response.status === 401) {
+    return new ApiError(401, "UNAUTHORIZED", "Your session has ended. Sign in again.");
+  }
+  if (response.status === 429) {
+    return new ApiError(429, "THROTTLED", "Too many requests right now. Try again in a moment.", retryAfter);
+  }
+  const said = body && typeof body.message === "string" ? `: ${body.message}` : "";
+  return new ApiError(response.status, "HTTP_" + response.status, `The request failed (HTTP ${response.status}${said}).`);
+}
+
+const api = {
+  profile: () => request("GET", "/me"),
+  updateProfile: (changes, etag) => request("PATCH", "/me", { body: changes, ifMatch: etag }),
+  deleteAccount: (etag) => request("DELETE", "/me", { ifMatch: etag }),
+  emails: () => request("GET", "/me/emails"),
+  addEmail: (email) => request("POST", "/me/emails", { body: { email } }),
+  sendCode: (id) => request("POST", `/me/emails/${encodeURIComponent(id)}/verification`),
+  verify: (id, code) => request("POST", `/me/emails/${encodeURIComponent(id)}/verify`, { body: { code } }),
+  makePrimary: (id) => request("PUT", "/me/primary-email", { body: { emailId: id } }),
+  removeEmail: (id) => request("DELETE", `/me/emails/${encodeURIComponent(id)}`),
+};
+
+// ---------------------------------------------------------------------------
+// The page.
+
+// The profile's ETag as last read: the next change's If-Match.
+let etag = null;
+
+function say(text) {
+  $("error").textContent = "";
+  $("status").textContent = text;
+}
+
+function fail(err) {
+  $("status").textContent = "";
+  const wait = err.retryAfter ? ` Try again in ${err.retryAfter} s.` : "";
+  $("error").textContent = (err instanceof ApiError ? err.message : "Something went wrong in the page.") + wait;
+  $("error").focus();
+  if (!(err instanceof ApiError)) console.error(err);
+}
+
+// Runs one user action: buttons off while it runs, its outcome said once.
+async function act(form, work) {
+  const buttons = form ? [...form.querySelectorAll("button")] : [];
+  buttons.forEach((b) => (b.disabled = true));
+  document.querySelector("main").setAttribute("aria-busy", "true");
+  $("error").textContent = "";
+  $("status").textContent = "";
+  try {
+    const done = await work();
+    if (done) say(done);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") {
+      signOut();
+    }
+    fail(err);
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+    $("delete-account").disabled = !$("delete-confirm").checked;
+    document.querySelector("main").setAttribute("aria-busy", "false");
+  }
+}
+
+function show(signedIn) {
+  $("loading").hidden = true;
+  $("signed-in").hidden = !signedIn;
+  $("signed-out").hidden = signedIn;
+}
+
+function signOut() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  etag = null;
+  show(false);
+}
+
+async function signedIn(token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+  await load();
+  show(true);
+}
+
+// The profile (with its ETag) and the addresses, read side by side.
+async function load() {
+  const [profile, emails] = await Promise.all([api.profile(), api.emails()]);
+  showProfile(profile.data, profile.etag);
+  showEmails(emails.data.emails);
+}
+
+function showProfile(profile, newEtag) {
+  etag = newEtag;
+  $("first-name").value = profile.firstName ?? "";
+  $("last-name").value = profile.lastName ?? "";
+  $("phone").value = profile.phone ?? "";
+  $("primary-email").textContent = profile.email ?? "";
+  $("signed-in-as").textContent = profile.email ?? "";
+  $("profile-version").textContent = newEtag ?? "";
+}
+
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : "");
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function showEmails(emails) {
+  const list = $("emails");
+  list.replaceChildren();
+  for (const email of emails) {
+    const item = element("li", { "data-email-id": email.emailId });
+    const line = element("div");
+    line.append(element("span", { class: "email-address" }, email.email));
+    if (email.isPrimary) line.append(element("span", { class: "badge badge-primary" }, "Primary"));
+    line.append(
+      email.isVerified
+        ? element("span", { class: "badge badge-verified" }, "Verified")
+        : element("span", { class: "badge badge-unverified" }, "Not verified"),
+    );
+    item.append(line);
+    const meta = email.isVerified ? `Verified ${when(email.verifiedAt)}` : `Added ${when(email.createdAt)}`;
+    item.append(element("div", { class: "meta" }, meta));
+
+    if (!email.isVerified) item.append(verifyForm(email));
+    const actions = element("div");
+    if (email.isVerified && !email.isPrimary) {
+      const primary = element("button", { type: "button", class: "make-primary", "aria-label": `Make ${email.email} primary` }, "Make primary");
+      primary.addEventListener("click", () =>
+        act(item, async () => {
+          const { data, etag: next } = await api.makePrimary(email.emailId);
+          showProfile(data, next);
+          showEmails((await api.emails()).data.emails);
+          return `${email.email} is now your primary address. A notice went to the former one.`;
+        }),
+      );
+      actions.append(primary);
+    }
+    if (!email.isPrimary) {
+      const remove = element("button", { type: "button", class: "remove secondary", "aria-label": `Remove ${email.email}` }, "Remove");
+      remove.addEventListener("click", () =>
+        act(item, async () => {
+          await api.removeEmail(email.emailId);
+          showEmails((await api.emails()).data.emails);
+          return `${email.email} was removed.`;
+        }),
+      );
+      actions.append(remove);
+    }
+    if (actions.childElementCount) item.append(actions);
+    list.append(item);
+  }
+}
+
+function verifyForm(email) {
+  const form = element("form", { class: "verify-form", novalidate: "" });
+  const id = `code-${email.emailId}`;
+  form.append(element("label", { for: id }, `Code sent to ${email.email}`));
+  const input = element("input", {
+    id,
+    class: "code verify-code",
+    name: "code",
+    inputmode: "numeric",
+    autocomplete: "one-time-code",
+    maxlength: "6",
+    required: "",
+  });
+  form.append(input);
+  form.append(element("button", { type: "submit" }, "Verify"));
+  const resend = element("button", { type: "button", class: "resend secondary" }, "Send a new code");
+  form.append(resend);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(form, async () => {
+      await api.verify(email.emailId, input.value.trim());
+      showEmails((await api.emails()).data.emails);
+      return `${email.email} is verified.`;
+    });
+  });
+  resend.addEventListener("click", () =>
+    act(form, async () => {
+      await api.sendCode(email.emailId);
+      return `A new code is on its way to ${email.email}: see the outbox.`;
+    }),
+  );
+  return form;
+}
+
+// A write pinned to the ETag this page read. When someone changed the profile
+// since (412 VERSION_MISMATCH), the page shows their change rather than
+// overwriting it, and the person decides again.
+async function unlessStale(write) {
+  try {
+    return await write;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "VERSION_MISMATCH") throw err;
+    const { data, etag: next } = await api.profile();
+    showProfile(data, next);
+    throw new ApiError(
+      412,
+      err.code,
+      "Your profile was changed elsewhere (another tab or device) since this page loaded it. " +
+        "It has been reloaded with that change: make yours again.",
+    );
+  }
+}
+
+// A field left empty: a name stays as it is (names cannot be removed), the phone goes.
+function profileChanges() {
+  const changes = {};
+  const first = $("first-name").value.trim();
+  const last = $("last-name").value.trim();
+  if (first) changes.firstName = first;
+  if (last) changes.lastName = last;
+  changes.phone = $("phone").value.trim() || null;
+  return changes;
+}
+
+function wire() {
+  $("sign-up-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      await signedIn(await localCognito.signUp($("sign-up-email").value.trim()));
+      return "Your account is ready.";
+    });
+  });
+  $("sign-in-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      await signedIn(await localCognito.signIn($("sign-in-email").value.trim()));
+      return "Signed in.";
+    });
+  });
+  $("sign-out").addEventListener("click", () => {
+    signOut();
+    say("Signed out.");
+  });
+  $("profile-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      const { data, etag: next } = await unlessStale(api.updateProfile(profileChanges(), etag));
+      showProfile(data, next);
+      return "Profile saved.";
+    });
+  });
+  $("add-email-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      const { data } = await api.addEmail($("new-email").value.trim());
+      $("new-email").value = "";
+      showEmails((await api.emails()).data.emails);
+      document.getElementById(`code-${data.emailId}`)?.focus();
+      return `A code is on its way to ${data.email}: open the outbox, then enter it below the address.`;
+    });
+  });
+  $("delete-confirm").addEventListener("change", () => {
+    $("delete-account").disabled = !$("delete-confirm").checked;
+  });
+  $("delete-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!$("delete-confirm").checked) return;
+    act(event.target, async () => {
+      await unlessStale(api.deleteAccount(etag));
+      $("delete-confirm").checked = false;
+      signOut();
+      return "Your account was deleted: every address is released and your profile erased.";
+    });
+  });
+}
+
+wire();
+if (sessionStorage.getItem(TOKEN_KEY)) {
+  act(null, async () => {
+    await load();
+    show(true);
+  }).then(() => {
+    if ($("signed-in").hidden) show(false);
+  });
+} else {
+  show(false);
+}
