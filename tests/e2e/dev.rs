@@ -178,6 +178,7 @@ fn with_subject<'a>(messages: &'a [Value], subject: &str) -> Option<&'a Value> {
 #[test]
 fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     require_cargo_lambda();
+    let browser = crate::browser::require();
     let state_dir = tempfile::Builder::new().prefix("user-service-dev-").tempdir().unwrap();
     let state = state_dir.path().to_path_buf();
     let dev = Dev::start(&state);
@@ -444,11 +445,12 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     assert_eq!(status, 200, "{account}");
     assert_eq!(account["emails"][0]["isVerified"], true);
 
-    // The contract, property-tested against this same stack (a second one would
-    // cost minutes), then the invariant checker over its table.
-    // The settings page and the outbox in headless Chromium, the whole tour.
-    crate::browser::tour(&api);
+    // The settings page and the outbox in headless Chromium, the whole tour,
+    // on this same stack (a second one would cost minutes).
+    crate::browser::tour(&browser, &api);
 
+    // The contract, property-tested against this same stack, then the invariant
+    // checker over its table.
     crate::schemathesis::run(&api, dev.ports[2], TABLE);
 
     dev.interrupt();

@@ -15,15 +15,16 @@
 
 // Where the HTTP API is: this origin, unless the page names another.
 const API = (document.querySelector('meta[name="api-base"]')?.content ?? "").replace(/\/+$/, "");
-// sessionStorage: the token lives as long as the tab, and no other tab or site reads it.
+// sessionStorage: the token lives as long as the tab (and the tabs it opens),
+// and no other site reads it.
 const TOKEN_KEY = "user-service.accessToken";
 
 const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------------------
 // Sign-up and sign-in: make dev's local Cognito (POST /local/sign-up, /local/token).
-// In a deployed stack this is Cognito's own sign-in: managed login with the
-// authorization code grant and PKCE, or Amplify Auth's signUp/signIn. Keep the
+// In a deployed stack this is Cognito's own sign-in: the stack's app client
+// allows SRP, so Amplify Auth's signUp, confirmSignUp and signIn. Keep the
 // access token (its `client_id` is the app client, its scope
 // aws.cognito.signin.user.admin); the API refuses ID tokens.
 const localCognito = {
@@ -39,6 +40,10 @@ async function localCall(path, body) {
 // ---------------------------------------------------------------------------
 // The API.
 
+// The answer to a request made for a session that has ended since (signed out,
+// or signed in as someone else): dropped, never shown.
+class Superseded extends Error {}
+
 class ApiError extends Error {
   constructor(status, code, message, retryAfter) {
     super(message);
@@ -50,7 +55,8 @@ class ApiError extends Error {
 
 async function request(method, path, { body, ifMatch, auth = true } = {}) {
   const headers = { accept: "application/json, application/problem+json" };
-  if (auth) headers.authorization = `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`;
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (auth) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   if (ifMatch) headers["if-match"] = ifMatch;
   let response;
@@ -63,6 +69,7 @@ async function request(method, path, { body, ifMatch, auth = true } = {}) {
   } catch {
     throw new ApiError(0, "NETWORK", "The API did not answer. Is make dev running?");
   }
+  if (auth && sessionStorage.getItem(TOKEN_KEY) !== token) throw new Superseded();
   if (!response.ok) throw await errorOf(response);
   const text = await response.text();
   return { data: text ? JSON.parse(text) : null, etag: response.headers.get("etag") };
@@ -122,25 +129,25 @@ function fail(err) {
   if (!(err instanceof ApiError)) console.error(err);
 }
 
-// Runs one user action: buttons off while it runs, its outcome said once.
+// Runs one user action: its buttons off while it runs, its outcome said once.
 async function act(form, work) {
   const buttons = form ? [...form.querySelectorAll("button")] : [];
   buttons.forEach((b) => (b.disabled = true));
-  document.querySelector("main").setAttribute("aria-busy", "true");
+  $("content").setAttribute("aria-busy", "true");
   $("error").textContent = "";
   $("status").textContent = "";
   try {
     const done = await work();
     if (done) say(done);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401 && err.code === "UNAUTHORIZED") {
-      signOut();
-    }
+    if (err instanceof Superseded) return;
+    // No valid token (API Gateway's 401 or a function's UNAUTHENTICATED): sign in again.
+    if (err instanceof ApiError && err.status === 401) signOut();
     fail(err);
   } finally {
     buttons.forEach((b) => (b.disabled = false));
-    $("delete-account").disabled = !$("delete-confirm").checked;
-    document.querySelector("main").setAttribute("aria-busy", "false");
+    $("delete-button").disabled = !$("delete-confirm").checked;
+    $("content").setAttribute("aria-busy", "false");
   }
 }
 
@@ -150,16 +157,28 @@ function show(signedIn) {
   $("signed-out").hidden = signedIn;
 }
 
+// Forgets the session and everything shown of it.
 function signOut() {
   sessionStorage.removeItem(TOKEN_KEY);
   etag = null;
+  for (const id of ["first-name", "last-name", "phone", "new-email"]) $(id).value = "";
+  for (const id of ["primary-email", "signed-in-as", "profile-version"]) $(id).textContent = "";
+  $("emails").replaceChildren();
+  $("delete-confirm").checked = false;
   show(false);
+  $("page-title").focus();
 }
 
 async function signedIn(token) {
   sessionStorage.setItem(TOKEN_KEY, token);
-  await load();
+  try {
+    await load();
+  } catch (err) {
+    if (!(err instanceof Superseded)) signOut();
+    throw err;
+  }
   show(true);
+  $("page-title").focus();
 }
 
 // The profile (with its ETag) and the addresses, read side by side.
@@ -208,23 +227,25 @@ function showEmails(emails) {
     if (!email.isVerified) item.append(verifyForm(email));
     const actions = element("div");
     if (email.isVerified && !email.isPrimary) {
-      const primary = element("button", { type: "button", class: "make-primary", "aria-label": `Make ${email.email} primary` }, "Make primary");
+      const primary = element("button", { type: "button", class: "make-primary", "aria-label": `Make primary: ${email.email}` }, "Make primary");
       primary.addEventListener("click", () =>
         act(item, async () => {
           const { data, etag: next } = await api.makePrimary(email.emailId);
           showProfile(data, next);
           showEmails((await api.emails()).data.emails);
+          $("emails-title").focus();
           return `${email.email} is now your primary address. A notice went to the former one.`;
         }),
       );
       actions.append(primary);
     }
     if (!email.isPrimary) {
-      const remove = element("button", { type: "button", class: "remove secondary", "aria-label": `Remove ${email.email}` }, "Remove");
+      const remove = element("button", { type: "button", class: "remove secondary", "aria-label": `Remove: ${email.email}` }, "Remove");
       remove.addEventListener("click", () =>
         act(item, async () => {
           await api.removeEmail(email.emailId);
           showEmails((await api.emails()).data.emails);
+          $("emails-title").focus();
           return `${email.email} was removed.`;
         }),
       );
@@ -250,13 +271,14 @@ function verifyForm(email) {
   });
   form.append(input);
   form.append(element("button", { type: "submit" }, "Verify"));
-  const resend = element("button", { type: "button", class: "resend secondary" }, "Send a new code");
+  const resend = element("button", { type: "button", class: "resend secondary", "aria-label": `Send a new code: ${email.email}` }, "Send a new code");
   form.append(resend);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     act(form, async () => {
       await api.verify(email.emailId, input.value.trim());
       showEmails((await api.emails()).data.emails);
+      $("emails-title").focus();
       return `${email.email} is verified.`;
     });
   });
@@ -337,7 +359,7 @@ function wire() {
     });
   });
   $("delete-confirm").addEventListener("change", () => {
-    $("delete-account").disabled = !$("delete-confirm").checked;
+    $("delete-button").disabled = !$("delete-confirm").checked;
   });
   $("delete-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -353,12 +375,8 @@ function wire() {
 
 wire();
 if (sessionStorage.getItem(TOKEN_KEY)) {
-  act(null, async () => {
-    await load();
-    show(true);
-  }).then(() => {
-    if ($("signed-in").hidden) show(false);
-  });
+  // A reload keeps the tab's session; a token that no longer works is dropped.
+  act(null, () => signedIn(sessionStorage.getItem(TOKEN_KEY)));
 } else {
   show(false);
 }

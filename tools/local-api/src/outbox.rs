@@ -102,8 +102,13 @@ pub struct MotoDestinations {
 enum PollError {
     #[error("moto did not answer: {0}")]
     Transport(#[from] reqwest::Error),
-    #[error("moto's state is not what the outbox reads: {0}")]
-    Shape(#[from] serde_json::Error),
+    /// Where, not what: serde_json's message can quote a value (an address).
+    #[error("moto's state is not what the outbox reads ({category:?} at line {line}, column {column})")]
+    Shape {
+        category: serde_json::error::Category,
+        line: usize,
+        column: usize,
+    },
 }
 
 /// What the outbox holds: the messages (oldest first) and how far into moto's
@@ -234,7 +239,11 @@ impl Outbox {
             .error_for_status()?
             .bytes()
             .await?;
-        let state: MotoState = serde_json::from_slice(&bytes)?;
+        let state: MotoState = serde_json::from_slice(&bytes).map_err(|err| PollError::Shape {
+            category: err.classify(),
+            line: err.line(),
+            column: err.column(),
+        })?;
         self.ingest(&state.ses.messages, Timestamp::now());
         Ok(())
     }

@@ -59,19 +59,16 @@ async fn loopback_hosts_only(request: Request, next: axum::middleware::Next) -> 
     }
 }
 
-/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
+/// `127.0.0.1`, `localhost` or `[::1]`, with or without a port (parsed as a
+/// URI authority, so nothing may trail the name but a port).
 pub fn is_loopback_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or_default(),
-        None => host.rsplit_once(':').map_or(host, |(name, port)| {
-            if port.bytes().all(|b| b.is_ascii_digit()) {
-                name
-            } else {
-                host
-            }
-        }),
-    };
-    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "::1")
+    host.parse::<axum::http::uri::Authority>().is_ok_and(|authority| {
+        !authority.as_str().contains('@')
+            && matches!(
+                authority.host().to_ascii_lowercase().as_str(),
+                "127.0.0.1" | "localhost" | "[::1]"
+            )
+    })
 }
 
 /// Every API route: authorize, build the event, invoke, answer.
