@@ -13,10 +13,11 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use futures::FutureExt;
 use integration_tests::lambda::{free_port, workspace_root};
+use integration_tests::wait;
 use serde_json::json;
 
 /// How long one step may take: a debug build on a busy machine.
-const STEP: Duration = Duration::from_secs(120);
+const STEP: Duration = wait::GENEROUS;
 
 const INSTALL: &str = "the browser tour needs Chromium and its WebDriver: on Debian \
      `sudo apt-get install chromium chromium-driver`, or let `make test` install them with \
@@ -73,11 +74,11 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|err| panic!("{} does not start ({err}): {INSTALL}", driver.display()));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen: {INSTALL}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait::until(
+            format_args!("chromedriver to listen ({INSTALL})"),
+            Duration::from_secs(30),
+            || std::net::TcpStream::connect(("127.0.0.1", port)).ok(),
+        );
         Self { child, port }
     }
 }
@@ -198,35 +199,32 @@ impl Page {
         self.find(css).await.click().await.unwrap();
     }
 
+    /// Runs `js` in the page and gives what it returns.
+    async fn script(&self, js: &str) -> serde_json::Value {
+        self.client.execute(js, vec![]).await.unwrap()
+    }
+
     /// Waits for the action under way to end, then reads what the page said.
     async fn said(&self) -> Said {
-        let deadline = Instant::now() + STEP;
-        loop {
+        self.until("the page said something", || async {
             let busy = self
-                .client
-                .execute(
-                    "return document.getElementById('content').getAttribute('aria-busy')",
-                    vec![],
-                )
-                .await
-                .unwrap();
-            if busy != json!("true") {
-                let error = self.text("#error").await;
-                if !error.is_empty() {
-                    assert!(
-                        !error.trim_start().starts_with('{') && !error.contains("\"code\""),
-                        "an error shown as raw JSON: {error}"
-                    );
-                    return Err(error);
-                }
-                let status = self.text("#status").await;
-                if !status.is_empty() {
-                    return Ok(status);
-                }
+                .script("return document.getElementById('content').getAttribute('aria-busy')")
+                .await;
+            if busy == json!("true") {
+                return None;
             }
-            assert!(Instant::now() < deadline, "the page said nothing");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            let error = self.text("#error").await;
+            if !error.is_empty() {
+                assert!(
+                    !error.trim_start().starts_with('{') && !error.contains("\"code\""),
+                    "an error shown as raw JSON: {error}"
+                );
+                return Some(Err(error));
+            }
+            let status = self.text("#status").await;
+            (!status.is_empty()).then_some(Ok(status))
+        })
+        .await
     }
 
     /// Polls `check` until it gives a value.
@@ -296,13 +294,8 @@ async fn steps(page: &mut Page) {
     })
     .await;
     let unlabelled = page
-        .client
-        .execute(
-            "return [...document.querySelectorAll('input')].filter(i => i.labels.length === 0).map(i => i.id)",
-            vec![],
-        )
-        .await
-        .unwrap();
+        .script("return [...document.querySelectorAll('input')].filter(i => i.labels.length === 0).map(i => i.id)")
+        .await;
     assert_eq!(unlabelled, json!([]), "every input has a label");
     let outbox_link = page.find("#outbox-link").await.attr("href").await.unwrap();
     assert_eq!(outbox_link.as_deref(), Some("/local/outbox"));
@@ -345,11 +338,7 @@ async fn steps(page: &mut Page) {
     page.client.switch_to_window(outbox.clone()).await.unwrap();
     page.goto("/local/outbox").await;
     let body = page.outbox_message(&second, "Your code to verify").await;
-    let code = regex_lite::Regex::new(r"code is\s+(\d{6})")
-        .unwrap()
-        .captures(&body)
-        .unwrap_or_else(|| panic!("a code in the message: {body}"))[1]
-        .to_owned();
+    let code = integration_tests::moto::code_in(&body).unwrap_or_else(|| panic!("a code in the message: {body}"));
     page.shot("outbox-code").await;
 
     // A wrong code first: refused, with the attempts left.
@@ -378,10 +367,7 @@ async fn steps(page: &mut Page) {
 
     // The same person in a second tab (window.open shares the tab's session)
     // changes the profile; the first tab's ETag is stale now.
-    page.client
-        .execute("window.open(location.href, 'second-tab')", vec![])
-        .await
-        .unwrap();
+    page.script("window.open(location.href, 'second-tab')").await;
     let second_tab = page
         .until("the second tab opened", || async {
             let windows = page.client.windows().await.ok()?;
@@ -420,11 +406,7 @@ async fn steps(page: &mut Page) {
         })
         .await;
     assert_eq!(shown, markup);
-    let injected = page
-        .client
-        .execute("return document.getElementById('injected') !== null", vec![])
-        .await
-        .unwrap();
+    let injected = page.script("return document.getElementById('injected') !== null").await;
     assert_eq!(injected, json!(false), "no element from the stored name");
 
     // Remove the former primary. Until the switch reaches Cognito, the service
@@ -469,10 +451,8 @@ async fn steps(page: &mut Page) {
     let refused = page.said().await.expect_err("a deleted account signs in");
     assert!(!refused.is_empty());
     let token = page
-        .client
-        .execute("return sessionStorage.getItem('user-service.accessToken')", vec![])
-        .await
-        .unwrap();
+        .script("return sessionStorage.getItem('user-service.accessToken')")
+        .await;
     assert_eq!(token, json!(null), "no session for a deleted account");
     assert!(page.displayed("#sign-in-form").await);
     page.shot("deleted-stays-deleted").await;

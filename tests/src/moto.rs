@@ -119,14 +119,19 @@ pub struct SentMail {
 impl SentMail {
     /// The six-digit code in a verification message.
     pub fn code(&self) -> Option<String> {
-        let bytes = self.body.as_bytes();
-        (0..bytes.len().saturating_sub(5)).find_map(|i| {
-            let run = &bytes[i..i + 6];
-            let bounded = |j: Option<usize>| j.and_then(|j| bytes.get(j)).is_none_or(|b| !b.is_ascii_digit());
-            (run.iter().all(u8::is_ascii_digit) && bounded(i.checked_sub(1)) && bounded(Some(i + 6)))
-                .then(|| String::from_utf8_lossy(run).into_owned())
-        })
+        code_in(&self.body)
     }
+}
+
+/// The first run of exactly six digits in a message's text or HTML: its code.
+pub fn code_in(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    (0..bytes.len().saturating_sub(5)).find_map(|i| {
+        let run = &bytes[i..i + 6];
+        let bounded = |j: Option<usize>| j.and_then(|j| bytes.get(j)).is_none_or(|b| !b.is_ascii_digit());
+        (run.iter().all(u8::is_ascii_digit) && bounded(i.checked_sub(1)) && bounded(Some(i + 6)))
+            .then(|| String::from_utf8_lossy(run).into_owned())
+    })
 }
 
 impl Moto {

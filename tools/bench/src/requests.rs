@@ -442,39 +442,37 @@ impl Run<'_> {
     }
 
     fn record(&mut self, function: &'static str, made: Counts, status: String) {
-        let (expected, why) = expected(function);
-        println!(
-            "bench: requests {function}: {} ({status}), expected {}",
-            show(&made),
-            show(&expected)
-        );
-        self.rows.push(RequestRow {
-            units: self.units,
-            function,
-            made,
-            expected,
-            why,
-            status,
-            path: None,
-        });
+        let row = self.row(function, None, made, status);
+        self.rows.push(row);
     }
 
     fn record_beside(&mut self, function: &'static str, path: &'static str, made: Counts, status: String) {
-        let (expected, why) = expected_beside(function, path);
+        let row = self.row(function, Some(path), made, status);
+        self.beside.push(row);
+    }
+
+    /// One measured row against its expected requests (a path beside the
+    /// function's main one has its own), printed as it is recorded.
+    fn row(&self, function: &'static str, path: Option<&'static str>, made: Counts, status: String) -> RequestRow {
+        let (expected, why) = match path {
+            None => expected(function),
+            Some(path) => expected_beside(function, path),
+        };
+        let name = path.map_or_else(|| function.to_owned(), |path| format!("{function}, {path}"));
         println!(
-            "bench: requests {function}, {path}: {} ({status}), expected {}",
+            "bench: requests {name}: {} ({status}), expected {}",
             show(&made),
             show(&expected)
         );
-        self.beside.push(RequestRow {
+        RequestRow {
             units: self.units,
             function,
             made,
             expected,
             why,
             status,
-            path: Some(path),
-        });
+            path,
+        }
     }
 
     /// The last code the log sender of `function` issued for `email_id`.
