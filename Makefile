@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools browser test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale
+.PHONY: help tools browser test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -87,16 +87,24 @@ $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, size, memory, scale, cost and the reconcile at 20,000 users (bench-report/)
 	@command -v valgrind >/dev/null || { echo "make bench: valgrind is missing (Debian: apt-get install valgrind)"; exit 1; }
 	scripts/ddb-local run -- cargo run --quiet -p bench
-	$(MAKE) --no-print-directory reconcile-at-scale
+	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale
 
 # The reconcile's pass at full size against DynamoDB Local and moto's Cognito:
-# 20,000 users, 1 % deleted in Cognito, runs of 3 s, ListUsers at 20 a second;
-# `make test` runs 1,000 at 10 a second.
+# 20,000 users, 1 % deleted in Cognito, runs of three ListUsers calls each,
+# ListUsers at 20 a second; `make test` runs 1,000 at 10 a second.
 # It prints users a second (stderr), never asserted.
 reconcile-at-scale: tools ## the reconcile pass over 20,000 users in short runs (RECONCILE_SCALE_USERS)
 	RECONCILE_SCALE_USERS=$${RECONCILE_SCALE_USERS:-20000} RECONCILE_SCALE_LIST_RPS=$${RECONCILE_SCALE_LIST_RPS:-20} scripts/ddb-local run -- \
 		cargo nextest run --profile scale -p integration-tests --test integration --no-capture \
 		sweep::a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted
+
+# The events' concurrent workload at full size: 50 users, 1,050 operations
+# whose domain events must rebuild every user's final state; `make test` runs
+# 20 users (420 operations).
+events-at-scale: tools ## the events' concurrent workload at 50 users (EVENTS_WORKLOAD_USERS)
+	EVENTS_WORKLOAD_USERS=$${EVENTS_WORKLOAD_USERS:-50} scripts/ddb-local run -- \
+		cargo nextest run --profile scale -p integration-tests --test integration --no-capture \
+		events::a_concurrent_workloads_events_rebuild_every_users_final_state
 
 dev: tools ## run the whole service locally: DynamoDB Local, every function, the HTTP API on 127.0.0.1:3000
 	scripts/dev

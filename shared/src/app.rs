@@ -12,6 +12,7 @@ use crate::verification_key::VerificationKey;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use aws_config::SdkConfig;
 use tracing_subscriber::filter::Targets;
@@ -39,7 +40,15 @@ pub struct App {
     /// ([`App::metered`]); `None` where none is installed (tests, tools), and
     /// counting does nothing.
     pub metrics: Option<Emf>,
+    /// How long Cognito waits for a trigger ([`COGNITO_WAITS`]): a trigger's
+    /// work, retries included, stops in time to answer within it. Tests whose
+    /// subject is not that wait give their set-up longer, so that a loaded
+    /// machine's emulator cannot fail it.
+    pub trigger_wait: Duration,
 }
+
+/// Cognito waits this long for a trigger, whatever the function's timeout.
+pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
 
 /// The admin group when `ADMIN_GROUP` is unset.
 pub const DEFAULT_ADMIN_GROUP: &str = "admin";
@@ -56,6 +65,7 @@ impl App {
             reconcile: ReconcileConfig::default(),
             bus: None,
             metrics: None,
+            trigger_wait: COGNITO_WAITS,
         }
     }
 
@@ -125,6 +135,7 @@ impl App {
             reconcile,
             bus,
             metrics: None,
+            trigger_wait: COGNITO_WAITS,
         })
     }
 }

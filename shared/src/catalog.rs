@@ -101,6 +101,11 @@ pub enum Alarm {
     /// their whole time by design, `Duration` watches for a run that went
     /// past the point where it stops itself instead.
     PassOverdue,
+    /// More than `MigrationResetAlarmThreshold` pending users migrated by a
+    /// forgot-password (`MigrationsByPasswordReset`) in five minutes: anyone
+    /// who knows an address can start one, and it ends that user's legacy
+    /// password, so a burst is someone walking a list of addresses.
+    PasswordResetMigrations,
 }
 
 /// Every function is watched for these.
@@ -398,12 +403,20 @@ pub const POST_AUTHENTICATION: Function = Function {
 pub const MIGRATE_USER: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     memory_mb: Some(1769),
+    alarms: &[
+        Alarm::Errors,
+        Alarm::Throttles,
+        Alarm::Duration,
+        Alarm::ConditionalCheckFailures,
+        Alarm::PasswordResetMigrations,
+    ],
     ..function(
         "migrate-user",
         Trigger::CognitoUserMigration,
         "checks a pending user's legacy password at their first sign-in.",
-        // PutItem: a wrong password counted on the hash's item.
-        &["GetItem", "PutItem"],
+        // UpdateItem: a password check's slot taken on the hash's item before
+        // the check, given back when the password matched, or the day's slots trimmed.
+        &["GetItem", "UpdateItem"],
     )
 };
 

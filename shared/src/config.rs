@@ -588,6 +588,10 @@ pub struct ReconcileConfig {
     pub scan_segments: u32,
     /// Partitions listed at once.
     pub partitions_at_once: u32,
+    /// ListUsers calls one run may make, if bounded: a run that has made
+    /// them stops as if its time were up. No variable sets it: tests do, to
+    /// cut runs at a place of their choosing rather than at a machine's speed.
+    pub list_calls_per_run: Option<u32>,
 }
 
 impl Default for ReconcileConfig {
@@ -600,6 +604,7 @@ impl Default for ReconcileConfig {
             user_update_rps: COGNITO_USER_UPDATE_RPS.default,
             scan_segments: RECONCILE_SCAN_SEGMENTS.default,
             partitions_at_once: RECONCILE_PARTITIONS_AT_ONCE.default,
+            list_calls_per_run: None,
         }
     }
 }

@@ -763,6 +763,9 @@ pub struct NewAccount {
     pub created_at: Timestamp,
     /// The addresses beside the primary.
     pub more: Vec<AdditionalEmail>,
+    /// For an imported user, the keyed hash that names the line's person: the
+    /// account's erasure records it, and no import creates it again.
+    pub import_key: Option<ImportKey>,
 }
 
 impl NewAccount {
@@ -773,7 +776,45 @@ impl NewAccount {
             status: UserStatus::Active,
             created_at: now,
             more: Vec::new(),
+            import_key: None,
         }
+    }
+}
+
+/// A keyed, non-reversible name of the person an import line describes: an
+/// HMAC of their primary address's canonical form under the service's key
+/// (`VerificationKey::import_key`), 32 hex digits. It holds no address, and
+/// cannot be turned back into one without the key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ImportKey(String);
+
+impl ImportKey {
+    /// The key from its hex form.
+    pub fn parse(raw: &str) -> Result<Self, Invalid> {
+        if raw.len() == 32 && raw.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            Ok(Self(raw.to_owned()))
+        } else {
+            Err(Invalid("must be 32 lower-case hex digits"))
+        }
+    }
+
+    /// Its hex form.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for ImportKey {
+    type Error = Invalid;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<ImportKey> for String {
+    fn from(value: ImportKey) -> Self {
+        value.0
     }
 }
 

@@ -59,6 +59,14 @@ impl IdentityError {
         )
     }
 
+    /// Cognito refused a parameter: for ListUsers, a pagination token it no longer takes.
+    pub fn is_invalid_parameter(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::InvalidParameterException(_))
+        )
+    }
+
     fn is_not_authorized(&self) -> bool {
         matches!(
             self.error.as_deref(),

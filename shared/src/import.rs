@@ -274,6 +274,10 @@ pub enum LineCode {
     /// `--pending`: the password hash costs more than the migration trigger
     /// checks within Cognito's 5 s (`legacy_password::CostLimits::TRIGGER`).
     PasswordTooCostly,
+    /// The person was imported before and their account erased since (they
+    /// deleted it, or an admin did): never created again. Take the line out
+    /// of the source.
+    Erased,
 }
 
 impl LineCode {
@@ -291,6 +295,7 @@ impl LineCode {
         Self::CognitoConflict,
         Self::Unavailable,
         Self::PasswordTooCostly,
+        Self::Erased,
     ];
 
     /// The code as the report writes it.
@@ -308,6 +313,7 @@ impl LineCode {
             Self::CognitoConflict => "COGNITO_CONFLICT",
             Self::Unavailable => "UNAVAILABLE",
             Self::PasswordTooCostly => "PASSWORD_TOO_COSTLY",
+            Self::Erased => "ERASED",
         }
     }
 }
@@ -427,6 +433,8 @@ impl UserLine {
                     verified: e.verified,
                 })
                 .collect(),
+            // Keyed by the service's secret, which the import adds.
+            import_key: None,
         })
     }
 }

@@ -82,9 +82,14 @@ pub enum Metric {
     /// An admin action that did not happen: refused (unknown user, own account,
     /// a bad request) or failed (503); the audit event has its problem code.
     AdminActionsRefused,
-    /// The migration trigger handed a pending user to Cognito: a legacy
-    /// password matched at sign-in, or a forgot-password began.
+    /// The migration trigger handed a pending user to Cognito at sign-in: a
+    /// legacy password matched.
     MigrationsStarted,
+    /// The migration trigger handed a pending user to Cognito on a
+    /// forgot-password: Cognito creates the user at once, and their legacy
+    /// password no longer works. Anyone who knows the address can ask, so a
+    /// burst of them has its alarm.
+    MigrationsByPasswordReset,
     /// A wrong password at a pending user's first sign-in, counted against
     /// the daily limit of the legacy hash.
     WrongLegacyPasswords,
@@ -118,6 +123,7 @@ impl Metric {
         Metric::AdminStatusChanges,
         Metric::AdminActionsRefused,
         Metric::MigrationsStarted,
+        Metric::MigrationsByPasswordReset,
         Metric::WrongLegacyPasswords,
         Metric::UsersMigrated,
     ];
@@ -148,6 +154,7 @@ impl Metric {
             Metric::AdminStatusChanges => "AdminStatusChanges",
             Metric::AdminActionsRefused => "AdminActionsRefused",
             Metric::MigrationsStarted => "MigrationsStarted",
+            Metric::MigrationsByPasswordReset => "MigrationsByPasswordReset",
             Metric::WrongLegacyPasswords => "WrongLegacyPasswords",
             Metric::UsersMigrated => "UsersMigrated",
         }
@@ -164,6 +171,7 @@ impl Metric {
             | Metric::UsersDeleted
             | Metric::ReconcilePassesCompleted
             | Metric::MigrationsStarted
+            | Metric::MigrationsByPasswordReset
             | Metric::WrongLegacyPasswords
             | Metric::UsersMigrated => Group::Accounts,
             Metric::CodesIssued

@@ -10,6 +10,9 @@
 //! table has and Cognito did not list is confirmed gone with AdminGetUser, then
 //! erased. No call per user but for those: a user Cognito lists costs a
 //! sixtieth of a ListUsers call, which does not count as activity for billing.
+//! A partition keeps its place between runs ([`PartitionProgress`]): the
+//! token of its next page and which of its snapshot's subs Cognito listed, so
+//! every run moves the pass on, however little it may call.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -18,18 +21,16 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::domain::{Timestamp, UserId};
-use crate::identity::LIST_USERS_PAGE;
+use crate::domain::{EmailAddress, Timestamp, UserId};
+use crate::identity::ListedUser;
 
-/// A partition of phase two holds about this many users at most: its table
-/// subs are held in memory, and a run that stops inside one redoes it.
+/// A partition of phase two holds about this many users, up to 2M users in
+/// all (39,000 at 10M): its table subs are held in memory, 16 bytes each, and
+/// its progress between runs is a bit each.
 pub const PARTITION_TARGET: u64 = 8_000;
-/// The longest partition prefix a pass starts with, in hex digits (256
-/// partitions), and the longest bucket of the snapshot.
+/// The longest partition prefix, in hex digits (256 partitions), and the
+/// longest bucket of the snapshot.
 pub const MAX_PREFIX_DIGITS: usize = 2;
-/// A partition that does not fit in one run is split in sixteen, down to
-/// this many hex digits of prefix (65,536 partitions).
-pub const MAX_SPLIT_DIGITS: usize = 4;
 /// A chunk's bucket is as narrow as leaves it this many subs on average:
 /// a small step writes one chunk, not one per bucket.
 pub const CHUNK_FILL: usize = 500;
@@ -338,31 +339,160 @@ impl Pass {
         }
     }
 
-    /// A run that could not finish one partition cuts every partition left in
-    /// sixteen, so the next run can; `false` at [`MAX_SPLIT_DIGITS`], and
-    /// once the parts would hold less than a ListUsers page on average: such
-    /// a partition is one call already, and cutting it further only adds
-    /// calls (a run slowed by a passing load would otherwise multiply the
-    /// pass's calls sixteenfold at each slow run).
-    pub fn split(&mut self) -> bool {
-        let live = self.tally.live;
-        match &mut self.phase {
-            Phase::Cognito { digits, next }
-                if *digits < MAX_SPLIT_DIGITS
-                    && live / u64::from(partition_count(*digits + 1)) >= LIST_USERS_PAGE.unsigned_abs().into() =>
-            {
-                *digits += 1;
-                *next *= 16;
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// Whether every partition is done.
     pub fn is_complete(&self) -> bool {
         matches!(self.phase, Phase::Cognito { digits, next } if next >= partition_count(digits))
     }
+}
+
+/// One partition's snapshot: the live and the deleted subs starting with its
+/// prefix, sorted, each once. Fixed once phase one is done, so a sub's place
+/// in it names the sub across runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartitionSnapshot {
+    /// Live profiles: Cognito must still have their users.
+    pub live: Vec<Sub>,
+    /// Deleted profiles whose Cognito user was not known gone.
+    pub deleted: Vec<Sub>,
+}
+
+impl PartitionSnapshot {
+    /// The snapshot of `live` and `deleted` as the chunks gave them (in any
+    /// order; a chunk written twice after a crash gives a sub twice).
+    pub fn new(mut live: Vec<Sub>, mut deleted: Vec<Sub>) -> Self {
+        for subs in [&mut live, &mut deleted] {
+            subs.sort_unstable();
+            subs.dedup();
+        }
+        Self { live, deleted }
+    }
+}
+
+/// Which of a partition's live snapshot subs Cognito has listed: a bit each,
+/// by the sub's place in [`PartitionSnapshot::live`]. 39,000 subs are 4.9 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listed(Vec<u8>);
+
+impl Listed {
+    /// None listed yet, for a snapshot of `len` subs.
+    pub fn new(len: usize) -> Self {
+        Self(vec![0; len.div_ceil(8)])
+    }
+
+    /// The bits as stored; `None` when they do not fit a snapshot of `len`
+    /// subs (a progress of another snapshot: the partition starts over).
+    pub fn from_bytes(bytes: Vec<u8>, len: usize) -> Option<Self> {
+        (bytes.len() == len.div_ceil(8)).then_some(Self(bytes))
+    }
+
+    /// The bits, for storing.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    fn mark(&mut self, at: usize) {
+        if let Some(byte) = self.0.get_mut(at / 8) {
+            *byte |= 1 << (at % 8);
+        }
+    }
+
+    /// Whether the sub at `at` was listed.
+    pub fn has(&self, at: usize) -> bool {
+        self.0.get(at / 8).is_some_and(|byte| byte & (1 << (at % 8)) != 0)
+    }
+}
+
+/// Where a partition of phase two stands between runs, kept in an item of
+/// its own: a run that stops inside a partition saves it, and the next goes
+/// on from it instead of listing the partition from its first page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartitionProgress {
+    /// ListUsers' token of the next page to list; `None` before the first.
+    pub token: Option<String>,
+    /// Every page has been listed: what is left is to confirm the
+    /// candidates (the live subs not listed) one by one.
+    pub listed_all: bool,
+    /// What the pages listed so far found (the candidates are counted once
+    /// all of them are confirmed).
+    pub tally: Tally,
+    /// The partition is done, `tally` all it found: a run that finished it
+    /// but could not move the checkpoint past it is not redone.
+    #[serde(default)]
+    pub finished: bool,
+    /// Which live subs were listed; stored apart, as binary.
+    #[serde(skip)]
+    pub listed: Listed,
+}
+
+/// One ListUsers page sorted against a partition's snapshot.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageSort {
+    /// Users with a live profile, and the address Cognito signs each in with.
+    pub live: Vec<(UserId, EmailAddress)>,
+    /// Deleted here and still in Cognito: deletes whose Cognito side never happened.
+    pub half_done: Vec<Sub>,
+    /// Confirmed users created before the pass, in neither snapshot, and their
+    /// address: their profile may have been written since the table was
+    /// read (a sign-up confirmed during the pass), or there is none.
+    pub unknown: Vec<(UserId, EmailAddress)>,
+}
+
+/// Sorts a page of Cognito's users against the partition's snapshot, marking
+/// the live subs it lists and counting them in `tally`. A user created after
+/// the pass started (`started`, epoch seconds) is not the pass's. Pure.
+pub fn sort_page(
+    snapshot: &PartitionSnapshot,
+    listed: &mut Listed,
+    users: &[ListedUser],
+    started: i64,
+    tally: &mut Tally,
+) -> PageSort {
+    let mut sorted = PageSort::default();
+    for user in users {
+        tally.listed += 1;
+        let sub = Sub::of(&user.user_id);
+        if let Some(at) = sub.and_then(|sub| snapshot.live.binary_search(&sub).ok()) {
+            listed.mark(at);
+            if let Some(email) = &user.email {
+                sorted.live.push((user.user_id.clone(), email.clone()));
+            }
+        } else if let Some(sub) = sub.filter(|sub| snapshot.deleted.binary_search(sub).is_ok()) {
+            sorted.half_done.push(sub);
+        } else if user.confirmed
+            && user.created_at.is_some_and(|at| at < started)
+            && let Some(email) = &user.email
+        {
+            sorted.unknown.push((user.user_id.clone(), email.clone()));
+        }
+    }
+    sorted
+}
+
+/// The live subs of the snapshot Cognito did not list: candidates for erasure.
+pub fn unlisted(snapshot: &PartitionSnapshot, listed: &Listed) -> Vec<Sub> {
+    snapshot
+        .live
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| !listed.has(*at))
+        .map(|(_, sub)| *sub)
+        .collect()
+}
+
+/// What the table says of a confirmed Cognito user found in neither snapshot,
+/// read when the page is sorted (strongly consistent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    /// The user has a profile now: confirmed, repaired or migrated after the
+    /// table was read. Theirs; nothing to do.
+    HasProfile,
+    /// No profile, and another account verified the address: a sign-up
+    /// closed at its confirmation, whose Cognito user is deleted.
+    OwnedByAnother,
+    /// No profile, and nobody else verified the address: left to the repair
+    /// path (the next sign-in creates the profile), and counted.
+    NoProfile,
 }
 
 /// Out of time: the call was not started, so the run can stop cleanly.
@@ -546,25 +676,97 @@ mod tests {
         pass.after_table();
         assert_eq!(pass.phase, Phase::Cognito { digits: 1, next: 0 });
         assert!(!pass.is_complete());
-        pass.phase = Phase::Cognito { digits: 1, next: 3 };
-        // Partitions 0-2 of 16 are done; split, 0x00-0x2f of 256 are.
-        assert!(pass.split());
-        assert_eq!(pass.phase, Phase::Cognito { digits: 2, next: 48 });
-        assert_eq!(partition_prefix(48, 2), "30");
-        pass.phase = Phase::Cognito {
-            digits: MAX_SPLIT_DIGITS,
-            next: 7,
-        };
-        assert!(!pass.split());
-        // 20,000 users in 256 partitions are 78 each: cut in sixteen, under a page.
-        pass.phase = Phase::Cognito { digits: 2, next: 5 };
-        assert!(!pass.split());
-        assert_eq!(pass.phase, Phase::Cognito { digits: 2, next: 5 });
+        pass.phase = Phase::Cognito { digits: 1, next: 15 };
+        assert!(!pass.is_complete());
         pass.phase = Phase::Cognito { digits: 1, next: 16 };
         assert!(pass.is_complete());
         // Stored as JSON, read back the same.
         let json = serde_json::to_string(&pass).unwrap();
         assert_eq!(serde_json::from_str::<Pass>(&json).unwrap(), pass);
+    }
+
+    fn listed_user(raw: &str, confirmed: bool, created_at: i64, email: Option<&str>) -> ListedUser {
+        ListedUser {
+            user_id: UserId::parse(raw).unwrap(),
+            confirmed,
+            created_at: Some(created_at),
+            email: email.map(|e| EmailAddress::parse(e).unwrap()),
+        }
+    }
+
+    #[test]
+    fn a_page_marks_the_live_subs_it_lists_and_sorts_the_rest() {
+        let live = [
+            "00000000-0000-4000-8000-000000000001",
+            "00000000-0000-4000-8000-000000000002",
+            "00000000-0000-4000-8000-000000000003",
+        ];
+        let gone = "00000000-0000-4000-8000-000000000009";
+        // Given out of order and once twice, as chunks may give them.
+        let snapshot = PartitionSnapshot::new(
+            vec![sub(live[2]), sub(live[0]), sub(live[1]), sub(live[0])],
+            vec![sub(gone)],
+        );
+        assert_eq!(snapshot.live.len(), 3);
+        let mut listed = Listed::new(snapshot.live.len());
+        let mut tally = Tally::default();
+        let started = 1_000;
+        let page = [
+            listed_user(live[2], true, 10, Some("c@example.com")),
+            listed_user(gone, true, 10, Some("g@example.com")),
+            // Confirmed before the pass, in neither snapshot: looked at one by one.
+            listed_user("00000000-0000-4000-8000-00000000000a", true, 999, Some("a@example.com")),
+            // Created after the pass started, or not confirmed: not the pass's.
+            listed_user(
+                "00000000-0000-4000-8000-00000000000b",
+                true,
+                1_000,
+                Some("b@example.com"),
+            ),
+            listed_user("00000000-0000-4000-8000-00000000000c", false, 10, Some("x@example.com")),
+        ];
+        let sorted = sort_page(&snapshot, &mut listed, &page, started, &mut tally);
+        assert_eq!(tally.listed, 5);
+        assert_eq!(sorted.live, [(page[0].user_id.clone(), page[0].email.clone().unwrap())]);
+        assert_eq!(sorted.half_done, [sub(gone)]);
+        assert_eq!(
+            sorted.unknown,
+            [(page[2].user_id.clone(), page[2].email.clone().unwrap())]
+        );
+        assert_eq!(unlisted(&snapshot, &listed), [sub(live[0]), sub(live[1])]);
+        // The next page, in the next run, from the bits as stored.
+        let mut listed = Listed::from_bytes(listed.as_bytes().to_vec(), 3).unwrap();
+        sort_page(&snapshot, &mut listed, &page[..0], started, &mut tally);
+        let second = [listed_user(live[0], true, 10, None)];
+        let sorted = sort_page(&snapshot, &mut listed, &second, started, &mut tally);
+        assert!(sorted.live.is_empty(), "no address to settle");
+        assert_eq!(unlisted(&snapshot, &listed), [sub(live[1])]);
+        // Bits of another snapshot's size are not taken for this one's.
+        assert_eq!(Listed::from_bytes(vec![0; 2], 3), None);
+        assert_eq!(Listed::new(17).as_bytes().len(), 3);
+    }
+
+    #[test]
+    fn a_partitions_progress_is_stored_as_json_without_its_bits() {
+        let mut listed = Listed::new(9);
+        listed.mark(8);
+        let progress = PartitionProgress {
+            token: Some("next".into()),
+            listed_all: false,
+            tally: Tally {
+                listed: 60,
+                ..Tally::default()
+            },
+            finished: false,
+            listed,
+        };
+        let json = serde_json::to_value(&progress).unwrap();
+        assert_eq!(json["token"], "next");
+        assert_eq!(json["tally"]["listed"], 60);
+        assert!(json.get("listed").is_none());
+        let back: PartitionProgress = serde_json::from_value(json).unwrap();
+        assert_eq!(back.listed, Listed::default());
+        assert!(progress.listed.has(8) && !progress.listed.has(7));
     }
 
     #[tokio::test(start_paused = true)]

@@ -7,7 +7,7 @@ use aws_lc_rs::hmac;
 use subtle::ConstantTimeEq;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::EmailId;
+use crate::domain::{EmailId, ImportKey};
 use crate::verification::VerificationCode;
 
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
@@ -16,6 +16,7 @@ use crate::verification::VerificationCode;
 pub struct VerificationKey {
     code_key: hmac::Key,
     address_key: hmac::Key,
+    import_key: hmac::Key,
 }
 
 /// Why a secret cannot be a key.
@@ -35,6 +36,7 @@ impl VerificationKey {
         Ok(Self {
             code_key: derive(secret, b"user-service/verification-code/v2"),
             address_key: derive(secret, b"user-service/address/v1"),
+            import_key: derive(secret, b"user-service/erased-import/v1"),
         })
     }
 
@@ -45,6 +47,16 @@ impl VerificationKey {
         let tag = hmac::sign(&self.address_key, email.as_str().as_bytes());
         // 128 bits: collisions between addresses stay out of reach.
         hex::encode(&tag.as_ref()[..16])
+    }
+
+    /// The keyed name of the person an import line describes, from their
+    /// primary address's canonical form: what an erasure of an imported
+    /// account keeps, so no re-run of the import brings them back. A key of
+    /// its own, so it matches no address hash of a rate-limit item.
+    pub fn import_key(&self, primary: &CanonicalEmail) -> ImportKey {
+        let tag = hmac::sign(&self.import_key, primary.as_str().as_bytes());
+        ImportKey::parse(&hex::encode(&tag.as_ref()[..16]))
+            .unwrap_or_else(|_| unreachable!("16 bytes in hex are 32 hex digits"))
     }
 }
 
@@ -123,5 +135,10 @@ mod tests {
         assert_ne!(h, key("another development key, 32 bytes long").address_hash(&ada));
         assert!(!h.contains("ada"));
         assert!(!format!("{k:?}").contains("development"));
+        // An import key is keyed apart: it never equals the address's hash.
+        let i = k.import_key(&ada);
+        assert_eq!(i, k.import_key(&canonical("ADA@example.com")));
+        assert_ne!(i.as_str(), h);
+        assert_ne!(i, key("another development key, 32 bytes long").import_key(&ada));
     }
 }

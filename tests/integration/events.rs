@@ -356,9 +356,18 @@ impl Choices {
     }
 }
 
+/// Users of the concurrent workload: 20 in `make test` (420 operations),
+/// `EVENTS_WORKLOAD_USERS` (50 in `make bench`, 1,050 operations) for the full size.
+fn workload_users() -> usize {
+    std::env::var("EVENTS_WORKLOAD_USERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+}
+
 #[tokio::test]
 async fn a_concurrent_workloads_events_rebuild_every_users_final_state() {
-    const USERS: usize = 50;
+    let users_n = workload_users();
     const ROUNDS: usize = 21;
     let moto = Moto::start();
     let mut app = TestApp::spawn_with(|config| {
@@ -371,7 +380,9 @@ async fn a_concurrent_workloads_events_rebuild_every_users_final_state() {
     let logs = LogCapture::default();
     let _guard = logs.install();
     let mut events = Events::open(&mut app, &moto).await;
-    let users: Vec<String> = (0..USERS).map(|i| format!("0e0f0b1c-2d3e-4a57-9b7d-{i:012}")).collect();
+    let users: Vec<String> = (0..users_n)
+        .map(|i| format!("0e0f0b1c-2d3e-4a57-9b7d-{i:012}"))
+        .collect();
     futures::future::join_all(users.iter().map(|u| {
         let app = &app;
         async move { app.sign_up(u, &format!("u{}@example.com", &u[24..])).await }
@@ -447,7 +458,7 @@ async fn a_concurrent_workloads_events_rebuild_every_users_final_state() {
         }))
         .await;
     }
-    assert!(operations >= 1_000, "{operations} operations");
+    assert_eq!(operations, users_n * ROUNDS, "{operations} operations");
 
     events.since(&app).await;
     let table = table_state(&app).await;

@@ -51,6 +51,73 @@ async fn add_verify_switch_and_remove() {
     app.assert_invariants().await;
 }
 
+/// A profile written before the address Cognito holds was kept, and not yet
+/// settled by a pass: its first switch records the former primary as what
+/// Cognito signs in with, in the switch's own write, so the former primary
+/// waits for the sync as a newer profile's does.
+#[tokio::test]
+async fn an_older_profiles_first_switch_keeps_the_former_primary_until_cognito_follows() {
+    let app = TestApp::spawn().await;
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    app.sign_up(ADA, "ada@example.com").await;
+    let user = UserId::parse(ADA).unwrap();
+    integration_tests::ddb::client()
+        .update_item()
+        .table_name(&app.store.config().table_name)
+        .set_key(Some(user_service::store::keys::profile_key(&user)))
+        .update_expression("REMOVE cognitoEmail")
+        .send()
+        .await
+        .unwrap();
+    let work = app.add_address(ADA, "ada.work@example.com").await;
+    app.verify_email(ADA, &work, &logs.code_for(&work))
+        .await
+        .assert_status(200);
+    let home = app.add_address(ADA, "ada.home@example.com").await;
+    app.verify_email(ADA, &home, &logs.code_for(&home))
+        .await
+        .assert_status(200);
+    app.set_primary_email(ADA, &work).await.assert_status(200);
+    let former = app.email_id_of(ADA, "ada@example.com").await;
+    app.remove_email(ADA, &former)
+        .await
+        .assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+    // A second switch before the sync keeps what Cognito still holds.
+    app.set_primary_email(ADA, &home).await.assert_status(200);
+    app.remove_email(ADA, &former)
+        .await
+        .assert_problem(409, "SIGN_IN_ADDRESS_PENDING");
+    // The address in between was never Cognito's: it goes at once.
+    app.remove_email(ADA, &work).await.assert_status(204);
+    app.cognito_holds_primary(ADA).await;
+    app.remove_email(ADA, &former).await.assert_status(204);
+    app.assert_invariants().await;
+}
+
+/// The caller's own address, unverified and past its hold, is not "available"
+/// to them: the add would answer that they have it already.
+#[tokio::test]
+async fn an_address_the_caller_added_is_never_available_to_them_even_lapsed() {
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.add_address(ADA, "ada.work@example.com").await;
+    app.clock.advance(app.store.config().verification_ttl_seconds + 1);
+    let check = app.check_email(ADA, "ada.work@example.com").await;
+    check.assert_status(200);
+    assert_eq!(check.body["available"], false, "{check:?}");
+    app.add_email(ADA, "ada.work@example.com")
+        .await
+        .assert_problem(409, "EMAIL_ALREADY_ADDED");
+    // Anyone else may add it now, and is told so.
+    app.sign_up(ADMIN, "grace@example.com").await;
+    assert_eq!(
+        app.check_email(ADMIN, "ada.work@example.com").await.body["available"],
+        true
+    );
+    app.assert_invariants().await;
+}
+
 #[tokio::test]
 async fn add_email_errors() {
     let app = TestApp::spawn_with(|c| c.max_emails_per_user = 2).await;

@@ -204,7 +204,7 @@ async fn every_function_uses_exactly_its_granted_actions() {
     assert_actions(&catalog::PRE_SIGN_UP, &rec);
 
     // Migration at sign-in. The trigger: the claim, the pending profile and
-    // its hash read, a wrong password counted (a Put). The first appearances
+    // its hash read, a slot taken for the check (an Update). The first appearances
     // move the pending account: its partition's Query, then Puts, Deletes and
     // the claims' Updates; the reset's confirmation reads the profile first.
     let (app, rec) = recording(&setup).await;

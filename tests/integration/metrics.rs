@@ -336,6 +336,45 @@ fn conflict() -> TransactWriteItemsError {
     )
 }
 
+/// A forgot-password migrates a pending user at once and ends their legacy
+/// password, and anyone who knows the address can ask: counted apart from
+/// the migrations a matching password starts, for its burst alarm.
+#[test]
+fn migrations_by_a_password_reset_are_counted_apart_from_sign_ins() {
+    metered(|counts| async move {
+        let app = TestApp::spawn().await;
+        let hash = user_service::import::PasswordHash::parse(
+            user_service::import::HashAlgorithm::Bcrypt,
+            "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",
+        )
+        .unwrap();
+        for address in ["ada@example.com", "grace@example.com"] {
+            let user = user_service::domain::NewUser {
+                user_id: user_service::domain::UserId::new_pending(),
+                email: user_service::domain::EmailAddress::parse(address).unwrap(),
+                first_name: None,
+                last_name: None,
+                phone: None,
+            };
+            let account = user_service::domain::NewAccount::signed_up(user, app.clock.now());
+            app.store
+                .create_pending_account(&account, &hash, app.clock.now())
+                .await
+                .unwrap();
+        }
+        counts.step("the import", &[]);
+        let mut reset = integration_tests::events::load("migrate-user-forgot-password");
+        reset["userName"] = json!("ada@example.com");
+        app.invoke(&MIGRATE_USER, reset).await.unwrap();
+        counts.step("a forgot-password", &[(Metric::MigrationsByPasswordReset, 1)]);
+        let mut sign_in = integration_tests::events::load("migrate-user");
+        sign_in["userName"] = json!("grace@example.com");
+        sign_in["request"]["password"] = json!("correct horse battery staple");
+        app.invoke(&MIGRATE_USER, sign_in).await.unwrap();
+        counts.step("a sign-in with the legacy password", &[(Metric::MigrationsStarted, 1)]);
+    });
+}
+
 fn mocked(client: Client) -> TestApp {
     TestApp::on(user_service::Store::new(client, StoreConfig::new("mocked")))
 }

@@ -72,6 +72,7 @@ fn ada() -> NewAccount {
                 verified: false,
             },
         ],
+        import_key: None,
     }
 }
 
@@ -426,6 +427,81 @@ async fn too_many_wrong_passwords_are_refused_before_hashing_and_forgot_password
         .unwrap();
 }
 
+/// Concurrent guesses each read a hash item with room, then spend up to a
+/// second hashing: were the count written after the check, every guess that
+/// read the item before the first count landed would get its check. The slot
+/// is taken first, inside a conditional write, so the limit holds.
+#[tokio::test]
+async fn fifty_concurrent_wrong_passwords_get_no_more_hash_checks_than_the_limit() {
+    let logs = integration_tests::http::LogCapture::default();
+    let _guard = logs.install();
+    let app = TestApp::spawn().await;
+    let pending = import_pending(&app, &hashes()[0]).await;
+    let guesses = (0..50).map(|i| {
+        let app = &app;
+        async move {
+            refusal(
+                app.invoke(&MIGRATE_USER, sign_in("ada@example.com", &format!("guess {i}")))
+                    .await,
+            )
+        }
+    });
+    let codes = futures::future::join_all(guesses).await;
+    let incorrect = codes.iter().filter(|c| *c == "INCORRECT_PASSWORD").count();
+    let refused = codes.iter().filter(|c| *c == "TOO_MANY_ATTEMPTS").count();
+    assert!(incorrect <= MAX_WRONG_PASSWORDS, "{codes:?}");
+    assert_eq!(incorrect + refused, 50, "the rest are refused: {codes:?}");
+    let checks = logs
+        .lines()
+        .iter()
+        .filter(|l| l["message"] == "legacy password checked")
+        .count();
+    assert_eq!(
+        checks, incorrect,
+        "a hash check for each wrong password answered, and no more"
+    );
+    let counted = legacy_item(&app, &pending).await.unwrap();
+    assert_eq!(counted.wrong_passwords.len(), incorrect);
+    // The right password now waits for the window, as any guess does.
+    assert_eq!(
+        refusal(app.invoke(&MIGRATE_USER, sign_in("ada@example.com", PASSWORD)).await),
+        "TOO_MANY_ATTEMPTS"
+    );
+    app.assert_invariants().await;
+}
+
+/// A slot taken for a password that matches is given back: it was no guess.
+#[tokio::test]
+async fn a_matching_password_gives_its_slot_back() {
+    let app = TestApp::spawn().await;
+    let pending = import_pending(&app, &hashes()[0]).await;
+    assert_eq!(
+        refusal(app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await),
+        "INCORRECT_PASSWORD"
+    );
+    app.invoke(&MIGRATE_USER, sign_in("ada@example.com", PASSWORD))
+        .await
+        .unwrap();
+    let counted = legacy_item(&app, &pending).await.unwrap();
+    assert_eq!(counted.wrong_passwords.len(), 1, "the wrong one alone: {counted:?}");
+    // Slots older than the window make room when the list is full of them.
+    for _ in 1..MAX_WRONG_PASSWORDS {
+        let _ = app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await;
+    }
+    assert_eq!(
+        refusal(app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await),
+        "TOO_MANY_ATTEMPTS"
+    );
+    app.clock.advance(86_401);
+    app.invoke(&MIGRATE_USER, sign_in("ada@example.com", PASSWORD))
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy_item(&app, &pending).await.unwrap().wrong_passwords,
+        Vec::<i64>::new()
+    );
+}
+
 #[tokio::test]
 async fn a_suspended_pending_user_migrates_only_once_reactivated() {
     let app = TestApp::spawn().await;
@@ -502,10 +578,11 @@ async fn first_sign_ins_at_once_move_the_user_once() {
 
 #[tokio::test]
 async fn the_trigger_answers_cognitos_documented_events_within_its_budget() {
-    let app = TestApp::spawn().await;
+    let mut app = TestApp::spawn().await;
+    app.trigger_wait = user_service::app::COGNITO_WAITS;
     import_pending(&app, &hashes()[0]).await;
     // The events as Cognito's documentation shows them, unchanged: every
-    // invocation runs under Cognito's 5 s (`cognito::COGNITO_WAITS`), and a
+    // invocation runs under Cognito's 5 s (`app::COGNITO_WAITS`), and a
     // trigger that ran out would answer SERVICE_UNAVAILABLE, not this.
     let event = events::load("migrate-user");
     assert_eq!(event["request"]["password"], PASSWORD);
@@ -519,7 +596,8 @@ async fn the_trigger_answers_cognitos_documented_events_within_its_budget() {
 
     // A hash that costs more than the budget is refused without being
     // computed: the user resets their password instead.
-    let app = TestApp::spawn().await;
+    let mut app = TestApp::spawn().await;
+    app.trigger_wait = user_service::app::COGNITO_WAITS;
     let costly = PasswordHash::parse(
         HashAlgorithm::Bcrypt,
         "$2b$15$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",

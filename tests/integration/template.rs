@@ -981,6 +981,35 @@ fn every_function_is_watched_for_errors_throttles_duration_and_condition_failure
     }
 }
 
+/// A burst of forgot-password migrations (anyone who knows an address can
+/// start one, and it ends that user's legacy password) has its alarm, at the
+/// stack's threshold.
+#[test]
+fn a_burst_of_password_reset_migrations_is_an_alarm() {
+    let t = template::load();
+    let alarms = template::of_type(&t, "AWS::CloudWatch::Alarm");
+    let bursts: Vec<&Value> = alarms
+        .iter()
+        .map(|(_, a)| *a)
+        .filter(|a| {
+            alarm_metrics(a)
+                .iter()
+                .any(|m| text(&m["MetricName"]) == Metric::MigrationsByPasswordReset.name())
+        })
+        .collect();
+    assert_eq!(bursts.len(), 1);
+    let p = &bursts[0]["Properties"];
+    assert!(format!("{:?}", p["Threshold"]).contains("MigrationResetAlarmThreshold"));
+    assert_eq!(text(&p["ComparisonOperator"]), "GreaterThanThreshold");
+    assert_eq!(text(&p["Statistic"]), "Sum");
+    assert_eq!(
+        dimensions(alarm_metrics(bursts[0])[0]),
+        [(metrics::DIMENSION.to_owned(), "MigrateUserFunction".to_owned())]
+    );
+    let parameter = &t["Parameters"]["MigrationResetAlarmThreshold"];
+    assert!(number(&parameter["Default"]) >= 1.0);
+}
+
 #[test]
 fn the_api_alarm_watches_the_share_of_5xx_not_a_count() {
     let t = template::load();

@@ -317,3 +317,40 @@ async fn a_replayed_confirmation_of_an_existing_user_never_closes_their_account(
     app.get_profile(grace).await.assert_status(200);
     app.assert_invariants().await;
 }
+
+/// While the table moves to a new address policy, another user's claim on an
+/// address's previous form is theirs, verified or not, and blocks a sign-up
+/// with it. Only another account's *verified* claim closes a sign-up: an
+/// unverified one refuses it for now (`SERVICE_UNAVAILABLE`, as Cognito shows
+/// a trigger's failure) and leaves its Cognito user alone, so the sign-in
+/// after the move, or after the claim lapses, goes through.
+#[tokio::test]
+async fn a_sign_up_held_up_by_an_unverified_claim_while_the_policy_moves_is_never_closed() {
+    use integration_tests::moto::{Moto, cognito_user};
+    use user_service::address_policy::{AddressPolicy, Canonicalization};
+    use user_service::identity::UserPool;
+
+    let moto = Moto::start();
+    let (cognito, pool, subs) = moto.user_pool(&["a.da@gmail.com"]).await;
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    // Under the old policy (none), Ada adds the address and never verifies it.
+    app.add_address(ADA, "a.da@gmail.com").await;
+    let mut moving = TestApp::on(
+        app.store.clone().with_policy(
+            AddressPolicy::default()
+                .canonicalizing(Canonicalization::parse("gmail").unwrap())
+                .moving_from(Canonicalization::NONE),
+        ),
+    );
+    moving.users = Some(UserPool::from_events(cognito.clone()));
+    let mut confirmation = cognito_event(&POST_CONFIRMATION, &subs[0], "a.da@gmail.com");
+    confirmation["userPoolId"] = serde_json::json!(pool);
+    let err = moving.invoke(&POST_CONFIRMATION, confirmation).await.unwrap_err();
+    assert_eq!(err.error_type, "SERVICE_UNAVAILABLE", "{err:?}");
+    assert!(
+        cognito_user(&cognito, &pool, &subs[0]).await.is_some(),
+        "the sign-up is not closed"
+    );
+    moving.assert_invariants().await;
+}

@@ -440,6 +440,131 @@ async fn a_pending_import_keeps_hashes_for_migration_and_creates_no_cognito_user
     assert_eq!(app.item_count().await, items);
 }
 
+/// A re-run of an import never brings back a person whose account was erased
+/// since their line was first imported: who deleted their account, who
+/// migrated and then deleted it, or a pending user an admin erased. Neither
+/// mode recreates them; the report says `ERASED`. What the erasure keeps is
+/// the line's import key (a keyed hash), which the invariant checker holds
+/// to no more than that.
+#[tokio::test]
+async fn a_rerun_never_brings_back_a_person_erased_since_their_line_was_imported() {
+    let moto = Moto::start();
+    let (cognito, pool_id) = new_pool(&moto).await;
+    let app = TestApp::spawn().await;
+    app.sign_up(ADMIN, "admin@example.com").await;
+    // Users 0 and 3 have a password hash: pending with --pending; 1 and 2 do not.
+    let lines = users(0..4);
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), "users.jsonl", &lines);
+    let pool = Pool::new(cognito.clone(), &pool_id, 1_000.0);
+    let pending = Options {
+        pending: true,
+        ..options(&app)
+    };
+    let (first, entries) = run(&app, &pool, &input, pending).await;
+    assert_eq!((first.created, first.failures()), (4, 0));
+    let sub_of = |line: u64| entries.iter().find(|e| e.line == line).unwrap().sub.clone().unwrap();
+    let (user0, user1, user3) = (sub_of(1), sub_of(2), sub_of(4));
+    assert!(user0.is_pending() && user3.is_pending() && !user1.is_pending());
+
+    // User 1 deletes their account; the stream's consumer deletes them in Cognito.
+    app.delete_account(user1.as_str(), "*").await.assert_status(204);
+    cognito
+        .admin_delete_user()
+        .user_pool_id(&pool_id)
+        .username(user1.as_str())
+        .send()
+        .await
+        .unwrap();
+    // An admin erases pending user 0.
+    app.set_user_status(ADMIN, user0.as_str(), "deleted")
+        .await
+        .assert_status(200);
+    // Pending user 3 migrates at their first sign-in, then deletes their account.
+    let mut sign_in = integration_tests::events::load("migrate-user");
+    sign_in["userName"] = json!("user3@example.com");
+    sign_in["request"]["password"] = json!("correct horse battery staple");
+    let migrated = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
+    // The import's hash is of another password: a forgot-password migrates user 3.
+    let mut reset = integration_tests::events::load("migrate-user-forgot-password");
+    reset["userName"] = json!("user3@example.com");
+    app.invoke(&MIGRATE_USER, reset).await.unwrap();
+    app.post_authentication(migrated, "user3@example.com", true)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.store.profile_status(&user3).await.unwrap(),
+        None,
+        "moved to the sub"
+    );
+    app.delete_account(migrated, "*").await.assert_status(204);
+
+    let items = app.item_count().await;
+    for mode in [pending, options(&app)] {
+        for dry_run in [true, false] {
+            let (summary, entries) = run(&app, &pool, &input, Options { dry_run, ..mode }).await;
+            assert_eq!(
+                codes(&entries),
+                BTreeMap::from([(1, "ERASED"), (2, "ERASED"), (4, "ERASED")]),
+                "pending {}, dry run {dry_run}",
+                mode.pending
+            );
+            assert_eq!(summary.failures(), 3);
+        }
+    }
+    assert_eq!(app.item_count().await, items, "nothing written");
+    for address in ["user0@example.com", "user1@example.com", "user3@example.com"] {
+        let email = user_service::domain::EmailAddress::parse(address).unwrap();
+        assert_eq!(app.store.verified_holder(&email).await.unwrap(), None, "{address}");
+        assert!(
+            !cognito_users(&cognito, &pool_id)
+                .await
+                .values()
+                .any(|(e, _)| e == address),
+            "{address} is not in Cognito"
+        );
+    }
+    // The one left, user 2, is found as before.
+    let (again, _) = run(&app, &pool, &input, options(&app)).await;
+    assert_eq!((again.existing, again.failures()), (1, 3));
+    app.assert_invariants().await;
+}
+
+/// A profile imported before import keys were kept gets its key when a re-run
+/// finds it, so its erasure is remembered from then on.
+#[tokio::test]
+async fn a_rerun_records_the_import_key_of_an_account_imported_before_keys_were_kept() {
+    let moto = Moto::start();
+    let (cognito, pool_id) = new_pool(&moto).await;
+    let app = TestApp::spawn().await;
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), "users.jsonl", &users(1..2));
+    let pool = Pool::new(cognito.clone(), &pool_id, 1_000.0);
+    let (_, entries) = run(&app, &pool, &input, options(&app)).await;
+    let user = entries[0].sub.clone().unwrap();
+    ddb::client()
+        .update_item()
+        .table_name(&app.store.config().table_name)
+        .set_key(Some(keys::profile_key(&user)))
+        .update_expression("REMOVE importKey")
+        .send()
+        .await
+        .unwrap();
+    let (again, _) = run(&app, &pool, &input, options(&app)).await;
+    assert_eq!(again.existing, 1);
+    app.delete_account(user.as_str(), "*").await.assert_status(204);
+    cognito
+        .admin_delete_user()
+        .user_pool_id(&pool_id)
+        .username(user.as_str())
+        .send()
+        .await
+        .unwrap();
+    let (after, entries) = run(&app, &pool, &input, options(&app)).await;
+    assert_eq!((after.created, codes(&entries)), (0, BTreeMap::from([(1, "ERASED")])));
+    app.assert_invariants().await;
+}
+
 /// Answers two AdminCreateUser calls of every three as Cognito over its quota
 /// does, without reaching moto (which gets a harmless ListUserPools instead).
 #[derive(Debug, Clone)]
@@ -546,6 +671,7 @@ fn command(app: &TestApp, moto: &Moto, pool_id: &str, args: &[&str]) -> Command 
         .envs(integration_tests::local_aws::vars())
         .env("TABLE_NAME", &app.store.config().table_name)
         .env("USER_POOL_ID", pool_id)
+        .env(user_service::secrets::DEV_KEY_VAR, ddb::TEST_KEY)
         .env("AWS_ENDPOINT_URL_DYNAMODB", ddb::endpoint())
         .env("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", &moto.endpoint)
         .stdin(Stdio::null())

@@ -286,8 +286,8 @@ impl System {
                 Ok(Value::Flag(free))
             }
             Transition::IsOwned { addr } => {
-                let owned = block_on(store.is_owned(&self.spell(addr, Spelling::Lower))).map_err(fail)?;
-                Ok(Value::Flag(owned))
+                let holder = block_on(store.verified_holder(&self.spell(addr, Spelling::Lower))).map_err(fail)?;
+                Ok(Value::Flag(holder.is_some()))
             }
             Transition::FindByEmail { addr, spelling } => {
                 let a = block_on(store.find_by_email(&self.spell(addr, spelling))).map_err(fail)?;
@@ -371,7 +371,7 @@ impl System {
                         None => panic!("a counter of no user or address of the case"),
                     }
                 }
-                ItemKind::Reconcile | ItemKind::LegacyPassword | ItemKind::Unknown => {
+                ItemKind::Reconcile | ItemKind::LegacyPassword | ItemKind::ErasedImport | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }
             }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use user_service::domain::UserStatus;
-use user_service::store::items::{ClaimItem, EmailItem, LegacyPasswordItem, ProfileItem};
+use user_service::store::items::{ClaimItem, EmailItem, ErasedImportItem, LegacyPasswordItem, ProfileItem};
 use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
 
@@ -102,6 +102,18 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
                 Err(e) => out.push(format!("legacy password {pk} does not parse: {e}")),
             },
+            ItemKind::ErasedImport => {
+                // What an erasure keeps: the import key (in the key) and a time, nothing else.
+                let attributes: std::collections::BTreeSet<&str> = item.keys().map(String::as_str).collect();
+                let expected: std::collections::BTreeSet<&str> =
+                    [keys::PK, keys::SK, "entityType", "erasedAt"].into_iter().collect();
+                if attributes != expected || format!("{item:?}").contains('@') {
+                    out.push(format!("erased import {pk} holds more than its key: {attributes:?}"));
+                }
+                if let Err(e) = serde_dynamo::from_item::<_, ErasedImportItem>(item) {
+                    out.push(format!("erased import {pk} does not parse: {e}"));
+                }
+            }
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }

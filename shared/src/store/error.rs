@@ -222,6 +222,10 @@ pub enum StoreError {
     /// Another reconcile run took the lease over: this one writes nothing more.
     #[error("another reconcile run holds the lease")]
     Superseded,
+    /// The person an import line names was erased since the line was first
+    /// imported: the import never creates them again.
+    #[error("the imported account was erased since")]
+    ErasedBefore,
     /// `If-Match: *` found no current profile to match.
     #[error("there is no profile for the precondition to match")]
     NothingToMatch,

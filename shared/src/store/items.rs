@@ -28,6 +28,21 @@ pub enum EntityType {
     RateLimit,
     /// A pending user's legacy password hash (`PASSWORD#…`, `LEGACY`).
     LegacyPassword,
+    /// An imported account erased since (`ERASED#…`, `IMPORT`): its import
+    /// key alone, so no re-run of the import brings the person back.
+    ErasedImport,
+}
+
+/// What an erasure keeps of an imported account (`ERASED#<importKey>`,
+/// `IMPORT`): the keyed name of the line's person, in its key, and when. No
+/// address, name, phone or id: only the import can match it, with the key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErasedImportItem {
+    /// Always `ErasedImport`.
+    pub entity_type: EntityType,
+    /// When the account was erased.
+    pub erased_at: Timestamp,
 }
 
 /// A pending user's legacy password hash, apart from the profile: written by
@@ -95,6 +110,11 @@ pub struct ProfileItem {
     /// asked the stream consumer, Cognito's one writer, to apply the primary again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_requested_at: Option<Timestamp>,
+    /// An imported user's import key: their erasure keeps it (and nothing
+    /// else) as an `ErasedImport` item, so no re-run of the import recreates
+    /// them. Removed from the profile by the erasure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_key: Option<crate::domain::ImportKey>,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -184,6 +204,7 @@ impl ProfileItem {
             // The confirmed sign-up's address is Cognito's own.
             cognito_email: Some(user.email.clone()),
             sync_requested_at: None,
+            import_key: None,
         }
     }
 
@@ -451,6 +472,7 @@ impl UserItems {
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
                 | keys::ItemKind::LegacyPassword
+                | keys::ItemKind::ErasedImport
                 | keys::ItemKind::Unknown => {}
             }
         }
@@ -498,6 +520,7 @@ mod tests {
         let gone = ProfileItem {
             gone_from_cognito: true,
             sync_requested_at: Some(now),
+            import_key: Some(crate::domain::ImportKey::parse(&"0f".repeat(16)).unwrap()),
             ..profile.clone()
         };
         assert!(

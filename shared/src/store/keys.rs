@@ -96,6 +96,7 @@ pub mod attr {
         SYNC_REQUESTED_AT = "syncRequestedAt",
         PASSWORD_HASH = "passwordHash",
         WRONG_PASSWORDS = "wrongPasswords",
+        IMPORT_KEY = "importKey",
     );
 }
 
@@ -110,6 +111,8 @@ pub mod reconcile_attr {
     pub const LEASE_UNTIL: &str = "leaseUntil";
     /// A snapshot chunk's subs, 16 bytes each.
     pub const SUBS: &str = "subs";
+    /// A partition's progress: which of its snapshot's subs Cognito listed, a bit each.
+    pub const LISTED: &str = "listed";
     /// Requests for a pass at once, counted on the checkpoint item with no lease.
     pub const PASS_REQUESTS: &str = "passRequests";
 }
@@ -131,6 +134,8 @@ const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 const LEGACY_PASSWORD_PREFIX: &str = "PASSWORD#";
 const LEGACY_PASSWORD_SK: &str = "LEGACY";
+const ERASED_PREFIX: &str = "ERASED#";
+const ERASED_IMPORT_SK: &str = "IMPORT";
 
 /// `SK` prefix shared by every email record of a user.
 pub const EMAIL_SK_PREFIX: &str = EMAIL_PREFIX;
@@ -324,6 +329,7 @@ const RECONCILE_PK: &str = "RECONCILE";
 const CHECKPOINT_SK: &str = "CHECKPOINT";
 const PASS_PREFIX: &str = "RECONCILE#PASS#";
 const LIVE_SK_PREFIX: &str = "LIVE#";
+const PARTITION_SK_PREFIX: &str = "PARTITION#";
 const DELETED_SK_PREFIX: &str = "DELETED#";
 
 fn snapshot_label(snapshot: Snapshot) -> &'static str {
@@ -369,6 +375,22 @@ pub fn snapshot_chunk_key(pass: &str, snapshot: Snapshot, bucket: &str, segment:
     )
 }
 
+/// Key of what the erasure of an imported account keeps: its import key, in
+/// the key alone.
+pub fn erased_import_key(import_key: &crate::domain::ImportKey) -> Item {
+    key(
+        format!("{ERASED_PREFIX}{}", import_key.as_str()),
+        ERASED_IMPORT_SK.to_owned(),
+    )
+}
+
+/// Key of a partition's progress between runs in one pass (its prefix, `""`
+/// for the one partition of a small pool): beside the pass's snapshot, and
+/// removed by TTL with it.
+pub fn partition_progress_key(pass: &str, prefix: &str) -> Item {
+    key(snapshot_pk(pass), format!("{PARTITION_SK_PREFIX}{prefix}"))
+}
+
 /// What kind of item a stored key addresses, told from the key alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ItemKind {
@@ -384,6 +406,8 @@ pub enum ItemKind {
     Reconcile,
     /// A pending user's legacy password hash (`PASSWORD#…`, `LEGACY`).
     LegacyPassword,
+    /// What an erasure keeps of an imported account (`ERASED#…`, `IMPORT`): its import key alone.
+    ErasedImport,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -397,6 +421,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,
         _ if pk.starts_with(LEGACY_PASSWORD_PREFIX) && sk == LEGACY_PASSWORD_SK => ItemKind::LegacyPassword,
+        _ if pk.starts_with(ERASED_PREFIX) && sk == ERASED_IMPORT_SK => ItemKind::ErasedImport,
         _ => ItemKind::Unknown,
     }
 }
@@ -589,5 +614,7 @@ mod tests {
         assert_eq!(classify("LIMIT#USER#u", "WRONG_CODES"), ItemKind::Limit);
         assert_eq!(classify("LIMIT#ADDRESS#h", "CODES_ISSUED"), ItemKind::Limit);
         assert_eq!(classify("ORDER#1", "X"), ItemKind::Unknown);
+        let erased = erased_import_key(&crate::domain::ImportKey::parse(&"ab".repeat(16)).unwrap());
+        assert_eq!(classify(&s(&erased, PK), &s(&erased, SK)), ItemKind::ErasedImport);
     }
 }

@@ -50,8 +50,8 @@ pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
-    Adopted, BATCH_GET_KEYS, ChunkAt, Filed, MAX_WRONG_PASSWORDS, Moved, PendingUser, RecordPage, ScanPage,
-    ScannedProfile, ScannedRecord, SignInSettled, SignInView, StatusSet, UnlistedPage, UnlistedProfile,
+    Adopted, BATCH_GET_KEYS, ChunkAt, Filed, MAX_WRONG_PASSWORDS, Moved, PasswordSlot, PendingUser, RecordPage,
+    ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView, Slot, StatusSet, UnlistedPage, UnlistedProfile,
     password_admitted,
 };
 use plan::{Rejection, TxPlan};

@@ -2,11 +2,11 @@
 //! conditions carry every invariant.
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{Account, Email, EmailAddress, EmailId, Profile, Timestamp, UserId, UserStatus};
+use crate::domain::{Account, Email, EmailAddress, EmailId, ImportKey, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
 use super::expr::and;
-use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem};
+use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem, attr};
 use super::limits::{self, Counter, Seen};
 use super::ops::visible;
 use super::{Store, StoreError, query_all};
@@ -86,11 +86,96 @@ impl Store {
         Ok(self.claims(email).await?.iter().all(|c| !c.is_live(now)))
     }
 
-    /// Whether an owner verified the address. An unverified claim never
-    /// blocks a sign-up (the confirmed sign-up takes it over), so no one can
-    /// squat an address they cannot verify.
-    pub async fn is_owned(&self, email: &EmailAddress) -> Result<bool, StoreError> {
-        Ok(self.claims(email).await?.iter().any(|c| c.expires_at.is_none()))
+    /// The user who verified the address (its claim by any form), if anyone.
+    /// Never a yes or no: whoever decides about a user from it must tell that
+    /// user's own claim from another's. An unverified claim is nobody's here:
+    /// it never blocks a sign-up (the confirmed sign-up takes it over), so no
+    /// one can squat an address they cannot verify.
+    pub async fn verified_holder(&self, email: &EmailAddress) -> Result<Option<UserId>, StoreError> {
+        Ok(self
+            .claims(email)
+            .await?
+            .into_iter()
+            .find(|c| c.expires_at.is_none())
+            .map(|c| c.user_id))
+    }
+
+    /// The import key of a person whose primary address is `primary`: the
+    /// keyed hash of its canonical form under this deployment's policy.
+    pub fn import_key(&self, primary: &EmailAddress) -> Result<ImportKey, StoreError> {
+        Ok(self.key()?.import_key(&self.policy.canonical(primary)))
+    }
+
+    /// Whether an account imported under `import_key` was erased since.
+    pub async fn erased_import(&self, import_key: &ImportKey) -> Result<bool, StoreError> {
+        Ok(self.get(keys::erased_import_key(import_key)).await?.is_some())
+    }
+
+    /// Records the import key of an account imported before the key was kept,
+    /// when a re-run finds it: from then on its erasure is remembered. A
+    /// deleted profile is left as it is (its erasure kept nothing).
+    pub async fn record_import_key(&self, user: &UserId, import_key: &ImportKey) -> Result<(), StoreError> {
+        let mut x = super::expr::Expr::default();
+        let name = x.name(attr::IMPORT_KEY);
+        let value = x.value(attr::IMPORT_KEY, import_key.as_str());
+        let update = super::expr::Update::default().set(format!("{name} = if_not_exists({name}, {value})"));
+        let condition = and([x.exists(keys::PK), x.ne(attr::STATUS, UserStatus::Deleted)]);
+        let request = self
+            .client
+            .update_item()
+            .table_name(&self.config.table_name)
+            .set_key(Some(keys::profile_key(user)))
+            .update_expression(update.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match super::retry::send_by_deadline!(&self.client, request) {
+            Ok(_) => Ok(()),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(())
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Every live claim on `email` (by any form): its holder, and whether
+    /// the holder verified it. A lapsed unverified claim is nobody's.
+    pub async fn claim_holders(&self, email: &EmailAddress, now: Timestamp) -> Result<Vec<(UserId, bool)>, StoreError> {
+        Ok(self
+            .claims(email)
+            .await?
+            .into_iter()
+            .filter(|c| c.is_live(now))
+            .map(|c| (c.user_id, c.expires_at.is_none()))
+            .collect())
+    }
+
+    /// The user an import line describes, when an earlier run of it made
+    /// them (they may have migrated, or changed their addresses since): the
+    /// verified holder of the line's primary whose profile records the line's
+    /// import key. A profile that records none (a sign-up, or an import from
+    /// before keys were kept) is never taken for the line's person.
+    pub async fn line_holder(
+        &self,
+        primary: &EmailAddress,
+        import_key: &ImportKey,
+    ) -> Result<Option<UserId>, StoreError> {
+        let Some(holder) = self.verified_holder(primary).await? else {
+            return Ok(None);
+        };
+        let profile: Option<ProfileItem> = self
+            .get(keys::profile_key(&holder))
+            .await?
+            .map(items::from_item)
+            .transpose()?;
+        let theirs =
+            profile.is_some_and(|p| p.status != UserStatus::Deleted && p.import_key.as_ref() == Some(import_key));
+        Ok(theirs.then_some(holder))
     }
 
     /// Whether the address is the one its verified owner signs in with in

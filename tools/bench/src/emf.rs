@@ -144,7 +144,9 @@ fn counted_by(metric: Metric) -> &'static [&'static str] {
         Metric::AdminLookups => &["find-user-by-email", "list-users"],
         Metric::AdminStatusChanges => &["set-user-status"],
         Metric::AdminActionsRefused => &["find-user-by-email", "list-users", "set-user-status"],
-        Metric::MigrationsStarted | Metric::WrongLegacyPasswords => &["migrate-user"],
+        Metric::MigrationsStarted | Metric::MigrationsByPasswordReset | Metric::WrongLegacyPasswords => {
+            &["migrate-user"]
+        }
         // The pending account moves at the migrated user's first appearance (`cognito::create`).
         Metric::UsersMigrated => &["post-authentication", "post-confirmation"],
         _ => &[],

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use futures::StreamExt;
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
-use user_service::domain::{Timestamp, UserId, UserStatus};
+use user_service::domain::{EmailAddress, ImportKey, Timestamp, UserId, UserStatus};
 use user_service::import::{LineCode, LineError, UserLine, parse_line};
 use user_service::legacy_password::{self, CostLimits};
 use user_service::store::{Created, Store, StoreError};
@@ -332,28 +332,48 @@ fn failed(line: u64, error: LineError) -> Entry {
     }
 }
 
-/// A dry run's look at the table: an address another user holds in a way
-/// the import would not take over (a verified claim; for an unverified
-/// address, any live claim).
+/// A dry run's look at the table: a person erased since an earlier import,
+/// and an address another user holds in a way the import would not take over
+/// (a verified claim; for an unverified address, any live claim). The line's
+/// own person (imported before: the verified holder of its primary, which a
+/// real run finds `existing`) holds nothing against it.
 async fn check_table(target: &Target<'_>, line: u64, parsed: &UserLine, now: Timestamp) -> Entry {
+    match checked_table(target, parsed, now).await {
+        Ok(None) => Entry {
+            line,
+            sub: None,
+            outcome: Outcome::Valid,
+            error: None,
+        },
+        Ok(Some(error)) => failed(line, error),
+        Err(_) => failed(line, LineError::new(LineCode::Unavailable)),
+    }
+}
+
+async fn checked_table(
+    target: &Target<'_>,
+    parsed: &UserLine,
+    now: Timestamp,
+) -> Result<Option<LineError>, StoreError> {
+    let Some(primary) = parsed.primary() else {
+        return Ok(Some(LineError::at(LineCode::NoPrimary, "emails")));
+    };
+    let store = target.store;
+    let import_key = store.import_key(&primary.address)?;
+    if store.erased_import(&import_key).await? {
+        return Ok(Some(LineError::at(LineCode::Erased, "emails")));
+    }
+    let own = store.line_holder(&primary.address, &import_key).await?;
     for (at, email) in parsed.emails.iter().enumerate() {
-        let taken = if email.verified {
-            target.store.is_owned(&email.address).await
-        } else {
-            target.store.is_available(&email.address, now).await.map(|free| !free)
-        };
-        match taken {
-            Ok(false) => {}
-            Ok(true) => return failed(line, LineError::at_email(LineCode::AddressOwned, at)),
-            Err(_) => return failed(line, LineError::new(LineCode::Unavailable)),
+        let holders = store.claim_holders(&email.address, now).await?;
+        let taken = holders
+            .iter()
+            .any(|(holder, verified)| Some(holder) != own.as_ref() && (*verified || !email.verified));
+        if taken {
+            return Ok(Some(LineError::at_email(LineCode::AddressOwned, at)));
         }
     }
-    Entry {
-        line,
-        sub: None,
-        outcome: Outcome::Valid,
-        error: None,
-    }
+    Ok(None)
 }
 
 /// One line: Cognito's user (created, or found), confirmed with a password
@@ -364,6 +384,10 @@ async fn check_table(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
 async fn import_line(target: &Target<'_>, line: u64, parsed: &UserLine, now: Timestamp) -> Entry {
     let Some(primary) = parsed.primary() else {
         return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
+    };
+    let import_key = match unerased(target, &primary.address).await {
+        Ok(import_key) => import_key,
+        Err(error) => return failed(line, error),
     };
     let (user, created, password) = match target.pool.create(&primary.address).await {
         Ok(Creation::Created(user)) => (user, true, true),
@@ -380,9 +404,10 @@ async fn import_line(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
     {
         return failed(line, cognito_failure(&err));
     }
-    let Some(account) = parsed.account(user.clone(), now) else {
+    let Some(mut account) = parsed.account(user.clone(), now) else {
         return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
     };
+    account.import_key = Some(import_key.clone());
     let error = match target.store.create_account(&account, now).await {
         Ok(Created::New) => {
             return Entry {
@@ -392,14 +417,8 @@ async fn import_line(target: &Target<'_>, line: u64, parsed: &UserLine, now: Tim
                 error: None,
             };
         }
-        Ok(Created::Existing) => {
-            return Entry {
-                line,
-                sub: Some(user),
-                outcome: Outcome::Existing,
-                error: None,
-            };
-        }
+        Ok(Created::Existing) => return existing(target, line, user, &import_key).await,
+        Err(StoreError::ErasedBefore) => LineError::at(LineCode::Erased, "emails"),
         Err(StoreError::EmailTaken | StoreError::AlreadyAdded) => LineError::at(LineCode::AddressOwned, "emails"),
         Err(StoreError::LimitReached) => LineError::at(LineCode::TooManyEmails, "emails"),
         // Throttled, unavailable, contended: a re-run completes it.
@@ -420,26 +439,57 @@ async fn import_pending(target: &Target<'_>, line: u64, parsed: &UserLine, now: 
     let Some(password) = &parsed.password else {
         return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
     };
-    let Some(account) = parsed.account(UserId::new_pending(), now) else {
+    let Some(mut account) = parsed.account(UserId::new_pending(), now) else {
         return failed(line, LineError::at(LineCode::NoPrimary, "emails"));
     };
+    let import_key = match unerased(target, &account.user.email).await {
+        Ok(import_key) => import_key,
+        Err(error) => return failed(line, error),
+    };
+    account.import_key = Some(import_key.clone());
     let error = match target.store.create_pending_account(&account, password, now).await {
-        Ok((user, created)) => {
+        Ok((user, Created::New)) => {
             return Entry {
                 line,
                 sub: Some(user),
-                outcome: match created {
-                    Created::New => Outcome::Created,
-                    Created::Existing => Outcome::Existing,
-                },
+                outcome: Outcome::Created,
                 error: None,
             };
         }
+        Ok((user, Created::Existing)) => return existing(target, line, user, &import_key).await,
+        Err(StoreError::ErasedBefore) => LineError::at(LineCode::Erased, "emails"),
         Err(StoreError::EmailTaken | StoreError::AlreadyAdded) => LineError::at(LineCode::AddressOwned, "emails"),
         Err(StoreError::LimitReached) => LineError::at(LineCode::TooManyEmails, "emails"),
         Err(_) => LineError::new(LineCode::Unavailable),
     };
     failed(line, error)
+}
+
+/// The line's import key, once the table confirms its person was not erased
+/// since an earlier import (the write checks it again, in the same transaction).
+async fn unerased(target: &Target<'_>, primary: &EmailAddress) -> Result<ImportKey, LineError> {
+    let unavailable = |_| LineError::new(LineCode::Unavailable);
+    let import_key = target.store.import_key(primary).map_err(unavailable)?;
+    match target.store.erased_import(&import_key).await {
+        Ok(false) => Ok(import_key),
+        Ok(true) => Err(LineError::at(LineCode::Erased, "emails")),
+        Err(err) => Err(unavailable(err)),
+    }
+}
+
+/// A line imported before: its profile records the import key from now on
+/// (one imported before keys were kept gets it here), so its erasure is
+/// remembered.
+async fn existing(target: &Target<'_>, line: u64, user: UserId, import_key: &ImportKey) -> Entry {
+    if target.store.record_import_key(&user, import_key).await.is_err() {
+        return failed(line, LineError::new(LineCode::Unavailable));
+    }
+    Entry {
+        line,
+        sub: Some(user),
+        outcome: Outcome::Existing,
+        error: None,
+    }
 }
 
 fn cognito_failure(err: &CallError) -> LineError {

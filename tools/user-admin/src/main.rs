@@ -124,6 +124,12 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.task {
         Task::Import(args) => {
             let (store, sdk) = store(&args.table).await?;
+            // The service's key names each line's person by a keyed hash: what
+            // an erasure keeps, so that no re-run brings an erased person back.
+            let key = user_service::secrets::verification_key(|name| std::env::var(name).ok(), &sdk)
+                .await
+                .map_err(|e| e.to_string())?;
+            let store = store.with_key(key);
             let pool = Pool::new(
                 aws_sdk_cognitoidentityprovider::Client::new(&sdk),
                 args.user_pool_id,

@@ -467,6 +467,33 @@ fn function_alarm(function: &Function, alarm: Alarm) -> AlarmDef {
                 7,
             )
         },
+        Alarm::PasswordResetMigrations => AlarmDef {
+            comment: &[
+                "A forgot-password for a pending user's address migrates them at once:",
+                "Cognito creates the user, RESET_REQUIRED, and the legacy password",
+                "stops working. Anyone who knows an address can start one, so a burst",
+                "is someone walking a list of addresses (docs/migration.md).",
+            ],
+            ..def(
+                "PasswordResetMigrations",
+                "password-reset-migrations",
+                format!(
+                    "More than ${{MigrationResetAlarmThreshold}} pending users of ${{{id}Function}} were migrated by a forgot-password in five minutes."
+                ),
+                Rule::Threshold {
+                    metric: single(
+                        &format!("!Sub {METRICS_NAMESPACE}"),
+                        metrics::Metric::MigrationsByPasswordReset.name(),
+                        vec![(metrics::DIMENSION, format!("!Ref {id}Function"))],
+                        "Sum",
+                    ),
+                    threshold: "!Ref MigrationResetAlarmThreshold".to_owned(),
+                    comparison: "GreaterThanThreshold",
+                },
+                1,
+                1,
+            )
+        },
         Alarm::FailedRecords => AlarmDef {
             always: true,
             ..def(
@@ -631,6 +658,7 @@ mod tests {
             Alarm::IteratorAge => "IteratorAge",
             Alarm::FailedRecords => "Failures",
             Alarm::PassOverdue => "PassOverdue",
+            Alarm::PasswordResetMigrations => "PasswordResetMigrations",
         }
     }
 

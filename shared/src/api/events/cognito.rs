@@ -1,7 +1,6 @@
 //! What the two Cognito triggers share: how they log and how they refuse.
 
 use std::future::Future;
-use std::time::Duration;
 
 use lambda_runtime::{Context, Diagnostic};
 use tracing::Instrument;
@@ -13,14 +12,12 @@ use crate::deadline;
 use crate::domain::{EmailAddress, NewUser, PersonName, Phone, UserId};
 use crate::store::Adopted;
 
-/// Cognito waits this long for a trigger, whatever the function's timeout.
-pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
-
 /// Runs a trigger's work in a span carrying the request id and the user's `sub`
-/// (like the HTTP handlers'), with retries bounded so it answers within Cognito's 5 s.
-pub async fn run<F: Future>(context: &Context, sub: &str, work: F) -> F::Output {
+/// (like the HTTP handlers'), with retries bounded so it answers within the
+/// time Cognito waits (`App::trigger_wait`, 5 s).
+pub async fn run<F: Future>(app: &crate::app::App, context: &Context, sub: &str, work: F) -> F::Output {
     let span = tracing::info_span!("trigger", request_id = %context.request_id, sub = %sub);
-    let deadline = deadline::from_lambda(context.deadline, Some(COGNITO_WAITS));
+    let deadline = deadline::from_lambda(context.deadline, Some(app.trigger_wait));
     deadline::within(deadline, work.instrument(span)).await
 }
 
@@ -100,12 +97,24 @@ pub async fn create(
         }
         Ok(crate::store::Created::Existing) => tracing::info!("user exists already; repeated delivery"),
         Err(StoreError::EmailTaken) => {
-            return match adopt(app, user).await? {
-                Adopted::NoPending => {
+            if adopt(app, user).await? != Adopted::NoPending {
+                return Ok(());
+            }
+            // Closed only for another account's verified claim: an unverified
+            // one not yet moved to the policy's new form blocks for a while,
+            // and never costs the sign-up.
+            return match app.store.verified_holder(&user.email).await {
+                Ok(Some(holder)) if holder != user.user_id => {
                     close_sign_up(app, pool_id, &user.user_id).await;
                     Err(refuse("EMAIL_TAKEN", SIGN_UP_CLOSED))
                 }
-                _ => Ok(()),
+                Ok(_) => {
+                    tracing::warn!(
+                        "sign-up waits: an unverified claim under the previous address policy holds the address"
+                    );
+                    Err(refuse("SERVICE_UNAVAILABLE", "Please try again in a moment."))
+                }
+                Err(err) => Err(store_failure(err)),
             };
         }
         Err(err) => return Err(store_failure(err)),

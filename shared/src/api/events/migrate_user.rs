@@ -21,9 +21,9 @@ use serde_json::{Value, json};
 
 use super::cognito;
 use crate::app::App;
-use crate::domain::EmailAddress;
+use crate::domain::{EmailAddress, UserId};
 use crate::legacy_password::{self, CostLimits, Unusable};
-use crate::store::{MAX_WRONG_PASSWORDS, PendingUser, password_admitted};
+use crate::store::{MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 
 /// The Lambda entry point of Cognito UserMigration: the event with its
 /// `response` filled in, or a refusal whose message starts with a stable code.
@@ -35,7 +35,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
     let user_name = header.user_name.clone().unwrap_or_default();
     let password = parsed.cognito_event_user_pools_migrate_user_request.password;
     // No sub yet: the span names none, and the pending id is logged once found.
-    let response = Box::pin(cognito::run(&event.context, "", async {
+    let response = Box::pin(cognito::run(app, &event.context, "", async {
         migrate(app, source, &user_name, password).await
     }))
     .await?;
@@ -63,7 +63,9 @@ async fn migrate(
     }
     match source {
         Some(Source::ForgotPassword) => {
-            crate::metrics::count(crate::metrics::Metric::MigrationsStarted);
+            // Counted apart: anyone who knows the address can start one, and
+            // it ends the legacy password (docs/migration.md#forgot-password-anyone-can-end-a-legacy-password).
+            crate::metrics::count(crate::metrics::Metric::MigrationsByPasswordReset);
             tracing::info!(pending = %pending_id, "migrating without a password: Cognito sends a reset code");
             Ok(response(&pending, false))
         }
@@ -91,39 +93,65 @@ async fn check_password(app: &App, pending: &PendingUser, password: String) -> R
         ));
     };
     let now = app.clock.now();
+    // A window full as read is refused with no write at all.
     if let Err(retry_after_secs) = password_admitted(&legacy, now) {
-        tracing::info!(
-            retry_after_secs,
-            limit = MAX_WRONG_PASSWORDS,
-            "too many wrong passwords"
-        );
-        return Err(cognito::refuse(
-            "TOO_MANY_ATTEMPTS",
-            "Too many wrong passwords. Reset your password, or try again later.",
-        ));
+        return Err(too_many_attempts(retry_after_secs));
     }
+    // The slot is taken before the hash is checked, in a conditional write:
+    // concurrent guesses that all read a list with room cannot all get through.
+    let slot = match app.store.take_password_slot(&legacy.user_id, now).await {
+        Ok(PasswordSlot::Taken(slot)) => slot,
+        Ok(PasswordSlot::Full(retry_after_secs)) => return Err(too_many_attempts(retry_after_secs)),
+        // Migrated or erased since it was read.
+        Ok(PasswordSlot::Gone) => return Err(no_such_user()),
+        Err(err) => return Err(cognito::store_failure(err)),
+    };
     let hash = legacy.password_hash.clone();
     // The hash is CPU work of up to a second: off the runtime's thread.
     let verified = tokio::task::spawn_blocking(move || legacy_password::verify(&hash, &password, &CostLimits::TRIGGER))
         .await
         .map_err(|_| cognito::refuse("SERVICE_UNAVAILABLE", "Please try again in a moment."))?;
+    // The slot's count of checks is what the limit holds; this says one ran.
+    tracing::info!(matched = matches!(verified, Ok(true)), "legacy password checked");
     match verified {
-        Ok(true) => Ok(()),
+        Ok(true) => {
+            give_back(app, &legacy.user_id, slot).await;
+            Ok(())
+        }
         Ok(false) => {
+            // The slot stays taken: it counts this wrong password.
             crate::metrics::count(crate::metrics::Metric::WrongLegacyPasswords);
-            if let Err(err) = app.store.count_wrong_password(&legacy, now).await {
-                // Counting failed: the sign-in is refused all the same.
-                tracing::error!(cause = %crate::error::chain(&err), "wrong password not counted");
-            }
             Err(cognito::refuse("INCORRECT_PASSWORD", "Incorrect username or password."))
         }
         Err(unusable @ (Unusable::TooCostly | Unusable::Malformed)) => {
+            give_back(app, &legacy.user_id, slot).await;
             tracing::error!(reason = %unusable, "legacy hash unusable at sign-in; the user must reset");
             Err(cognito::refuse(
                 "PASSWORD_RESET_REQUIRED",
                 "Reset your password to sign in for the first time.",
             ))
         }
+    }
+}
+
+/// The refusal once the window's slots are all taken.
+fn too_many_attempts(retry_after_secs: u64) -> Diagnostic {
+    tracing::info!(
+        retry_after_secs,
+        limit = MAX_WRONG_PASSWORDS,
+        "too many wrong passwords"
+    );
+    cognito::refuse(
+        "TOO_MANY_ATTEMPTS",
+        "Too many wrong passwords. Reset your password, or try again later.",
+    )
+}
+
+/// Returns a slot that counted no wrong password. A failure only leaves it
+/// counted until the window moves on: the sign-in goes ahead all the same.
+async fn give_back(app: &App, pending: &UserId, slot: Slot) {
+    if let Err(err) = app.store.give_back_password_slot(pending, slot).await {
+        tracing::warn!(cause = %crate::error::chain(&err), "a password check's slot was not given back");
     }
 }
 

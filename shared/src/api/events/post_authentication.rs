@@ -28,7 +28,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .cloned()
         .unwrap_or_default();
     let pool_id = parsed.cognito_event_user_pools_header.user_pool_id.as_deref();
-    Box::pin(cognito::run(&event.context, &sub, async {
+    Box::pin(cognito::run(app, &event.context, &sub, async {
         let user_id =
             UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
         match app.store.profile_status(&user_id).await {

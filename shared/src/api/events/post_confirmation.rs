@@ -33,7 +33,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .cloned()
         .unwrap_or_default();
     let pool_id = header.user_pool_id.as_deref();
-    Box::pin(cognito::run(&event.context, &sub, async {
+    Box::pin(cognito::run(app, &event.context, &sub, async {
         let Some(user) = cognito::confirmed_user(&sub, attributes)? else {
             tracing::info!("address not verified by Cognito; the profile waits for a sign-in");
             return Ok(());

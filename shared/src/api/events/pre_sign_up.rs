@@ -27,7 +27,7 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
         .user_name
         .clone()
         .unwrap_or_default();
-    Box::pin(cognito::run(&event.context, &sub, async {
+    Box::pin(cognito::run(app, &event.context, &sub, async {
         let Some(raw) = parsed.request.user_attributes.get("email") else {
             // Nothing to check: Cognito itself requires the address where the pool does.
             return Ok(());

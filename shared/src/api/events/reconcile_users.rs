@@ -13,7 +13,8 @@
 //!   one when the last started `RECONCILE_INTERVAL_HOURS` ago, and stops
 //!   before its deadline. One run at a time holds the checkpoint's lease.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
@@ -27,7 +28,10 @@ use crate::deadline;
 use crate::domain::{EmailAddress, Timestamp, UserId};
 use crate::identity::{IdentityError, UserPool};
 use crate::metrics::{self, Metric};
-use crate::reconcile::{self, Checkpoint, OutOfTime, Pace, Pass, PassSummary, Phase, Segment, Sub, Tally};
+use crate::reconcile::{
+    self, Checkpoint, OutOfTime, Pace, PartitionProgress, PartitionSnapshot, Pass, PassSummary, Phase, Segment, Sub,
+    Tally, Unknown,
+};
 use crate::store::{Deleter, SignInSettled, Store, StoreError};
 
 /// The detail type of a CloudTrail record EventBridge delivers.
@@ -211,18 +215,17 @@ impl Run<'_> {
             }
         };
         pass.tally.runs += 1;
-        // Only a run that had its whole time for partitions may split them.
-        let whole_run = matches!(pass.phase, Phase::Cognito { .. });
         let reserve = deadline::current_deadline().map_or(RESERVE, |d| {
             let left = deadline::left(d);
             (left / 4).clamp(MIN_RESERVE.min(left / 2), RESERVE)
         });
-        let latest = deadline::current_deadline().map(|d| d.checked_sub(reserve).unwrap_or(d));
-        // Half the reserve for the snapshot's buffers, half for the checkpoint.
-        let flush_by = deadline::current_deadline().map(|d| d.checked_sub(reserve / 2).unwrap_or(d));
-        let outcome = self
-            .advance(&mut checkpoint, &mut pass, latest, flush_by, whole_run)
-            .await;
+        // Half the reserve for the snapshot's buffers and partitions' progress, half for the checkpoint.
+        let limit = Limit {
+            latest: deadline::current_deadline().map(|d| d.checked_sub(reserve).unwrap_or(d)),
+            flush_by: deadline::current_deadline().map(|d| d.checked_sub(reserve / 2).unwrap_or(d)),
+            list_calls_left: self.config().list_calls_per_run.map(AtomicU32::new),
+        };
+        let outcome = self.advance(&mut checkpoint, &mut pass, &limit).await;
         let failed = pass.tally.failed;
         let answer = if pass.is_complete() {
             let summary = PassSummary {
@@ -288,18 +291,11 @@ impl Run<'_> {
 
     /// Runs the pass's phases until it is complete or the run's time is up,
     /// writing the checkpoint as it goes.
-    async fn advance(
-        &self,
-        checkpoint: &mut Checkpoint,
-        pass: &mut Pass,
-        latest: Option<Instant>,
-        flush_by: Option<Instant>,
-        whole_run: bool,
-    ) -> Result<(), RunError> {
+    async fn advance(&self, checkpoint: &mut Checkpoint, pass: &mut Pass, limit: &Limit) -> Result<(), RunError> {
         loop {
             let step = match &pass.phase {
-                Phase::Table { .. } => self.scan_table(pass, latest, flush_by).await?,
-                Phase::Cognito { .. } => self.list_cognito(checkpoint, pass, latest, whole_run).await?,
+                Phase::Table { .. } => self.scan_table(pass, limit.latest, limit.flush_by).await?,
+                Phase::Cognito { .. } => self.list_cognito(checkpoint, pass, limit).await?,
             };
             if matches!(step, Step::OutOfTime) || pass.is_complete() {
                 return Ok(());
@@ -480,13 +476,13 @@ impl Run<'_> {
     }
 
     /// Phase two: partitions in order, a few at once; the checkpoint moves past
-    /// each one done, in order.
+    /// each one done, in order. A partition the run stops inside keeps its
+    /// progress in an item of its own, so the next run goes on from there.
     async fn list_cognito(
         &self,
         checkpoint: &mut Checkpoint,
         pass: &mut Pass,
-        latest: Option<Instant>,
-        whole_run: bool,
+        limit: &Limit,
     ) -> Result<Step, RunError> {
         let Phase::Cognito { digits, next } = pass.phase else {
             return Ok(Step::Done);
@@ -507,19 +503,20 @@ impl Run<'_> {
             list_pace: &list_pace,
             read_pace: &read_pace,
             update_pace: &update_pace,
-            latest,
+            limit,
         };
         let at_once = usize::try_from(self.config().partitions_at_once).unwrap_or(1).max(1);
         let mut done = stream::iter(next..reconcile::partition_count(digits))
-            .map(|index| context.partition_in_time(index))
+            .map(|index| context.partition(index))
             .buffered(at_once);
         let mut step = Step::Done;
         let mut error = None;
-        let mut finished_one = false;
         while let Some(result) = done.next().await {
             match result {
+                // Past a partition the run stopped inside, the checkpoint
+                // stays: a partition finished after it says so in its progress.
+                Ok(Some(_)) if matches!(step, Step::OutOfTime) => {}
                 Ok(Some(tally)) => {
-                    finished_one = true;
                     add(&mut pass.tally, &tally);
                     if let Phase::Cognito { next, .. } = &mut pass.phase {
                         *next += 1;
@@ -532,25 +529,14 @@ impl Run<'_> {
                         break;
                     }
                 }
-                Ok(None) => {
-                    step = Step::OutOfTime;
-                    break;
-                }
+                // The partitions in flight stop by themselves and save their
+                // progress; those not started yet return at once.
+                Ok(None) => step = Step::OutOfTime,
                 Err(err) => {
                     error = Some(err);
                     break;
                 }
             }
-        }
-        // Partitions still in flight stop here; they are redone from their start.
-        drop(done);
-        if whole_run && matches!(step, Step::OutOfTime) && !finished_one && error.is_none() && pass.split() {
-            // Not one partition fit in the run: the next run gets them smaller.
-            tracing::warn!(phase = ?pass.phase, "no partition fit in one run; partitions split in sixteen");
-            checkpoint.pass = Some(pass.clone());
-            let saved = self.store().save_reconcile(&self.id, checkpoint, false).await;
-            checkpoint.pass = None;
-            saved?;
         }
         match error {
             Some(err) => Err(err),
@@ -572,6 +558,39 @@ fn unwritten(index: u32, err: &StoreError, before: Segment) -> (Segment, Tally, 
     (before, Tally::default(), false)
 }
 
+/// Where a run stops: at its work time (`latest`), or, for its next page,
+/// once it has made the ListUsers calls it may
+/// ([`ReconcileConfig::list_calls_per_run`], which tests set). What it has to
+/// save then is written by `flush_by`.
+struct Limit {
+    latest: Option<Instant>,
+    flush_by: Option<Instant>,
+    list_calls_left: Option<AtomicU32>,
+}
+
+impl Limit {
+    /// The run's work time is up.
+    fn out_of_time(&self) -> bool {
+        self.latest.is_some_and(|latest| Instant::now() >= latest)
+    }
+
+    /// Takes one ListUsers call of the run's budget; `false` when none is left.
+    fn take_list_call(&self) -> bool {
+        self.list_calls_left.as_ref().is_none_or(|left| {
+            left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+        })
+    }
+}
+
+/// How far a partition's work got in this run.
+enum Worked {
+    /// Every page listed and every candidate confirmed.
+    Done,
+    /// The run stopped inside it; its progress says where.
+    Cut,
+}
+
 /// What every partition of a run shares.
 struct Partitions<'a> {
     store: &'a Store,
@@ -583,94 +602,171 @@ struct Partitions<'a> {
     list_pace: &'a Pace,
     read_pace: &'a Pace,
     update_pace: &'a Pace,
-    latest: Option<Instant>,
+    limit: &'a Limit,
 }
 
 impl Partitions<'_> {
-    /// [`Partitions::partition`], every call of it cut to the run's work
-    /// time; a failure once that time is up is the run's end, not an error.
-    async fn partition_in_time(&self, index: u32) -> Result<Option<Tally>, RunError> {
-        match Box::pin(deadline::within(self.latest, self.partition(index))).await {
-            Err(_) if self.latest.is_some_and(|latest| Instant::now() >= latest) => Ok(None),
-            other => other,
+    /// One partition, from where an earlier run left it: `None` when this run
+    /// stopped inside it (its progress saved), else what the whole partition found.
+    async fn partition(&self, index: u32) -> Result<Option<Tally>, RunError> {
+        if self.limit.out_of_time() {
+            return Ok(None);
+        }
+        let prefix = reconcile::partition_prefix(index, self.digits);
+        let loaded = Box::pin(deadline::within(self.limit.latest, self.load(&prefix))).await;
+        let (snapshot, mut progress) = match loaded {
+            Ok(loaded) => loaded,
+            Err(_) if self.limit.out_of_time() => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        if progress.finished {
+            return Ok(Some(progress.tally));
+        }
+        let worked = Box::pin(deadline::within(
+            self.limit.latest,
+            self.work(&prefix, &snapshot, &mut progress),
+        ))
+        .await;
+        match worked {
+            Ok(Worked::Done) => {
+                progress.finished = true;
+                // Not saved: the next run does the candidates again, which changes nothing.
+                self.save(&prefix, &progress).await.ok();
+                Ok(Some(progress.tally))
+            }
+            Ok(Worked::Cut) => {
+                self.save(&prefix, &progress).await.ok();
+                Ok(None)
+            }
+            // A call cut by the run's end: what the pages before it did is kept.
+            Err(_) if self.limit.out_of_time() => {
+                self.save(&prefix, &progress).await.ok();
+                Ok(None)
+            }
+            Err(err) => {
+                // The listing stands (an implausible partition is not listed again).
+                self.save(&prefix, &progress).await.ok();
+                Err(err)
+            }
         }
     }
 
-    /// One partition: the snapshot's subs of its prefix, less those Cognito
-    /// lists, are confirmed gone one by one and erased. `None` when the run's
-    /// time ran out inside it.
-    async fn partition(&self, index: u32) -> Result<Option<Tally>, RunError> {
-        let prefix = reconcile::partition_prefix(index, self.digits);
-        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
-        if out_of_time() {
-            return Ok(None);
+    /// The partition's snapshot, and its progress (a new one when none was
+    /// saved, or when it was saved for a snapshot of another size).
+    async fn load(&self, prefix: &str) -> Result<(PartitionSnapshot, PartitionProgress), StoreError> {
+        let live = self
+            .store
+            .snapshot_subs(self.pass, reconcile::Snapshot::Live, prefix)
+            .await?;
+        let deleted = self
+            .store
+            .snapshot_subs(self.pass, reconcile::Snapshot::Deleted, prefix)
+            .await?;
+        let snapshot = PartitionSnapshot::new(live, deleted);
+        let progress = self
+            .store
+            .partition_progress(self.pass, prefix, snapshot.live.len())
+            .await?
+            .unwrap_or_else(|| PartitionProgress {
+                listed: reconcile::Listed::new(snapshot.live.len()),
+                ..PartitionProgress::default()
+            });
+        Ok((snapshot, progress))
+    }
+
+    /// Saves a partition's progress, in the time the run keeps for it. A
+    /// failure is logged: the next run redoes the work since the last save.
+    async fn save(&self, prefix: &str, progress: &PartitionProgress) -> Result<(), StoreError> {
+        let expires = self.started_at.plus_seconds(reconcile::CHUNK_LIFETIME_SECONDS);
+        let saved = deadline::within(
+            self.limit.flush_by,
+            self.store.save_partition_progress(self.pass, prefix, progress, expires),
+        )
+        .await;
+        if let Err(err) = &saved {
+            tracing::warn!(cause = %crate::error::chain(err), "a partition's progress was not saved; its last pages are listed again");
         }
-        let mut table: HashSet<Sub> = self
-            .store
-            .snapshot_subs(self.pass, reconcile::Snapshot::Live, &prefix)
-            .await?
-            .into_iter()
-            .collect();
-        let deleted: HashSet<Sub> = self
-            .store
-            .snapshot_subs(self.pass, reconcile::Snapshot::Deleted, &prefix)
-            .await?
-            .into_iter()
-            .collect();
-        let snapshot = table.len();
-        // Deleted here, still in Cognito: deletes whose Cognito side never happened.
-        let mut half_done = Vec::new();
-        // Users with a live profile, and the address Cognito signs them in with.
-        let mut listed: Vec<(UserId, EmailAddress)> = Vec::new();
-        // Confirmed users with no profile, and their address.
-        let mut stranded: Vec<(UserId, EmailAddress)> = Vec::new();
-        let mut tally = Tally::default();
-        let mut token = None;
+        saved
+    }
+
+    /// Lists the partition's pages from its token on, doing each page's work
+    /// before the next, then confirms the candidates. Each page moves the
+    /// progress only once its work is done: a page cut short is listed again,
+    /// and everything done for it is idempotent.
+    async fn work(
+        &self,
+        prefix: &str,
+        snapshot: &PartitionSnapshot,
+        progress: &mut PartitionProgress,
+    ) -> Result<Worked, RunError> {
         let started = self.started_at.unix_seconds();
-        loop {
-            if self.list_pace.take(self.latest).await.is_err() {
-                return Ok(None);
+        let mut saved_at = Instant::now();
+        while !progress.listed_all {
+            if self.limit.out_of_time()
+                || !self.limit.take_list_call()
+                || self.list_pace.take(self.limit.latest).await.is_err()
+            {
+                return Ok(Worked::Cut);
             }
-            let page = self.users.list_users(&prefix, token).await?;
-            tally.list_calls += 1;
-            for user in page.users {
-                tally.listed += 1;
-                let sub = Sub::of(&user.user_id);
-                if sub.is_some_and(|sub| table.remove(&sub)) {
-                    if let Some(email) = user.email {
-                        listed.push((user.user_id, email));
-                    }
+            let page = match self.users.list_users(prefix, progress.token.clone()).await {
+                Ok(page) => page,
+                Err(err) if progress.token.is_some() && err.is_invalid_parameter() => {
+                    // A token Cognito no longer takes: the listing starts over,
+                    // and what it listed stays listed.
+                    tracing::warn!("a saved ListUsers token was refused; the partition is listed from its start");
+                    progress.token = None;
                     continue;
                 }
-                if let Some(sub) = sub.filter(|sub| deleted.contains(sub)) {
-                    half_done.push(sub);
-                } else if user.confirmed && user.created_at.is_some_and(|at| at < started) {
-                    tally.without_profile += 1;
-                    if let Some(email) = user.email {
-                        stranded.push((user.user_id, email));
-                    }
-                }
+                Err(err) => return Err(err.into()),
+            };
+            let mut tally = Tally {
+                list_calls: 1,
+                ..Tally::default()
+            };
+            let mut listed = progress.listed.clone();
+            let sorted = reconcile::sort_page(snapshot, &mut listed, &page.users, started, &mut tally);
+            let page_done = self.complete_deletes(&sorted.half_done, &mut tally).await?
+                && self.settle_sign_ins(&sorted.live, &mut tally).await?
+                && self.look_at_unknown(sorted.unknown, &mut tally).await?;
+            if !page_done {
+                return Ok(Worked::Cut);
             }
-            match page.next {
-                Some(next) => token = Some(next),
-                None => break,
+            add(&mut progress.tally, &tally);
+            progress.listed = listed;
+            progress.listed_all = page.next.is_none();
+            progress.token = page.next;
+            if saved_at.elapsed() >= CHECKPOINT_EVERY {
+                self.save(prefix, progress).await.ok();
+                saved_at = Instant::now();
             }
         }
-        if reconcile::implausibly_many_missing(table.len(), snapshot) {
+        let candidates = reconcile::unlisted(snapshot, &progress.listed);
+        if reconcile::implausibly_many_missing(candidates.len(), snapshot.live.len()) {
             // The pool is the wrong one, or was emptied: erase nobody, and
             // fail the run so its alarm fires. The pass stays at this partition.
             return Err(RunError::Implausible {
-                missing: table.len(),
-                of: snapshot,
+                missing: candidates.len(),
+                of: snapshot.live.len(),
             });
         }
+        let mut tally = Tally::default();
+        if !self.confirm_gone(candidates, &mut tally).await? {
+            return Ok(Worked::Cut);
+        }
+        add(&mut progress.tally, &tally);
+        Ok(Worked::Done)
+    }
+
+    /// Deletes in Cognito the users deleted here whose Cognito side never
+    /// happened. `false` when the run's time ran out first.
+    async fn complete_deletes(&self, half_done: &[Sub], tally: &mut Tally) -> Result<bool, RunError> {
         for sub in half_done {
-            if out_of_time() || self.update_pace.take(self.latest).await.is_err() {
-                return Ok(None);
+            if self.limit.out_of_time() || self.update_pace.take(self.limit.latest).await.is_err() {
+                return Ok(false);
             }
             let user = sub.user_id();
             match self.users.delete(&user).await {
-                Err(_) if out_of_time() => return Ok(None),
+                Err(_) if self.limit.out_of_time() => return Ok(false),
                 Ok(crate::identity::Applied::Done) => {
                     tally.deleted_in_cognito += 1;
                     tracing::info!(sub = %user, "deleted here, still in Cognito: deleted there");
@@ -682,22 +778,26 @@ impl Partitions<'_> {
                 }
             }
         }
-        let mut candidates: Vec<Sub> = table.into_iter().collect();
+        Ok(true)
+    }
+
+    /// Confirms with Cognito, one by one, that the candidates are gone, and
+    /// erases them. `false` when the run's time ran out first: the next run
+    /// confirms them all again (an erasure done is found done).
+    async fn confirm_gone(&self, mut candidates: Vec<Sub>, tally: &mut Tally) -> Result<bool, RunError> {
         candidates.sort_unstable();
         for sub in candidates {
-            // Checked per user: a partition cut short is redone from its start.
-            if out_of_time() || self.read_pace.take(self.latest).await.is_err() {
-                return Ok(None);
+            if self.limit.out_of_time() || self.read_pace.take(self.limit.latest).await.is_err() {
+                return Ok(false);
             }
             tally.candidates += 1;
             let user = sub.user_id();
             match self.users.has_user(&user).await {
-                // Cut by the run's end: the partition is redone, not failed.
-                Err(_) if out_of_time() => return Ok(None),
+                Err(_) if self.limit.out_of_time() => return Ok(false),
                 Ok(true) => tally.still_present += 1,
                 Ok(false) => match erase(self.store, &user, self.clock.now()).await {
                     Ok(_) => tally.erased += 1,
-                    Err(_) if out_of_time() => return Ok(None),
+                    Err(_) if self.limit.out_of_time() => return Ok(false),
                     Err(err) => {
                         tally.failed += 1;
                         tracing::error!(sub = %user, cause = %crate::error::chain(&err), "erasure failed");
@@ -709,10 +809,7 @@ impl Partitions<'_> {
                 }
             }
         }
-        if !self.settle_sign_ins(&listed, &mut tally).await? || !self.close_stranded(stranded, &mut tally).await? {
-            return Ok(None);
-        }
-        Ok(Some(tally))
+        Ok(true)
     }
 
     /// Compares the address Cognito lists for each user with the profile: a
@@ -722,21 +819,20 @@ impl Partitions<'_> {
     /// consumer, Cognito's one writer, is asked to apply the primary again.
     /// `false` when the run's time ran out first.
     async fn settle_sign_ins(&self, listed: &[(UserId, EmailAddress)], tally: &mut Tally) -> Result<bool, RunError> {
-        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
         for batch in listed.chunks(crate::store::BATCH_GET_KEYS) {
-            if out_of_time() {
+            if self.limit.out_of_time() {
                 return Ok(false);
             }
             let users: Vec<UserId> = batch.iter().map(|(user, _)| user.clone()).collect();
             let views = match self.store.sign_in_views(&users).await {
                 Ok(views) => views,
-                Err(_) if out_of_time() => return Ok(false),
+                Err(_) if self.limit.out_of_time() => return Ok(false),
                 Err(err) => return Err(err.into()),
             };
             let holds: HashMap<&UserId, &EmailAddress> = batch.iter().map(|(user, email)| (user, email)).collect();
             for view in views {
-                // Checked per user: a partition cut short is redone, and every write here is idempotent.
-                if out_of_time() {
+                // Checked per user: a page cut short is listed again, and every write here is idempotent.
+                if self.limit.out_of_time() {
                     return Ok(false);
                 }
                 let Some(held) = holds.get(&view.user_id) else {
@@ -749,7 +845,7 @@ impl Partitions<'_> {
                         tally.sign_in_resynced += 1;
                         tracing::warn!(sub = %view.user_id, "Cognito signs the user in with another address than the primary: asked to apply the primary again");
                     }
-                    Err(_) if out_of_time() => return Ok(false),
+                    Err(_) if self.limit.out_of_time() => return Ok(false),
                     Err(err) => {
                         tally.failed += 1;
                         tracing::error!(sub = %view.user_id, cause = %crate::error::chain(&err), "Cognito's address could not be settled");
@@ -760,25 +856,31 @@ impl Partitions<'_> {
         Ok(true)
     }
 
-    /// Deletes the Cognito users of sign-ups confirmed after another account
-    /// verified their address (their trigger closes them at sign-in too, but a
-    /// person told the sign-up is closed may never sign in again): left in the
-    /// pool, each would keep the address from its verified owner there.
-    /// `false` when the run's time ran out first.
-    async fn close_stranded(&self, stranded: Vec<(UserId, EmailAddress)>, tally: &mut Tally) -> Result<bool, RunError> {
-        let out_of_time = || self.latest.is_some_and(|latest| Instant::now() >= latest);
-        for (user, email) in stranded {
-            if out_of_time() {
+    /// Confirmed Cognito users created before the pass that neither snapshot
+    /// lists. Most were confirmed, repaired or migrated after the table was
+    /// read, and have their profile now: they are left alone. One without a
+    /// profile whose address another account verified is a sign-up closed at
+    /// its confirmation (its trigger closes it at sign-in too, but a person
+    /// told so may never sign in again): left in the pool, it would keep the
+    /// address from its verified owner there, so its Cognito user is deleted.
+    /// Any other is left to the repair path, and counted. `false` when the
+    /// run's time ran out first.
+    async fn look_at_unknown(&self, unknown: Vec<(UserId, EmailAddress)>, tally: &mut Tally) -> Result<bool, RunError> {
+        for (user, email) in unknown {
+            if self.limit.out_of_time() {
                 return Ok(false);
             }
-            match self.store.is_owned(&email).await {
-                Ok(true) => {}
-                // Not another account's: left to the repair path, at its next sign-in.
-                Ok(false) => continue,
-                Err(_) if out_of_time() => return Ok(false),
+            match self.store.unknown_user(&user, &email).await {
+                Ok(Unknown::HasProfile) => continue,
+                Ok(Unknown::NoProfile) => {
+                    tally.without_profile += 1;
+                    continue;
+                }
+                Ok(Unknown::OwnedByAnother) => tally.without_profile += 1,
+                Err(_) if self.limit.out_of_time() => return Ok(false),
                 Err(err) => return Err(err.into()),
             }
-            if self.update_pace.take(self.latest).await.is_err() {
+            if self.update_pace.take(self.limit.latest).await.is_err() {
                 return Ok(false);
             }
             match self.users.delete(&user).await {
@@ -787,7 +889,7 @@ impl Partitions<'_> {
                     tracing::info!(sub = %user, "sign-up closed: its address is another account's; the Cognito user is deleted");
                 }
                 Ok(crate::identity::Applied::NoSuchUser) => {}
-                Err(_) if out_of_time() => return Ok(false),
+                Err(_) if self.limit.out_of_time() => return Ok(false),
                 Err(err) => {
                     tally.failed += 1;
                     tracing::error!(sub = %user, cause = %crate::error::chain(&err), "a closed sign-up could not be deleted");

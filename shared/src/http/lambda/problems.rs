@@ -145,6 +145,7 @@ impl From<&StoreError> for Problem {
             | E::UnexpectedCancellation(_)
             | E::Inconsistent(_)
             | E::Superseded
+            | E::ErasedBefore
             | E::Build(_)
             | E::Corrupt(_)
             | E::NoVerificationKey => Self::internal(),
@@ -191,6 +192,7 @@ mod tests {
             StoreError::UnexpectedCancellation("reason".into()),
             StoreError::Inconsistent("why"),
             StoreError::Superseded,
+            StoreError::ErasedBefore,
             StoreError::Build(BuildError::missing_field("field", "why")),
             StoreError::Corrupt(<serde_dynamo::Error as serde::de::Error>::custom("bad item")),
         ];
@@ -222,6 +224,7 @@ mod tests {
                 | StoreError::UnexpectedCancellation(_)
                 | StoreError::Inconsistent(_)
                 | StoreError::Superseded
+                | StoreError::ErasedBefore
                 | StoreError::Build(_)
                 | StoreError::Corrupt(_) => {}
             }

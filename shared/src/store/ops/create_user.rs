@@ -50,6 +50,7 @@ impl Store {
         let mut profile = ProfileItem::new(user, u32::try_from(count).unwrap_or(u32::MAX), now);
         profile.status = account.status;
         profile.created_at = account.created_at;
+        profile.import_key.clone_from(&account.import_key);
         let canonicalization = self.policy.canonicalization;
         let mut records = vec![EmailItem::verified_primary(
             &user.user_id,
@@ -164,6 +165,11 @@ fn plan<'a>(
     let mut plan = TxPlan::new();
     let new_profile = plan::put(table, items::profile_item(profile)?, |x| x.not_exists(keys::PK))?;
     plan.push(new_profile, |_| Ok(Rejection::UserExists));
+    if let Some(import_key) = &profile.import_key {
+        // Erased since the line was first imported: never created again.
+        let never_erased = plan::check(table, keys::erased_import_key(import_key), |x| x.not_exists(keys::PK))?;
+        plan.push(never_erased, |_| Ok(Rejection::Failed(StoreError::ErasedBefore)));
+    }
     for (record, claim) in records {
         let new_record = plan::put(table, items::email_item(record)?, |x| x.not_exists(keys::PK))?;
         plan.push(new_record, read_changed);

@@ -5,7 +5,7 @@
 use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and, or};
-use crate::store::items::{EmailItem, ProfileItem, attr};
+use crate::store::items::{self, EmailItem, EntityType, ErasedImportItem, ProfileItem, attr};
 use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
@@ -84,7 +84,8 @@ fn plan(
             .remove(x.name(attr::LAST_NAME))
             .remove(x.name(attr::PHONE))
             .remove(x.name(attr::COGNITO_EMAIL))
-            .remove(x.name(attr::SYNC_REQUESTED_AT));
+            .remove(x.name(attr::SYNC_REQUESTED_AT))
+            .remove(x.name(attr::IMPORT_KEY));
         let update = if matches!(by, Deleter::GoneFromCognito) {
             update.set(x.eq(attr::GONE_FROM_COGNITO, true))
         } else {
@@ -102,6 +103,19 @@ fn plan(
     }
     if let Deleter::Admin(admin) = by {
         push_acting_admin_check(&mut plan, table, admin)?;
+    }
+    if let Some(import_key) = &profile.import_key {
+        // All the erasure keeps of an imported account: so that no re-run of
+        // the import brings the person back. Put again by a repeated delete.
+        let kept = ErasedImportItem {
+            entity_type: EntityType::ErasedImport,
+            erased_at: now,
+        };
+        let item = items::to_item(keys::erased_import_key(import_key), &kept)?;
+        plan.push(
+            plan::put(table, item, |x| or(x.exists(keys::PK), x.not_exists(keys::PK)))?,
+            read_changed,
+        );
     }
     if profile.user_id.is_pending() {
         // A pending user's legacy hash goes with them; it may be absent (an

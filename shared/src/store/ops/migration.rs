@@ -4,15 +4,18 @@
 //! `sub` Cognito gives it when it first appears: profile, records, claims, and
 //! the hash gone, in one transaction.
 
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
+
 use crate::domain::{EmailAddress, NewAccount, Timestamp, UserId, UserStatus};
 use crate::import::PasswordHash;
 use crate::metrics::{self, Metric};
-use crate::store::expr::{Update, and};
+use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{self, EmailItem, EntityType, LegacyPasswordItem, ProfileItem, attr};
 use crate::store::keys;
 use crate::store::limits;
 use crate::store::plan::{self, Rejection, TxPlan};
-use crate::store::retry::retrying;
+use crate::store::retry::{retrying, send_by_deadline};
 use crate::store::{Created, Store, StoreError};
 
 use super::profile::read_changed;
@@ -73,10 +76,17 @@ impl Store {
         };
         match self.create_with(account, Some(&legacy), now).await {
             Ok(created) => Ok((pending, created)),
-            // A run at the same time wrote the same line first.
+            // A run at the same time wrote the same line first, or an earlier
+            // one did and the user has migrated since: the line's own person.
             Err(StoreError::EmailTaken) => match self.pending_user(&account.user.email).await? {
                 Some(existing) => Ok((existing.profile.user_id, Created::Existing)),
-                None => Err(StoreError::EmailTaken),
+                None => match &account.import_key {
+                    Some(import_key) => match self.line_holder(&account.user.email, import_key).await? {
+                        Some(holder) => Ok((holder, Created::Existing)),
+                        None => Err(StoreError::EmailTaken),
+                    },
+                    None => Err(StoreError::EmailTaken),
+                },
             },
             Err(err) => Err(err),
         }
@@ -106,28 +116,184 @@ impl Store {
         }))
     }
 
-    /// Counts one wrong password against a pending user's hash, pinned to the
-    /// version read. A count lost to a concurrent one is read and tried again;
-    /// a hash gone meanwhile (migrated, erased) counts nothing.
-    pub async fn count_wrong_password(&self, seen: &LegacyPasswordItem, now: Timestamp) -> Result<(), StoreError> {
-        let mut seen = seen.clone();
+    /// Takes a slot for one password check against a pending user's hash,
+    /// before the check runs: the slot counts as a wrong password until
+    /// [`Store::give_back_password_slot`] returns it. One UpdateItem whose
+    /// condition is the room left (`size(wrongPasswords) < MAX_WRONG_PASSWORDS`),
+    /// so concurrent guesses are ordered by DynamoDB and no more than the limit
+    /// are ever admitted, with no version to lose a race on. A list full of
+    /// slots older than the window is trimmed (pinned to its version) and the
+    /// slot taken again.
+    pub async fn take_password_slot(&self, user: &UserId, now: Timestamp) -> Result<PasswordSlot, StoreError> {
+        let deadline = crate::deadline::deadline_from_now();
+        let mut attempt = 0u32;
+        loop {
+            let old = match self.append_password_slot(user, now).await? {
+                Appended::Taken(at) => {
+                    return Ok(PasswordSlot::Taken(Slot {
+                        at,
+                        time: now.unix_seconds(),
+                    }));
+                }
+                Appended::Refused(None) => return Ok(PasswordSlot::Gone),
+                Appended::Refused(Some(old)) => Some(old),
+                Appended::Conflict => None,
+            };
+            if let Some(old) = old {
+                if let Err(retry_after) = password_admitted(&old, now) {
+                    metrics::count(Metric::ConditionalCheckFailures);
+                    return Ok(PasswordSlot::Full(retry_after));
+                }
+                // Full only of slots older than the window: drop them. A
+                // trim lost to another writer changed the list too.
+                let recent = limits::recent_of(&old.wrong_passwords, now);
+                self.rewrite_password_slots(user, old.version, recent).await?;
+            }
+            attempt += 1;
+            let pause = crate::store::retry::backoff(attempt);
+            if !crate::store::retry::may_retry(attempt, pause, deadline) {
+                return Err(StoreError::Contended.failed());
+            }
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    /// One conditional append of a slot at `now`: taken (at its place in the
+    /// list), or refused with the item as it was (`None`: no hash any more),
+    /// or lost to a transaction.
+    async fn append_password_slot(&self, user: &UserId, now: Timestamp) -> Result<Appended, StoreError> {
+        let mut x = Expr::default();
+        let list = x.name(attr::WRONG_PASSWORDS);
+        let empty = x.value(attr::WRONG_PASSWORDS, AttributeValue::L(Vec::new()));
+        let slot = x.value(
+            attr::WRONG_PASSWORDS,
+            AttributeValue::L(vec![AttributeValue::N(now.unix_seconds().to_string())]),
+        );
+        let cap = x.value(
+            attr::WRONG_PASSWORDS,
+            u64::try_from(MAX_WRONG_PASSWORDS).unwrap_or(u64::MAX),
+        );
+        let update = Update::default()
+            .set(format!("{list} = list_append(if_not_exists({list}, {empty}), {slot})"))
+            .set(x.add(attr::VERSION, 1));
+        let room = or(x.not_exists(attr::WRONG_PASSWORDS), format!("size({list}) < {cap}"));
+        let condition = and([x.exists(keys::PK), room]);
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::legacy_password_key(user)))
+            .update_expression(update.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none())
+            .return_values(ReturnValue::UpdatedNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        match send_by_deadline!(&self.client, request) {
+            Ok(out) => {
+                let len = out
+                    .attributes
+                    .as_ref()
+                    .and_then(|a| a.get(attr::WRONG_PASSWORDS))
+                    .and_then(|list| list.as_l().ok())
+                    .map_or(0, Vec::len);
+                Ok(Appended::Taken(len.saturating_sub(1)))
+            }
+            Err(err) => match err.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Ok(Appended::Refused(
+                    failed.item().cloned().map(items::from_item).transpose()?,
+                )),
+                Some(UpdateItemError::TransactionConflictException(_)) => Ok(Appended::Conflict),
+                _ => Err(err.into()),
+            },
+        }
+    }
+
+    /// Gives back a slot [`Store::take_password_slot`] took, once the password
+    /// matched (or the hash could not be checked): it was no guess. One
+    /// UpdateItem removes it where it was put, on condition that it is still
+    /// there; when the list moved meanwhile (a trim, another slot given back),
+    /// it is found again and removed pinned to the version read. A hash gone
+    /// meanwhile (migrated, erased) has nothing to give back to.
+    pub async fn give_back_password_slot(&self, user: &UserId, slot: Slot) -> Result<(), StoreError> {
+        let mut x = Expr::default();
+        let list = x.name(attr::WRONG_PASSWORDS);
+        let time = x.value(attr::WRONG_PASSWORDS, slot.time);
+        let update = Update::default()
+            .remove(format!("{list}[{}]", slot.at))
+            .set(x.add(attr::VERSION, 1));
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::legacy_password_key(user)))
+            .update_expression(update.text())
+            .condition_expression(format!("{list}[{}] = {time}", slot.at))
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match send_by_deadline!(&self.client, request) {
+            Ok(_) => return Ok(()),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(
+                        UpdateItemError::ConditionalCheckFailedException(_)
+                            | UpdateItemError::TransactionConflictException(_)
+                    )
+                ) => {}
+            Err(err) => return Err(err.into()),
+        }
         retrying!({
-            let item = items::to_item(keys::legacy_password_key(&seen.user_id), &counted(&seen, now))?;
-            let put = plan::put(self.table(), item, |x| x.eq(attr::VERSION, seen.version))?;
-            let mut plan = TxPlan::new();
-            plan.push(put, read_changed);
-            match self.transact(&plan).await {
-                Ok(()) => Ok(()),
-                Err(Rejection::Retry) => match self.get(keys::legacy_password_key(&seen.user_id)).await? {
-                    Some(item) => {
-                        seen = items::from_item(item)?;
-                        Err(Rejection::Again)
-                    }
-                    None => Ok(()),
-                },
-                Err(other) => Err(other),
+            let Some(item) = self.get(keys::legacy_password_key(user)).await? else {
+                return Ok(());
+            };
+            let seen: LegacyPasswordItem = items::from_item(item)?;
+            let Some(at) = seen.wrong_passwords.iter().position(|t| *t == slot.time) else {
+                return Ok(());
+            };
+            let mut slots = seen.wrong_passwords;
+            slots.remove(at);
+            if self.rewrite_password_slots(user, seen.version, slots).await? {
+                Ok(())
+            } else {
+                Err(Rejection::Retry)
             }
         })
+    }
+
+    /// Writes the hash item's slots as `slots`, pinned to the version read:
+    /// `false` when another writer moved it first.
+    async fn rewrite_password_slots(&self, user: &UserId, version: u64, slots: Vec<i64>) -> Result<bool, StoreError> {
+        let mut x = Expr::default();
+        let list = AttributeValue::L(slots.iter().map(|t| AttributeValue::N(t.to_string())).collect());
+        let update = Update::default()
+            .set(x.eq(attr::WRONG_PASSWORDS, list))
+            .set(x.add(attr::VERSION, 1));
+        let condition = x.eq(attr::VERSION, version);
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::legacy_password_key(user)))
+            .update_expression(update.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match send_by_deadline!(&self.client, request) {
+            Ok(_) => Ok(true),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(
+                        UpdateItemError::ConditionalCheckFailedException(_)
+                            | UpdateItemError::TransactionConflictException(_)
+                    )
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(err) => Err(err.into()),
+        }
     }
 
     /// Moves the pending user holding `address` to `user`, the `sub` Cognito
@@ -209,15 +375,33 @@ pub fn password_admitted(legacy: &LegacyPasswordItem, now: Timestamp) -> Result<
     limits::admit_of(&legacy.wrong_passwords, cap, now)
 }
 
-/// The item with one more wrong password at `now`, and those older than the window dropped.
-fn counted(legacy: &LegacyPasswordItem, now: Timestamp) -> LegacyPasswordItem {
-    let mut wrong_passwords = limits::recent_of(&legacy.wrong_passwords, now);
-    wrong_passwords.push(now.unix_seconds());
-    LegacyPasswordItem {
-        wrong_passwords,
-        version: legacy.version + 1,
-        ..legacy.clone()
-    }
+/// What [`Store::take_password_slot`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordSlot {
+    /// A check may run: its slot, counted until given back.
+    Taken(Slot),
+    /// Every slot of the window is taken: seconds until one frees.
+    Full(u64),
+    /// The hash is gone: the user migrated or was erased meanwhile.
+    Gone,
+}
+
+/// A slot taken for one password check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// Where the append put it in the list (it may have moved since).
+    pub at: usize,
+    /// Its time, epoch seconds: what the list holds.
+    pub time: i64,
+}
+
+/// One append's outcome.
+enum Appended {
+    /// Taken, at this place in the list.
+    Taken(usize),
+    /// The condition failed; the item as it was.
+    Refused(Option<LegacyPasswordItem>),
+    Conflict,
 }
 
 /// The move of a pending user to `user`. The pending profile's delete pins
@@ -367,9 +551,13 @@ mod tests {
         };
         for i in 0..MAX_WRONG_PASSWORDS {
             assert_eq!(password_admitted(&legacy, now()), Ok(()), "{i}");
-            legacy = counted(&legacy, now().plus_seconds(i as i64));
+            // A slot taken, as the append takes it after a trim.
+            let at = now().plus_seconds(i as i64);
+            legacy.wrong_passwords = limits::recent_of(&legacy.wrong_passwords, at);
+            legacy.wrong_passwords.push(at.unix_seconds());
+            legacy.version += 1;
         }
-        // The one from over a day ago was dropped on the first count.
+        // The one from over a day ago was dropped on the first trim.
         assert_eq!(legacy.wrong_passwords.len(), MAX_WRONG_PASSWORDS);
         assert_eq!(legacy.version, 1 + MAX_WRONG_PASSWORDS as u64);
         let later = now().plus_seconds(60);

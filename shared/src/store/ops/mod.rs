@@ -26,7 +26,7 @@ mod verify_email;
 
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
-pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PendingUser, password_admitted};
+pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use set_status::StatusSet;

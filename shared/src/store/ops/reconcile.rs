@@ -6,8 +6,8 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use crate::domain::{Timestamp, UserId, UserStatus};
-use crate::reconcile::{self, Checkpoint, Snapshot, Sub};
+use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
+use crate::reconcile::{self, Checkpoint, Listed, PartitionProgress, Snapshot, Sub, Unknown};
 use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{EntityType, attr};
 use crate::store::keys::{self, Item, reconcile_attr};
@@ -301,6 +301,87 @@ impl Store {
             }
         }
         Ok(subs)
+    }
+}
+
+impl Store {
+    /// A partition's progress in `pass`, if a run saved one that fits a
+    /// snapshot of `live` subs; `None` starts the partition from its first page.
+    pub async fn partition_progress(
+        &self,
+        pass: &str,
+        prefix: &str,
+        live: usize,
+    ) -> Result<Option<PartitionProgress>, StoreError> {
+        let Some(item) = self.get(keys::partition_progress_key(pass, prefix)).await? else {
+            return Ok(None);
+        };
+        let state = keys::key_string(&item, reconcile_attr::STATE)
+            .ok_or(StoreError::Inconsistent("a partition's progress has no state"))?;
+        let mut progress: PartitionProgress = serde_json::from_str(state)
+            .map_err(|_| StoreError::Inconsistent("a partition's progress does not parse"))?;
+        let bits = item
+            .get(reconcile_attr::LISTED)
+            .and_then(|v| v.as_b().ok())
+            .map(|b| b.as_ref().to_vec())
+            .unwrap_or_default();
+        let Some(listed) = Listed::from_bytes(bits, live) else {
+            return Ok(None);
+        };
+        progress.listed = listed;
+        Ok(Some(progress))
+    }
+
+    /// Saves a partition's progress (overwriting the last), removed by TTL after `expires`.
+    pub async fn save_partition_progress(
+        &self,
+        pass: &str,
+        prefix: &str,
+        progress: &PartitionProgress,
+        expires: Timestamp,
+    ) -> Result<(), StoreError> {
+        let state = serde_json::to_string(progress)
+            .map_err(|_| StoreError::Inconsistent("a partition's progress not encoded"))?;
+        let mut x = Expr::default();
+        let update = Update::default()
+            .set(x.eq(reconcile_attr::STATE, state))
+            .set(x.eq(
+                reconcile_attr::LISTED,
+                AttributeValue::B(Blob::new(progress.listed.as_bytes())),
+            ))
+            .set(x.eq(keys::TTL, expires.unix_seconds()));
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::partition_progress_key(pass, prefix)))
+            .update_expression(update.text())
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        send_by_deadline!(&self.client, request)?;
+        Ok(())
+    }
+
+    /// What the table says of a confirmed Cognito user that neither snapshot
+    /// lists: the address's verified claim read first, then the user's
+    /// profile, strongly consistent, so a sign-up confirmed while the pass ran
+    /// is found with its profile and its own claim, and is never closed.
+    pub async fn unknown_user(&self, user: &UserId, email: &EmailAddress) -> Result<Unknown, StoreError> {
+        let holder = self.verified_holder(email).await?;
+        if self.profile_status(user).await?.is_some() {
+            return Ok(Unknown::HasProfile);
+        }
+        Ok(match holder {
+            Some(holder) if holder != *user => {
+                // A pending user with it as primary migrates at this user's next sign-in.
+                if holder.is_pending() && self.pending_user(email).await?.is_some() {
+                    Unknown::NoProfile
+                } else {
+                    Unknown::OwnedByAnother
+                }
+            }
+            _ => Unknown::NoProfile,
+        })
     }
 }
 

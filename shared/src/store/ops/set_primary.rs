@@ -66,10 +66,18 @@ fn plan(
     let user = &profile.user_id;
     // Pinned to the version read, so the records read with it are still as seen.
     let follow = plan::update(table, keys::profile_key(user), |x| {
-        let update = Update::default()
+        let mut update = Update::default()
             .set(x.eq(attr::EMAIL, &new_primary.email))
             .set(x.add(attr::VERSION, 1))
             .set(x.eq(attr::UPDATED_AT, now));
+        // A profile from before Cognito's address was kept: the primary it had
+        // is what Cognito signs in with until the switch reaches Cognito, so it
+        // is recorded as such, or its removal would not wait for the sync.
+        if let Some(previous) = profile.email.as_ref().filter(|_| profile.cognito_email.is_none()) {
+            let name = x.name(attr::COGNITO_EMAIL);
+            let value = x.value(attr::COGNITO_EMAIL, previous);
+            update = update.set(format!("{name} = if_not_exists({name}, {value})"));
+        }
         let condition = and([
             x.eq(attr::STATUS, UserStatus::Active),
             x.eq(attr::VERSION, profile.version),
@@ -150,5 +158,40 @@ mod tests {
         unverified.is_verified = false;
         let item = items::email_item(&unverified).unwrap();
         assert!(matches!(failed(plan.read(2, Some(&item))), StoreError::NotVerified));
+    }
+
+    #[test]
+    fn an_older_profiles_switch_records_the_former_primary_as_cognitos_address() {
+        let mut next = EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
+        next.is_primary = false;
+        let recorded = ProfileItem::new(&new_user(), 2, now());
+        let plan_of = |profile: &ProfileItem| plan("t", profile, EmailId::new(), &next, now()).unwrap();
+        let update = plan_of(&recorded).items()[0]
+            .update()
+            .unwrap()
+            .update_expression()
+            .to_owned();
+        assert!(!update.contains("cognitoEmail"), "{update}");
+        let older = ProfileItem {
+            cognito_email: None,
+            ..recorded
+        };
+        let plan = plan_of(&older);
+        assert_well_formed(&plan);
+        let update = plan.items()[0].update().unwrap();
+        assert!(
+            update
+                .update_expression()
+                .contains("#cognitoEmail = if_not_exists(#cognitoEmail, :cognitoEmail)"),
+            "{}",
+            update.update_expression()
+        );
+        let value = &update.expression_attribute_values().unwrap()[":cognitoEmail"];
+        assert_eq!(value.as_s().unwrap(), older.email.as_ref().unwrap().as_str());
     }
 }
