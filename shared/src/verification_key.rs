@@ -7,7 +7,7 @@ use aws_lc_rs::hmac;
 use subtle::ConstantTimeEq;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{EmailId, ImportKey};
+use crate::domain::{EmailAddress, EmailId, ImportKey};
 use crate::verification::VerificationCode;
 
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
@@ -50,10 +50,11 @@ impl VerificationKey {
     }
 
     /// The keyed name of the person an import line describes, from their
-    /// primary address's canonical form: what an erasure of an imported
-    /// account keeps, so no re-run of the import brings them back. A key of
-    /// its own, so it matches no address hash of a rate-limit item.
-    pub fn import_key(&self, primary: &CanonicalEmail) -> ImportKey {
+    /// primary address as normalised (not under the deployment's policy, so
+    /// a change of policy keeps it): what an erasure of an imported account
+    /// keeps, so no re-run of the import brings them back. A key of its own,
+    /// so it matches no address hash of a rate-limit item.
+    pub fn import_key(&self, primary: &EmailAddress) -> ImportKey {
         let tag = hmac::sign(&self.import_key, primary.as_str().as_bytes());
         ImportKey::parse(&hex::encode(&tag.as_ref()[..16]))
             .unwrap_or_else(|_| unreachable!("16 bytes in hex are 32 hex digits"))
@@ -136,9 +137,13 @@ mod tests {
         assert!(!h.contains("ada"));
         assert!(!format!("{k:?}").contains("development"));
         // An import key is keyed apart: it never equals the address's hash.
-        let i = k.import_key(&ada);
-        assert_eq!(i, k.import_key(&canonical("ADA@example.com")));
+        let address = |raw: &str| crate::domain::EmailAddress::parse(raw).unwrap();
+        let i = k.import_key(&address("ada@example.com"));
+        assert_eq!(i, k.import_key(&address("ADA@example.com")));
         assert_ne!(i.as_str(), h);
-        assert_ne!(i, key("another development key, 32 bytes long").import_key(&ada));
+        assert_ne!(
+            i,
+            key("another development key, 32 bytes long").import_key(&address("ada@example.com"))
+        );
     }
 }

@@ -449,7 +449,7 @@ async fn fifty_concurrent_wrong_passwords_get_no_more_hash_checks_than_the_limit
     let codes = futures::future::join_all(guesses).await;
     let incorrect = codes.iter().filter(|c| *c == "INCORRECT_PASSWORD").count();
     let refused = codes.iter().filter(|c| *c == "TOO_MANY_ATTEMPTS").count();
-    assert!(incorrect <= MAX_WRONG_PASSWORDS, "{codes:?}");
+    assert_eq!(incorrect, MAX_WRONG_PASSWORDS, "{codes:?}");
     assert_eq!(incorrect + refused, 50, "the rest are refused: {codes:?}");
     let checks = logs
         .lines()
@@ -486,7 +486,10 @@ async fn a_matching_password_gives_its_slot_back() {
     assert_eq!(counted.wrong_passwords.len(), 1, "the wrong one alone: {counted:?}");
     // Slots older than the window make room when the list is full of them.
     for _ in 1..MAX_WRONG_PASSWORDS {
-        let _ = app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await;
+        assert_eq!(
+            refusal(app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await),
+            "INCORRECT_PASSWORD"
+        );
     }
     assert_eq!(
         refusal(app.invoke(&MIGRATE_USER, sign_in("ada@example.com", "guess")).await),

@@ -202,7 +202,13 @@ async fn a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted() 
     let answers = budgeted_runs_until_complete(&mut app, 3).await;
     let elapsed = started.elapsed();
     let tally = last_tally(&answers);
-    let pages = n.div_ceil(60);
+    // Each partition of the pass (by the subs' first hex digits) is its own listing.
+    let digits = user_service::reconcile::prefix_digits(n as u64);
+    let mut per_partition: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for sub in &subs {
+        *per_partition.entry(&sub[..digits]).or_default() += 1;
+    }
+    let pages: usize = per_partition.values().map(|users| users.div_ceil(60)).sum();
     assert!(answers.len() >= pages / 3, "the pass needed several runs: {answers:?}");
     // Every run moved the pass on: a partition cut short goes on where it stopped.
     assert!(
@@ -510,7 +516,8 @@ async fn a_pool_that_lacks_most_of_the_table_erases_nobody_and_fails() {
     // looks deleted in Cognito. Nobody is erased; the run fails (its alarm).
     let moto = Moto::start();
     let addresses = addresses(30);
-    let (mut app, _, _, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, right, right_pool, subs) = pool_and_table(&moto, &addresses).await;
+    delete_in_cognito(&right, &right_pool, &subs[4]).await;
     let (cognito, empty, _) = moto.user_pool(&[]).await;
     app.users = Some(UserPool::new(cognito, empty));
     let before = app.item_count().await;
@@ -522,6 +529,19 @@ async fn a_pool_that_lacks_most_of_the_table_erases_nobody_and_fails() {
     }
     // The checkpoint and the snapshot are the reconcile's; no user item changed.
     assert!(app.item_count().await > before);
+    app.assert_invariants().await;
+    // USER_POOL_ID fixed: the partition is listed again, from its start, and
+    // the pass ends having erased the one user the right pool lacks.
+    app.users = Some(UserPool::new(right, right_pool));
+    let answer = app.reconcile_users().await.unwrap();
+    assert_eq!(
+        (&answer["complete"], &answer["tally"]["erased"]),
+        (&true.into(), &1.into()),
+        "{answer}"
+    );
+    for (i, sub) in subs.iter().enumerate() {
+        assert_eq!(status_of(&app, sub).await.is_none(), i == 4, "{sub}");
+    }
     app.assert_invariants().await;
 }
 

@@ -480,12 +480,9 @@ async fn a_rerun_never_brings_back_a_person_erased_since_their_line_was_imported
     app.set_user_status(ADMIN, user0.as_str(), "deleted")
         .await
         .assert_status(200);
-    // Pending user 3 migrates at their first sign-in, then deletes their account.
-    let mut sign_in = integration_tests::events::load("migrate-user");
-    sign_in["userName"] = json!("user3@example.com");
-    sign_in["request"]["password"] = json!("correct horse battery staple");
+    // Pending user 3 migrates (by a forgot-password: the import's hash is of
+    // another password) and signs in, then deletes their account.
     let migrated = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
-    // The import's hash is of another password: a forgot-password migrates user 3.
     let mut reset = integration_tests::events::load("migrate-user-forgot-password");
     reset["userName"] = json!("user3@example.com");
     app.invoke(&MIGRATE_USER, reset).await.unwrap();
@@ -524,9 +521,34 @@ async fn a_rerun_never_brings_back_a_person_erased_since_their_line_was_imported
             "{address} is not in Cognito"
         );
     }
-    // The one left, user 2, is found as before.
+    // The one left, user 2, is found as before; then they delete themselves
+    // in Cognito, and the reconcile's pass erases them: that erasure keeps
+    // their import key too.
     let (again, _) = run(&app, &pool, &input, options(&app)).await;
     assert_eq!((again.existing, again.failures()), (1, 3));
+    let user2 = sub_of(3);
+    cognito
+        .admin_delete_user()
+        .user_pool_id(&pool_id)
+        .username(user2.as_str())
+        .send()
+        .await
+        .unwrap();
+    let mut app = app;
+    app.users = Some(user_service::identity::UserPool::new(cognito.clone(), pool_id.clone()));
+    app.clock.advance(60);
+    let pass = app.reconcile_users().await.unwrap();
+    // User 2, and the admin, whom the test made in the table alone.
+    assert_eq!(pass["tally"]["erased"], 2, "{pass}");
+    assert!(app.store.get_profile(&user2).await.is_err(), "user 2 is erased");
+    let (last, entries) = run(&app, &pool, &input, options(&app)).await;
+    assert_eq!(
+        (last.created, codes(&entries)),
+        (
+            0,
+            BTreeMap::from([(1, "ERASED"), (2, "ERASED"), (3, "ERASED"), (4, "ERASED")])
+        )
+    );
     app.assert_invariants().await;
 }
 

@@ -6,7 +6,7 @@ use crate::domain::{Account, Email, EmailAddress, EmailId, ImportKey, Profile, T
 use crate::store::keys::{self, Item};
 
 use super::expr::and;
-use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem, attr};
+use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem};
 use super::limits::{self, Counter, Seen};
 use super::ops::visible;
 use super::{Store, StoreError, query_all};
@@ -100,47 +100,14 @@ impl Store {
             .map(|c| c.user_id))
     }
 
-    /// The import key of a person whose primary address is `primary`: the
-    /// keyed hash of its canonical form under this deployment's policy.
+    /// The import key of a person whose primary address is `primary`.
     pub fn import_key(&self, primary: &EmailAddress) -> Result<ImportKey, StoreError> {
-        Ok(self.key()?.import_key(&self.policy.canonical(primary)))
+        Ok(self.key()?.import_key(primary))
     }
 
     /// Whether an account imported under `import_key` was erased since.
     pub async fn erased_import(&self, import_key: &ImportKey) -> Result<bool, StoreError> {
         Ok(self.get(keys::erased_import_key(import_key)).await?.is_some())
-    }
-
-    /// Records the import key of an account imported before the key was kept,
-    /// when a re-run finds it: from then on its erasure is remembered. A
-    /// deleted profile is left as it is (its erasure kept nothing).
-    pub async fn record_import_key(&self, user: &UserId, import_key: &ImportKey) -> Result<(), StoreError> {
-        let mut x = super::expr::Expr::default();
-        let name = x.name(attr::IMPORT_KEY);
-        let value = x.value(attr::IMPORT_KEY, import_key.as_str());
-        let update = super::expr::Update::default().set(format!("{name} = if_not_exists({name}, {value})"));
-        let condition = and([x.exists(keys::PK), x.ne(attr::STATUS, UserStatus::Deleted)]);
-        let request = self
-            .client
-            .update_item()
-            .table_name(&self.config.table_name)
-            .set_key(Some(keys::profile_key(user)))
-            .update_expression(update.text())
-            .condition_expression(condition)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none());
-        match super::retry::send_by_deadline!(&self.client, request) {
-            Ok(_) => Ok(()),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(())
-            }
-            Err(err) => Err(err.into()),
-        }
     }
 
     /// Every live claim on `email` (by any form): its holder, and whether

@@ -62,6 +62,21 @@ macro_rules! send_by_deadline {
 }
 pub(crate) use send_by_deadline;
 
+/// A single-item update DynamoDB did not apply: its condition failed, or a
+/// transaction held the item. Either way the item is not as the write assumed.
+pub(crate) fn refused_or_raced(
+    err: &aws_sdk_dynamodb::error::SdkError<
+        aws_sdk_dynamodb::operation::update_item::UpdateItemError,
+        aws_sdk_dynamodb::config::http::HttpResponse,
+    >,
+) -> bool {
+    use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+    matches!(
+        err.as_service_error(),
+        Some(UpdateItemError::ConditionalCheckFailedException(_) | UpdateItemError::TransactionConflictException(_))
+    )
+}
+
 /// Runs `$body` (an attempt yielding `Result<T, Rejection>`) until it succeeds
 /// or fails for good; a lost race reads and tries again after a short, jittered
 /// pause, while the invocation's deadline allows. A macro rather than a

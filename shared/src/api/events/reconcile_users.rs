@@ -574,6 +574,16 @@ impl Limit {
         self.latest.is_some_and(|latest| Instant::now() >= latest)
     }
 
+    /// The run may start no more partitions: its time is up, or its budget
+    /// of ListUsers calls is spent.
+    fn done(&self) -> bool {
+        self.out_of_time()
+            || self
+                .list_calls_left
+                .as_ref()
+                .is_some_and(|left| left.load(Ordering::SeqCst) == 0)
+    }
+
     /// Takes one ListUsers call of the run's budget; `false` when none is left.
     fn take_list_call(&self) -> bool {
         self.list_calls_left.as_ref().is_none_or(|left| {
@@ -609,7 +619,7 @@ impl Partitions<'_> {
     /// One partition, from where an earlier run left it: `None` when this run
     /// stopped inside it (its progress saved), else what the whole partition found.
     async fn partition(&self, index: u32) -> Result<Option<Tally>, RunError> {
-        if self.limit.out_of_time() {
+        if self.limit.done() {
             return Ok(None);
         }
         let prefix = reconcile::partition_prefix(index, self.digits);
@@ -643,8 +653,18 @@ impl Partitions<'_> {
                 self.save(&prefix, &progress).await.ok();
                 Ok(None)
             }
+            // Listed again from its start by the next run: the pool may be
+            // the right one by then (USER_POOL_ID fixed).
+            Err(err @ RunError::Implausible { .. }) => {
+                let fresh = PartitionProgress {
+                    listed: reconcile::Listed::new(snapshot.live.len()),
+                    ..PartitionProgress::default()
+                };
+                self.save(&prefix, &fresh).await.ok();
+                Err(err)
+            }
+            // What the pages before the failure did stands.
             Err(err) => {
-                // The listing stands (an implausible partition is not listed again).
                 self.save(&prefix, &progress).await.ok();
                 Err(err)
             }
@@ -867,7 +887,8 @@ impl Partitions<'_> {
     /// run's time ran out first.
     async fn look_at_unknown(&self, unknown: Vec<(UserId, EmailAddress)>, tally: &mut Tally) -> Result<bool, RunError> {
         for (user, email) in unknown {
-            if self.limit.out_of_time() {
+            // The slot first: the delete follows the reads at once.
+            if self.limit.out_of_time() || self.update_pace.take(self.limit.latest).await.is_err() {
                 return Ok(false);
             }
             match self.store.unknown_user(&user, &email).await {
@@ -879,9 +900,6 @@ impl Partitions<'_> {
                 Ok(Unknown::OwnedByAnother) => tally.without_profile += 1,
                 Err(_) if self.limit.out_of_time() => return Ok(false),
                 Err(err) => return Err(err.into()),
-            }
-            if self.update_pace.take(self.limit.latest).await.is_err() {
-                return Ok(false);
             }
             match self.users.delete(&user).await {
                 Ok(crate::identity::Applied::Done) => {

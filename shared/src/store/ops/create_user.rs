@@ -2,12 +2,13 @@
 //! an imported user, more records each with its claim, in one transaction,
 //! idempotent across deliveries of the same sign-up and runs of the same import.
 
-use crate::domain::{NewAccount, NewUser, Timestamp, UserId};
+use crate::domain::{ImportKey, NewAccount, NewUser, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
-use crate::store::items::{self, ClaimItem, EmailItem, LegacyPasswordItem, ProfileItem};
+use crate::store::expr::{Expr, Update, and};
+use crate::store::items::{self, ClaimItem, EmailItem, LegacyPasswordItem, ProfileItem, attr};
 use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
-use crate::store::retry::retrying;
+use crate::store::retry::{refused_or_raced, retrying, send_by_deadline};
 use crate::store::{Created, Store, StoreError};
 
 use super::claim::{NewClaim, push_new_claim};
@@ -32,6 +33,33 @@ impl Store {
     /// An address another user holds is `EmailTaken`, and nothing is written.
     pub async fn create_account(&self, account: &NewAccount, now: Timestamp) -> Result<Created, StoreError> {
         self.create_with(account, None, now).await
+    }
+
+    /// Records the import key of an account imported before keys were kept,
+    /// when a re-run finds it: from then on its erasure is remembered. A
+    /// deleted profile is left as it is (its erasure kept nothing). No new
+    /// version: nothing a client sees changed (a delete that read the profile
+    /// before conditions on the key's absence, and reads it again).
+    pub async fn record_import_key(&self, user: &UserId, import_key: &ImportKey) -> Result<(), StoreError> {
+        let mut x = Expr::default();
+        let name = x.name(attr::IMPORT_KEY);
+        let value = x.value(attr::IMPORT_KEY, import_key.as_str());
+        let update = Update::default().set(format!("{name} = if_not_exists({name}, {value})"));
+        let condition = and([x.exists(keys::PK), x.ne(attr::STATUS, UserStatus::Deleted)]);
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(keys::profile_key(user)))
+            .update_expression(update.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match send_by_deadline!(&self.client, request) {
+            Ok(_) => Ok(()),
+            Err(err) if refused_or_raced(&err) => Ok(()),
+            Err(err) => Err(err.into()),
+        }
     }
 
     /// The write of [`Store::create_account`], with a pending user's legacy

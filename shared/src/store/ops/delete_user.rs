@@ -91,10 +91,15 @@ fn plan(
         } else {
             update
         };
-        let condition = and([
+        let mut condition = and([
             x.eq(attr::VERSION, profile.version),
             x.eq(attr::EMAIL_COUNT, profile.email_count),
         ]);
+        if profile.import_key.is_none() {
+            // A re-run of the import may record the key without a new version:
+            // read again, so that the erasure keeps it.
+            condition = and([condition, x.not_exists(attr::IMPORT_KEY)]);
+        }
         (update, condition)
     })?;
     match by {
@@ -210,6 +215,28 @@ mod tests {
                 keys::claim_key(&crate::address_policy::Canonicalization::NONE.canonical(&b_address))
             ]
         );
+        // A profile without an import key: the erase also conditions on its
+        // absence (a re-run of the import may record one without a version).
+        assert!(
+            erase
+                .condition_expression()
+                .unwrap()
+                .contains("attribute_not_exists(#importKey)"),
+            "{:?}",
+            erase.condition_expression()
+        );
+        let imported = ProfileItem {
+            import_key: Some(crate::domain::ImportKey::parse(&"0a".repeat(16)).unwrap()),
+            ..profile.clone()
+        };
+        let kept = super::plan("t", &imported, &[], now(), Deleter::System).unwrap();
+        assert_well_formed(&kept);
+        let marker = kept.items()[1].put().expect("the erased import's marker");
+        assert_eq!(
+            marker.item()[keys::PK].as_s().unwrap(),
+            &format!("ERASED#{}", "0a".repeat(16))
+        );
+        assert_eq!(marker.item().len(), 4, "its key, entityType and erasedAt alone");
         // A profile that moved since it was read: read again.
         assert!(matches!(
             plan.read(0, Some(&crate::store::ops::fixtures::profile(UserStatus::Active, 3, 2))),

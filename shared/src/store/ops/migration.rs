@@ -15,7 +15,7 @@ use crate::store::items::{self, EmailItem, EntityType, LegacyPasswordItem, Profi
 use crate::store::keys;
 use crate::store::limits;
 use crate::store::plan::{self, Rejection, TxPlan};
-use crate::store::retry::{retrying, send_by_deadline};
+use crate::store::retry::{refused_or_raced, retrying, send_by_deadline};
 use crate::store::{Created, Store, StoreError};
 
 use super::profile::read_changed;
@@ -141,7 +141,6 @@ impl Store {
             };
             if let Some(old) = old {
                 if let Err(retry_after) = password_admitted(&old, now) {
-                    metrics::count(Metric::ConditionalCheckFailures);
                     return Ok(PasswordSlot::Full(retry_after));
                 }
                 // Full only of slots older than the window: drop them. A
@@ -233,14 +232,7 @@ impl Store {
             .set_expression_attribute_values(x.values_or_none());
         match send_by_deadline!(&self.client, request) {
             Ok(_) => return Ok(()),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(
-                        UpdateItemError::ConditionalCheckFailedException(_)
-                            | UpdateItemError::TransactionConflictException(_)
-                    )
-                ) => {}
+            Err(err) if refused_or_raced(&err) => {}
             Err(err) => return Err(err.into()),
         }
         retrying!({
@@ -281,17 +273,7 @@ impl Store {
             .set_expression_attribute_values(x.values_or_none());
         match send_by_deadline!(&self.client, request) {
             Ok(_) => Ok(true),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(
-                        UpdateItemError::ConditionalCheckFailedException(_)
-                            | UpdateItemError::TransactionConflictException(_)
-                    )
-                ) =>
-            {
-                Ok(false)
-            }
+            Err(err) if refused_or_raced(&err) => Ok(false),
             Err(err) => Err(err.into()),
         }
     }

@@ -284,12 +284,16 @@ impl Store {
     pub async fn snapshot_subs(&self, pass: &str, snapshot: Snapshot, prefix: &str) -> Result<Vec<Sub>, StoreError> {
         let mut subs = Vec::new();
         for sk_prefix in keys::snapshot_sk_prefixes(snapshot, prefix) {
-            let query = self.query(|x| {
-                and([
-                    x.eq(keys::PK, keys::snapshot_pk(pass)),
-                    x.begins_with(keys::SK, sk_prefix),
-                ])
-            });
+            // Strongly consistent: a sub's place in the partition's snapshot
+            // names it in the partition's progress across runs.
+            let query = self
+                .query(|x| {
+                    and([
+                        x.eq(keys::PK, keys::snapshot_pk(pass)),
+                        x.begins_with(keys::SK, sk_prefix),
+                    ])
+                })
+                .consistent_read(true);
             for item in query_all(&self.client, query).await? {
                 let bytes = item
                     .get(reconcile_attr::SUBS)
@@ -364,23 +368,21 @@ impl Store {
 
     /// What the table says of a confirmed Cognito user that neither snapshot
     /// lists: the address's verified claim read first, then the user's
-    /// profile, strongly consistent, so a sign-up confirmed while the pass ran
-    /// is found with its profile and its own claim, and is never closed.
+    /// profile, strongly consistent and last, just before any delete, so a
+    /// sign-up confirmed while the pass ran is found with its profile and its
+    /// own claim, and is never closed. A pending holder is not "another
+    /// account": its primary migrates to this user at their next sign-in, and
+    /// a secondary is closed by that sign-in's trigger.
     pub async fn unknown_user(&self, user: &UserId, email: &EmailAddress) -> Result<Unknown, StoreError> {
         let holder = self.verified_holder(email).await?;
+        let another = holder.is_some_and(|holder| holder != *user && !holder.is_pending());
         if self.profile_status(user).await?.is_some() {
             return Ok(Unknown::HasProfile);
         }
-        Ok(match holder {
-            Some(holder) if holder != *user => {
-                // A pending user with it as primary migrates at this user's next sign-in.
-                if holder.is_pending() && self.pending_user(email).await?.is_some() {
-                    Unknown::NoProfile
-                } else {
-                    Unknown::OwnedByAnother
-                }
-            }
-            _ => Unknown::NoProfile,
+        Ok(if another {
+            Unknown::OwnedByAnother
+        } else {
+            Unknown::NoProfile
         })
     }
 }
