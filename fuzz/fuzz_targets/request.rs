@@ -1,65 +1,30 @@
 //! Every HTTP route's request parsing, as its handler runs it (the caller
-//! first, then `http::routes` or the request helpers), on events built the way
-//! API Gateway builds them: body, headers, content type, isBase64Encoded, path
-//! and query parameters. The outcome is the route's domain values or a stable
-//! 4xx problem+json; never a panic, never a 5xx. What is admitted is checked
-//! against the input.
+//! first, then the route module's `parse`), on events built the way API
+//! Gateway builds them: body, headers, content type, isBase64Encoded, path and
+//! query parameters. The routes are the list the service dispatches through
+//! (`api::routes::ROUTES`), so a new route is fuzzed with no change here. The
+//! outcome is the route's domain values or a stable 4xx problem+json; never a
+//! panic, never a 5xx. What is admitted is checked against the input by each
+//! route module's `admitted` (built with `--cfg fuzzing`).
 #![no_main]
 
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 use fuzz_support::{EventSpec, assert_parsing_problem};
-use lambda_http::RequestExt;
 use libfuzzer_sys::fuzz_target;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use user_service::domain::{EmailAddress, EmailId, PersonName, Phone, UserStatus};
-use user_service::http::Problem;
-use user_service::http::request::{MAX_BODY_BYTES, caller, email_id_param, if_match, query_param};
-use user_service::http::routes;
+use user_service::api::routes::{ROUTES, Route};
+use user_service::catalog::Trigger;
+use user_service::domain::EmailId;
+use user_service::http::request::MAX_BODY_BYTES;
 
-#[derive(Arbitrary, Deserialize, Debug, Clone, Copy)]
-#[serde(rename_all = "kebab-case")]
-enum Route {
-    GetProfile,
-    GetAccount,
-    UpdateProfile,
-    ListEmails,
-    AddEmail,
-    SendVerification,
-    VerifyEmail,
-    SetPrimaryEmail,
-    RemoveEmail,
-    GetEmail,
-    DeleteAccount,
-    CheckEmail,
-    ExportAccount,
-    FindUserByEmail,
-    ListUsers,
-    SetUserStatus,
-}
-
-impl Route {
-    fn method_and_path(self) -> (&'static str, &'static str) {
-        match self {
-            Self::GetProfile => ("GET", "/me"),
-            Self::GetAccount => ("GET", "/me/account"),
-            Self::UpdateProfile => ("PATCH", "/me"),
-            Self::ListEmails => ("GET", "/me/emails"),
-            Self::AddEmail => ("POST", "/me/emails"),
-            Self::SendVerification => ("POST", "/me/emails/{emailId}/verification"),
-            Self::VerifyEmail => ("POST", "/me/emails/{emailId}/verify"),
-            Self::SetPrimaryEmail => ("PUT", "/me/primary-email"),
-            Self::RemoveEmail => ("DELETE", "/me/emails/{emailId}"),
-            Self::GetEmail => ("GET", "/me/emails/{emailId}"),
-            Self::DeleteAccount => ("DELETE", "/me"),
-            Self::CheckEmail => ("GET", "/emails/availability"),
-            Self::ExportAccount => ("GET", "/me/export"),
-            Self::FindUserByEmail => ("GET", "/admin/users"),
-            Self::ListUsers => ("GET", "/admin/user-list"),
-            Self::SetUserStatus => ("PUT", "/admin/users/{userId}/status"),
-        }
+/// The route's method and path, as the catalog declares them.
+fn method_and_path(route: &dyn Route) -> (&'static str, &'static str) {
+    match route.function().trigger {
+        Trigger::Http { method, path, .. } => (method, path),
+        _ => unreachable!("the routes' list holds HTTP routes alone"),
     }
 }
 
@@ -119,14 +84,16 @@ enum IfMatch {
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    route: Route,
+    /// Which route, by its place in the list.
+    route: u8,
     content_type: ContentType,
     body: BodySpec,
     base64: bool,
     if_match: Option<IfMatch>,
     /// The `{emailId}` or `{userId}` segment; None: a fresh valid UUID.
     path_value: Option<String>,
-    query_email: Option<String>,
+    /// Query parameters: which of the route's (by place) and the value.
+    query: Vec<(u8, String)>,
     extra_headers: Vec<(String, String)>,
     authorized: bool,
 }
@@ -177,131 +144,38 @@ fn body_bytes(body: &BodySpec) -> Option<Vec<u8>> {
     }
 }
 
-/// What a route reads from the request, in its handler's order.
-fn parse(route: Route, req: &lambda_http::Request) -> Result<(), Problem> {
-    let who = caller(req)?;
-    assert!(!who.user_id.as_str().is_empty());
-    match route {
-        Route::GetProfile | Route::GetAccount | Route::ListEmails | Route::ExportAccount => {}
-        Route::UpdateProfile => {
-            let (precondition, patch) = routes::update_profile(req)?;
-            if let user_service::domain::IfMatch::Versions(versions) = precondition {
-                assert!(versions.iter().all(|v| *v > 0));
-            }
-            assert!(!patch.is_empty(), "an empty patch was admitted");
-            let body = json_of(req);
-            check_name(&body, "firstName", patch.first_name.as_ref());
-            check_name(&body, "lastName", patch.last_name.as_ref());
-            match (&patch.phone, body.get("phone")) {
-                (None, None) => {}
-                (Some(None), Some(Value::Null)) => {}
-                (Some(Some(phone)), Some(Value::String(raw))) => {
-                    assert_eq!(Phone::parse(raw).as_ref(), Ok(phone));
-                }
-                (p, raw) => panic!("phone {p:?} from {raw:?}"),
-            }
-        }
-        Route::AddEmail => {
-            let email = routes::add_email(req)?;
-            let raw = json_of(req)["email"].as_str().map(str::to_owned).unwrap_or_default();
-            assert_eq!(EmailAddress::parse(&raw).as_ref(), Ok(&email));
-        }
-        Route::VerifyEmail => {
-            let (_, code) = routes::verify_email(req)?;
-            let revealed = code.reveal();
-            assert!(revealed.len() == 6 && revealed.bytes().all(|b| b.is_ascii_digit()));
-        }
-        Route::SetPrimaryEmail => {
-            let email_id = routes::set_primary_email(req)?;
-            let raw = json_of(req)["emailId"].as_str().map(str::to_owned).unwrap_or_default();
-            assert_eq!(EmailId::parse(&raw), Ok(email_id));
-        }
-        Route::SendVerification | Route::RemoveEmail | Route::GetEmail => {
-            email_id_param(req)?;
-        }
-        Route::DeleteAccount => {
-            // Whatever parses names real versions only, at most the cap of them.
-            if let user_service::domain::IfMatch::Versions(versions) = if_match(req)? {
-                assert!(versions.iter().all(|v| *v > 0));
-                assert!(versions.len() <= user_service::http::request::MAX_IF_MATCH_TAGS);
-            }
-        }
-        Route::CheckEmail | Route::FindUserByEmail => {
-            query_param(req, "email", EmailAddress::parse)?;
-        }
-        Route::ListUsers => {
-            let query = routes::list_users(req)?;
-            assert!((1..=user_service::http::list_query::MAX_LIMIT).contains(&query.limit));
-            // A cursor accepted is one the service writes: it encodes back to itself.
-            if let Some(after) = query.after {
-                let cursor = user_service::http::list_query::Cursor {
-                    filter: query.filter,
-                    after,
-                };
-                let raw = req.query_string_parameters_ref().and_then(|p| p.first("cursor").map(str::to_owned));
-                assert_eq!(raw.as_deref(), Some(cursor.encode().as_str()));
-            }
-        }
-        Route::SetUserStatus => {
-            let (_, status) = routes::set_user_status(req)?;
-            let raw = json_of(req)["status"].as_str().map(str::to_owned).unwrap_or_default();
-            assert_eq!(raw, status.as_str());
-            assert!(matches!(
-                status,
-                UserStatus::Active | UserStatus::Suspended | UserStatus::Deleted
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The body an admitted request carried, read independently of the service.
-fn json_of(req: &lambda_http::Request) -> Value {
-    let bytes: &[u8] = match req.body() {
-        lambda_http::Body::Text(t) => t.as_bytes(),
-        lambda_http::Body::Binary(b) => b,
-        _ => &[],
-    };
-    assert!(bytes.len() <= MAX_BODY_BYTES, "an oversized body was admitted");
-    serde_json::from_slice(bytes).unwrap_or(Value::Null)
-}
-
-fn check_name(body: &Value, field: &str, parsed: Option<&PersonName>) {
-    match (parsed, body.get(field)) {
-        (None, None) => {}
-        (Some(name), Some(Value::String(raw))) => assert_eq!(PersonName::parse(raw).as_ref(), Ok(name)),
-        (p, raw) => panic!("{field} {p:?} from {raw:?}"),
-    }
-}
-
 /// A hand-written seed (fuzz/corpus/request/*.json): one request as a client
 /// would describe it. Inputs starting with `{` are read this way, all others
 /// through `Arbitrary`, so both the seeds and libFuzzer's mutations count.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Seed {
-    route: Route,
+    /// The route's function name (`add-email`).
+    route: String,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     body: Option<String>,
     #[serde(default)]
     base64: bool,
     path: Option<String>,
-    query_email: Option<String>,
+    #[serde(default)]
+    query: BTreeMap<String, String>,
     #[serde(default)]
     authorized: bool,
 }
 
 fuzz_target!(|data: &[u8]| {
     if data.first() == Some(&b'{') {
-        if let Ok(seed) = serde_json::from_slice::<Seed>(data) {
+        if let Ok(seed) = serde_json::from_slice::<Seed>(data)
+            && let Some(route) = ROUTES.iter().find(|r| r.function().name == seed.route)
+        {
             run(
-                seed.route,
+                *route,
                 seed.headers.into_iter().collect(),
                 seed.body.map(String::into_bytes),
                 seed.base64,
                 seed.path,
-                seed.query_email,
+                seed.query.into_iter().collect(),
                 seed.authorized,
             );
         }
@@ -332,38 +206,42 @@ fuzz_target!(|data: &[u8]| {
         Some(IfMatch::Raw(s)) => headers.push(("if-match".into(), s.clone())),
         None => {}
     }
+    let route = ROUTES[usize::from(input.route) % ROUTES.len()];
+    let reads = route.reads().query;
+    let query = input
+        .query
+        .into_iter()
+        .filter(|_| !reads.is_empty())
+        .map(|(at, value)| (reads[usize::from(at) % reads.len()].to_owned(), value))
+        .collect();
     run(
-        input.route,
+        route,
         headers,
         body_bytes(&input.body),
         input.base64,
         input.path_value,
-        input.query_email,
+        query,
         input.authorized,
     );
 });
 
 fn run(
-    route: Route,
+    route: &dyn Route,
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
     base64: bool,
     path_value: Option<String>,
-    query_email: Option<String>,
+    query: Vec<(String, String)>,
     authorized: bool,
 ) {
-    let (method, raw_path) = route.method_and_path();
+    let (method, raw_path) = method_and_path(route);
     let path_value = path_value.unwrap_or_else(|| EmailId::new().to_string());
-    let path_parameters = match route {
-        Route::SendVerification | Route::VerifyEmail | Route::RemoveEmail | Route::GetEmail => {
-            vec![("emailId", path_value)]
-        }
-        Route::SetUserStatus => vec![("userId", path_value)],
-        _ => vec![],
-    };
-    // The admin list reads no address: the value is its cursor there, whose codec takes any text.
-    let name = if matches!(route, Route::ListUsers) { "cursor" } else { "email" };
-    let query = query_email.into_iter().map(|e| (name.to_owned(), e)).collect();
+    // Every `{name}` of the route's path, all given the one value.
+    let path_parameters = raw_path
+        .split('/')
+        .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
+        .map(|name| (name, path_value.clone()))
+        .collect();
     let claims = authorized.then(|| {
         BTreeMap::from([
             ("sub".to_owned(), "0b6e1e0e-7c3a-4e55-9d1a-3f0c2d9a1b2c".to_owned()),
@@ -384,7 +262,7 @@ fn run(
     let Some(req) = spec.to_request() else {
         return;
     };
-    if let Err(problem) = parse(route, &req) {
+    if let Err(problem) = route.parse(&req) {
         assert_parsing_problem(&problem);
     }
 }

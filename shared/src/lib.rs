@@ -5,7 +5,6 @@
 #![warn(missing_docs)]
 
 pub mod address_policy;
-#[cfg(feature = "aws")]
 pub mod api;
 #[cfg(feature = "aws")]
 pub mod app;

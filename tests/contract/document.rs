@@ -130,5 +130,5 @@ fn links_name_operations_that_exist() {
             }
         }
     }
-    assert!(links > 0, "add-email links to what its emailId opens");
+    assert!(links > 0, "POST /me/emails links to what its emailId opens");
 }

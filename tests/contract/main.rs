@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use integration_tests::lambda::workspace_root;
 use serde_json::{Value, json};
 use user_service::StoreError;
+use user_service::api::routes::{self, Route};
 use user_service::catalog::{Access, FUNCTIONS, Function, Trigger};
 use user_service::http::problem::{CODES, Problem};
 
@@ -158,127 +159,10 @@ fn documented_codes(op: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// What a handler can end in, besides what every route can (no identity,
-/// DynamoDB busy or failing): read from the handlers and the store operations
-/// they call, and mapped to problems by the code's own mapping.
-struct Handler {
-    json_body: bool,
-    if_match: bool,
-    /// A path or query parameter parsed with a domain parser.
-    parameter: bool,
-    store: Vec<StoreError>,
-}
-
-fn handler(name: &str) -> Handler {
-    use StoreError as E;
-    let h = |json_body, if_match, parameter, store| Handler {
-        json_body,
-        if_match,
-        parameter,
-        store,
-    };
-    match name {
-        "get-profile" | "get-account" | "list-emails" => h(false, false, false, vec![E::NotFound]),
-        "update-profile" => h(
-            true,
-            true,
-            false,
-            vec![
-                E::NotFound,
-                E::AccountInactive,
-                E::VersionMismatch { current: 2 },
-                E::NothingToMatch,
-            ],
-        ),
-        "delete-account" => h(
-            false,
-            true,
-            false,
-            vec![
-                E::NotFound,
-                E::AccountInactive,
-                E::VersionMismatch { current: 2 },
-                E::NothingToMatch,
-            ],
-        ),
-        "add-email" => h(
-            true,
-            false,
-            false,
-            vec![
-                E::NotFound,
-                E::AccountInactive,
-                E::EmailTaken,
-                E::AlreadyAdded,
-                E::NotAllowed(user_service::address_policy::Refusal::DisposableDomain),
-                E::LimitReached,
-                E::TooManyRequests { retry_after_secs: 60 },
-            ],
-        ),
-        "get-email" => h(false, false, true, vec![E::NotFound]),
-        "send-verification" => h(
-            false,
-            false,
-            true,
-            vec![
-                E::NotFound,
-                E::AccountInactive,
-                E::AlreadyVerified,
-                E::TooManyRequests { retry_after_secs: 60 },
-            ],
-        ),
-        "verify-email" => h(
-            true,
-            false,
-            true,
-            vec![
-                E::NotFound,
-                E::AccountInactive,
-                E::AlreadyVerified,
-                E::VerificationFailed { attempts_left: 2 },
-                E::VerificationExpired,
-                E::TooManyAttempts { retry_after_secs: 60 },
-            ],
-        ),
-        "set-primary-email" => h(
-            true,
-            false,
-            false,
-            vec![E::NotFound, E::AccountInactive, E::NotVerified],
-        ),
-        "remove-email" => h(
-            false,
-            false,
-            true,
-            vec![E::NotFound, E::AccountInactive, E::PrimaryEmail],
-        ),
-        "check-email" => h(
-            false,
-            false,
-            true,
-            vec![
-                E::NotFound,
-                E::NotAllowed(user_service::address_policy::Refusal::Subaddress),
-                E::TooManyChecks { retry_after_secs: 60 },
-            ],
-        ),
-        "export-account" => h(
-            false,
-            false,
-            false,
-            vec![E::NotFound, E::TooManyExports { retry_after_secs: 60 }],
-        ),
-        "find-user-by-email" => h(false, false, true, vec![E::NotFound]),
-        // Reads only: the store answers a page, or fails as every route may.
-        "list-users" => h(false, false, true, vec![]),
-        "set-user-status" => h(true, false, true, vec![E::NotFound, E::AdminInactive]),
-        other => panic!("{other}: a new HTTP function; say what its handler can answer here"),
-    }
-}
-
 /// Every problem the given handler can answer.
 fn possible_problems(name: &str, access: Access) -> Vec<Problem> {
-    let handler = handler(name);
+    let route = route(name);
+    let reads = route.reads();
     let mut problems = vec![
         Problem::unauthenticated(),
         // Any route: a body marked base64 that does not decode.
@@ -289,25 +173,32 @@ fn possible_problems(name: &str, access: Access) -> Vec<Problem> {
     if access == Access::Admin {
         problems.extend([Problem::forbidden(), Problem::forbidden_inactive_admin()]);
     }
-    if handler.json_body {
+    if reads.json_body {
         problems.extend([
             Problem::validation("body", "bad"),
             Problem::payload_too_large(1),
             Problem::unsupported_media_type(),
         ]);
     }
-    if handler.parameter {
+    if reads.parameter() {
         problems.push(Problem::validation("emailId", "bad"));
     }
-    if handler.if_match {
+    if reads.if_match {
         problems.extend([
             Problem::validation("If-Match", "bad"),
             Problem::precondition_required(),
             Problem::weak_etag(),
         ]);
     }
-    problems.extend(handler.store.iter().map(Problem::from));
+    problems.extend(route.refusals().iter().map(Problem::from));
     problems
+}
+
+/// The route module of the catalog entry `name`: what its handler can answer
+/// is the module's own account of it (`Route::reads`, `Route::refusals`).
+fn route(name: &str) -> &'static dyn Route {
+    let function = user_service::catalog::by_name(name).unwrap_or_else(|| panic!("{name} is in the catalog"));
+    routes::route_of(function).unwrap_or_else(|| panic!("{name}: an HTTP function no route module describes"))
 }
 
 fn response<'a>(spec: &'a Value, op: &'a Value, status: u16) -> Option<&'a Value> {
@@ -403,14 +294,15 @@ fn headers_are_documented_where_handlers_set_them() {
             .flatten()
             .map(|p| deref(&spec, p))
             .find(|p| p["name"] == "If-Match" && p["in"] == "header");
+        let reads = route(f.name).reads();
         assert_eq!(
             if_match.map(|p| p["required"] == true),
-            handler(f.name).if_match.then_some(true),
+            reads.if_match.then_some(true),
             "If-Match of {method} {path}"
         );
         assert_eq!(
             op.get("requestBody").map(|b| deref(&spec, b)["required"] == true),
-            handler(f.name).json_body.then_some(true),
+            reads.json_body.then_some(true),
             "request body of {method} {path}"
         );
     }

@@ -19,6 +19,7 @@ use integration_tests::http::{Event, Reply};
 use integration_tests::test_app::TestApp;
 use serde_json::{Value, json};
 use user_service::Store;
+use user_service::api::routes;
 use user_service::catalog::{self, Access, Function, Trigger};
 use user_service::domain::{EmailAddress, NewUser, PersonName, UserId, UserStatus};
 use user_service::verification::VerificationCode;
@@ -191,10 +192,13 @@ pub(crate) struct Target<'a> {
     pub(crate) if_match: String,
 }
 
-/// A valid request for `route`, as docs/api.md documents it, with the route's
-/// normal success status. Every route of the catalog must have one here: a new
-/// route fails the suites until it is described.
+/// A valid request for `route`, with the route's normal success status: the
+/// route module's own example (`Route::example`), its placeholders filled from
+/// `t`. A route without a module fails every suite that asks.
 pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
+    let example = routes::route_of(route)
+        .unwrap_or_else(|| panic!("{}: an HTTP function no route module describes", route.name))
+        .example();
     let mut event = Event::of(route).caller(&t.caller.sub);
     event = if t.admin_groups {
         event.groups("[admin]")
@@ -202,47 +206,41 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
         event.no_groups()
     };
     let owner = t.owner;
-    let (event, status) = match route.name {
-        "get-profile" | "get-account" | "list-emails" | "export-account" => (event, 200),
-        "update-profile" => (
-            event
-                .header("if-match", &t.if_match)
-                .body(json!({ "firstName": "Vic" })),
-            200,
-        ),
-        "delete-account" => (event.header("if-match", &t.if_match), 204),
-        "add-email" => (
-            event.body(json!({ "email": format!("{}.extra@example.com", t.caller.label) })),
-            201,
-        ),
-        "send-verification" => (event.path_param("emailId", &owner.unverified), 202),
-        "verify-email" => (
-            event
-                .path_param("emailId", &owner.unverified)
-                .body(json!({ "code": CODE })),
-            200,
-        ),
-        "set-primary-email" => (event.body(json!({ "emailId": owner.secondary })), 200),
-        "remove-email" => (event.path_param("emailId", &owner.secondary), 204),
-        "get-email" => (event.path_param("emailId", &owner.unverified), 200),
-        "check-email" => (event.query("email", "free@example.com"), 200),
-        "find-user-by-email" => (event.query("email", &owner.primary), 200),
-        "list-users" => (event.query("status", "active"), 200),
-        "set-user-status" => (
-            event
-                .path_param("userId", &owner.sub)
-                .body(json!({ "status": "suspended" })),
-            200,
-        ),
-        other => panic!("no valid request for the route {other}: describe it in tests/hostile/support.rs"),
+    let extra = format!("{}.extra@example.com", t.caller.label);
+    let fill = |value: &str| -> String {
+        [
+            ("{unverified}", owner.unverified.as_str()),
+            ("{secondary}", owner.secondary.as_str()),
+            ("{primary}", owner.primary.as_str()),
+            ("{owner}", owner.sub.as_str()),
+            ("{code}", CODE),
+            ("{extra}", extra.as_str()),
+            ("{free}", "free@example.com"),
+        ]
+        .iter()
+        .fold(value.to_owned(), |value, (placeholder, filled)| {
+            value.replace(placeholder, filled)
+        })
     };
-    (event, status)
+    for (name, value) in example.path {
+        event = event.path_param(name, &fill(value));
+    }
+    for (name, value) in example.query {
+        event = event.query(name, &fill(value));
+    }
+    if let Some(body) = example.body {
+        event = event.body(serde_json::from_str(&fill(body)).expect("an example body is JSON"));
+    }
+    if example.if_match {
+        event = event.header("if-match", &t.if_match);
+    }
+    (event, example.status)
 }
 
 /// Whether every query parameter of `route` has a default (the admin list's
 /// filter, page size and cursor), so a request without them is valid.
 pub(crate) fn query_is_optional(route: &Function) -> bool {
-    route.name == "list-users"
+    routes::route_of(route).is_some_and(|r| r.reads().query_defaults)
 }
 
 /// Whether a valid request for `route` names one of the owner's addresses by id.

@@ -31,6 +31,7 @@ mod migration;
 mod preconditions;
 mod publishing;
 mod races;
+mod routes;
 mod secrets;
 mod store_emails;
 mod store_users;

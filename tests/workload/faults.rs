@@ -507,20 +507,8 @@ async fn invoke(app: &App, route: Route, event: &Event, deadline_ms: u64) -> Rep
     let mut context = lambda_runtime::Context::default();
     context.deadline = deadline_ms;
     let req = event.request().with_lambda_context(context);
-    let response = match route {
-        Route::UpdateProfile => api::routes::update_profile::handle(app, req).await,
-        Route::AddEmail => api::routes::add_email::handle(app, req).await,
-        Route::SendVerification => api::routes::send_verification::handle(app, req).await,
-        Route::VerifyEmail => api::routes::verify_email::handle(app, req).await,
-        Route::SetPrimaryEmail => api::routes::set_primary_email::handle(app, req).await,
-        Route::RemoveEmail => api::routes::remove_email::handle(app, req).await,
-        Route::DeleteAccount => api::routes::delete_account::handle(app, req).await,
-        Route::Suspend | Route::AdminDelete => api::routes::set_user_status::handle(app, req).await,
-        Route::GetProfile => api::routes::get_profile::handle(app, req).await,
-        Route::GetAccount => api::routes::get_account::handle(app, req).await,
-        Route::CheckEmail => api::routes::check_email::handle(app, req).await,
-        Route::FindUserByEmail => api::routes::find_user_by_email::handle(app, req).await,
-    };
+    let handler = api::routes::route_of(route.function()).expect("an HTTP route");
+    let response = handler.handle(app, req).await;
     Reply::from(response.unwrap_or_else(|never| match never {}))
 }
 

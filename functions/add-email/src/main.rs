@@ -1,4 +1,5 @@
-//! POST /me/emails: add an unverified address and send it a code.
+//! POST /me/emails: Adds an unverified email address to the caller's account.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::add_email, catalog, http::lambda::run};
 

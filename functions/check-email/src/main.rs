@@ -1,4 +1,5 @@
-//! GET /emails/availability: whether an address is free.
+//! GET /emails/availability: Tells whether an address is free to add (a per-user daily limit).
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::check_email, catalog, http::lambda::run};
 

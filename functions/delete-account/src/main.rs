@@ -1,4 +1,5 @@
-//! DELETE /me: the caller closes their account.
+//! DELETE /me: Closes the caller's account (If-Match), releasing and erasing everything.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::delete_account, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! GET /me/export: everything the service holds about the caller, within a daily limit.
+//! GET /me/export: Exports everything the service holds about the caller (a per-user daily limit).
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::export_account, catalog, http::lambda::run};
 

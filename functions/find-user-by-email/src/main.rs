@@ -1,4 +1,5 @@
-//! GET /admin/users?email=: the account holding an address (admins).
+//! GET /admin/users: Admins only: finds a user by email address.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::find_user_by_email, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! GET /me/account: the caller's profile and addresses, from one Query.
+//! GET /me/account: Returns the caller's profile with all their email addresses.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::get_account, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! GET /me/emails/{emailId}: one of the caller's addresses.
+//! GET /me/emails/{emailId}: Returns one of the caller's addresses.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::get_email, catalog, http::lambda::run};
 

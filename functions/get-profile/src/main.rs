@@ -1,4 +1,5 @@
-//! GET /me: the caller's profile, with its ETag.
+//! GET /me: Returns the caller's profile.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::get_profile, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! GET /me/emails: the caller's addresses, oldest first.
+//! GET /me/emails: Lists the caller's email addresses.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::list_emails, catalog, http::lambda::run};
 

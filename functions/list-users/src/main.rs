@@ -1,4 +1,5 @@
-//! GET /admin/user-list: a page of users, oldest first (admins).
+//! GET /admin/user-list: Admins only: lists users oldest first, by status, a page at a time.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::list_users, catalog, http::lambda::run};
 

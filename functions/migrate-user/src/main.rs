@@ -1,4 +1,5 @@
-//! Cognito UserMigration: a pending user's first sign-in, against their legacy password.
+//! checks a pending user's legacy password at their first sign-in.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_runtime::{Error, run, service_fn};
 use user_service::{App, Clients, api::events::migrate_user, catalog};
 

@@ -1,4 +1,5 @@
-//! Cognito PostAuthentication: a profile for a confirmed user who has none (the repair path).
+//! the repair path; a profile for a confirmed user who has none.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_runtime::{Error, run, service_fn};
 use user_service::{App, Clients, api::events::post_authentication, catalog};
 

@@ -1,4 +1,5 @@
-//! The daily sweep: profiles of users who deleted themselves in Cognito are erased.
+//! erases the profiles of users who deleted themselves in Cognito.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_runtime::{Error, run, service_fn};
 use user_service::{App, Clients, api::events::reconcile_users, catalog};
 

@@ -1,4 +1,5 @@
-//! DELETE /me/emails/{emailId}: remove a non-primary address.
+//! DELETE /me/emails/{emailId}: Removes one of the caller's addresses.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::remove_email, catalog, http::lambda::run};
 

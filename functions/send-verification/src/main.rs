@@ -1,4 +1,5 @@
-//! POST /me/emails/{emailId}/verification: send a new code.
+//! POST /me/emails/{emailId}/verification: Sends a new verification code for one of the caller's addresses.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::send_verification, catalog, http::lambda::run};
 

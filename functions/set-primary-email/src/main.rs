@@ -1,4 +1,5 @@
-//! PUT /me/primary-email: switch the primary address atomically.
+//! PUT /me/primary-email: Makes a verified address the caller's primary address.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::set_primary_email, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! PUT /admin/users/{userId}/status: suspend, reactivate or delete (admins).
+//! PUT /admin/users/{userId}/status: Admins only: sets a user's status.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::set_user_status, catalog, http::lambda::run};
 

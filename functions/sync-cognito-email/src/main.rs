@@ -1,4 +1,5 @@
-//! The table's stream: Cognito follows profile changes (primary address, suspension, deletion).
+//! profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_runtime::{Error, run, service_fn};
 use user_service::{App, Clients, api::events::sync_cognito_email, catalog};
 

@@ -1,4 +1,5 @@
-//! PATCH /me: edit the profile under If-Match (optimistic locking).
+//! PATCH /me: Updates the caller's name and phone (optimistic concurrency through If-Match).
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::update_profile, catalog, http::lambda::run};
 

@@ -1,4 +1,5 @@
-//! POST /me/emails/{emailId}/verify: verify an address with its code.
+//! POST /me/emails/{emailId}/verify: Verifies one of the caller's addresses with a code.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::routes::verify_email, catalog, http::lambda::run};
 

@@ -4,5 +4,6 @@
 //! calls one store method and maps the result; `functions/<name>/src/main.rs`
 //! runs its `handle`.
 
+#[cfg(feature = "aws")]
 pub mod events;
 pub mod routes;

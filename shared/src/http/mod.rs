@@ -1,11 +1,9 @@
 //! The HTTP edge: one wrapper every API handler runs in, request parsing,
 //! responses and problem mapping.
 
-pub mod list_query;
 pub mod problem;
 pub mod request;
 pub mod response;
-pub mod routes;
 
 #[cfg(feature = "aws")]
 pub mod lambda;

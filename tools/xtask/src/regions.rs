@@ -35,6 +35,17 @@ impl Region {
         }
     }
 
+    /// A region of a Rust source file, at the top level.
+    pub(crate) fn rust(name: &'static str) -> Self {
+        Self {
+            name,
+            begin: format!(
+                "// >>> generated: {name}. Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this block."
+            ),
+            end: format!("// <<< generated: {name}"),
+        }
+    }
+
     /// A region inside a TOML array, at four spaces.
     pub(crate) fn toml(name: &'static str) -> Self {
         Self {

@@ -3,6 +3,8 @@
 //! (`reconcile_users`).
 
 pub mod cognito;
+
+// >>> generated: events. Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this block.
 #[cfg(feature = "legacy-passwords")]
 pub mod migrate_user;
 pub mod post_authentication;
@@ -11,3 +13,4 @@ pub mod pre_sign_up;
 pub mod publish_events;
 pub mod reconcile_users;
 pub mod sync_cognito_email;
+// <<< generated: events

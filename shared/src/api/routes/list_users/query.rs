@@ -5,8 +5,8 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use lambda_http::{Request, RequestExt};
 
-use super::problem::Problem;
 use crate::domain::{Invalid, ListPosition, Timestamp, UserId, UserStatus};
+use crate::http::Problem;
 
 /// Users on a page when the request names no `limit`.
 pub const DEFAULT_LIMIT: usize = 50;
