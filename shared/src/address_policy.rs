@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{
-    ALLOWED_EMAIL_DOMAINS_VAR, BLOCK_DISPOSABLE_DOMAINS_VAR, BLOCK_SUBADDRESSES_VAR, ConfigError,
-    DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR, EMAIL_CANONICALIZATION_FROM_VAR, EMAIL_CANONICALIZATION_VAR,
+    ALLOWED_EMAIL_DOMAINS, BLOCK_DISPOSABLE_DOMAINS, BLOCK_SUBADDRESSES, ConfigError, DISPOSABLE_EMAIL_DOMAINS_EXTRA,
+    EMAIL_CANONICALIZATION, EMAIL_CANONICALIZATION_FROM, Setting,
 };
 use crate::domain::{EmailAddress, Invalid};
 
@@ -317,46 +317,46 @@ impl AddressPolicy {
     /// The policy the environment sets; a value it cannot read stops the
     /// function at init, naming the variable.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let invalid = |name: &'static str, value: &str, why: &str| ConfigError::Invalid {
-            name,
+        let invalid = |setting: Setting, value: &str, why: &str| ConfigError::Invalid {
+            name: setting.name(),
             reason: format!("{why}; got {value:?}"),
         };
-        let var = |name: &str| crate::config::optional(&lookup, name);
-        let flag = |name: &'static str| match var(name).as_deref() {
+        let var = |setting: Setting| crate::config::optional(&lookup, setting);
+        let flag = |setting: Setting| match var(setting).as_deref() {
             None | Some("false") => Ok(false),
             Some("true") => Ok(true),
-            Some(other) => Err(invalid(name, other, "must be true or false")),
+            Some(other) => Err(invalid(setting, other, "must be true or false")),
         };
         let mut policy = Self::default();
-        if let Some(raw) = var(EMAIL_CANONICALIZATION_VAR) {
+        if let Some(raw) = var(EMAIL_CANONICALIZATION) {
             let canonicalization =
-                Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION_VAR, &raw, e.0))?;
+                Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION, &raw, e.0))?;
             policy = policy.canonicalizing(canonicalization);
         }
-        if let Some(raw) = var(EMAIL_CANONICALIZATION_FROM_VAR) {
+        if let Some(raw) = var(EMAIL_CANONICALIZATION_FROM) {
             let previous =
-                Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION_FROM_VAR, &raw, e.0))?;
+                Canonicalization::parse(&raw).map_err(|e| invalid(EMAIL_CANONICALIZATION_FROM, &raw, e.0))?;
             policy = policy.moving_from(previous);
         }
-        if flag(BLOCK_SUBADDRESSES_VAR)? {
+        if flag(BLOCK_SUBADDRESSES)? {
             policy = policy.blocking_subaddresses();
         }
-        let extra = var(DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR).unwrap_or_default();
-        if flag(BLOCK_DISPOSABLE_DOMAINS_VAR)? {
+        let extra = var(DISPOSABLE_EMAIL_DOMAINS_EXTRA).unwrap_or_default();
+        if flag(BLOCK_DISPOSABLE_DOMAINS)? {
             policy = policy
                 .blocking_disposable_domains(&extra)
-                .map_err(|e| invalid(DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR, &extra, e.0))?;
+                .map_err(|e| invalid(DISPOSABLE_EMAIL_DOMAINS_EXTRA, &extra, e.0))?;
         } else if !extra.is_empty() {
             return Err(invalid(
-                DISPOSABLE_EMAIL_DOMAINS_EXTRA_VAR,
+                DISPOSABLE_EMAIL_DOMAINS_EXTRA,
                 &extra,
                 "is read only with BLOCK_DISPOSABLE_DOMAINS=true",
             ));
         }
-        if let Some(raw) = var(ALLOWED_EMAIL_DOMAINS_VAR) {
+        if let Some(raw) = var(ALLOWED_EMAIL_DOMAINS) {
             policy = policy
                 .allowing_only(&raw)
-                .map_err(|e| invalid(ALLOWED_EMAIL_DOMAINS_VAR, &raw, e.0))?;
+                .map_err(|e| invalid(ALLOWED_EMAIL_DOMAINS, &raw, e.0))?;
         }
         Ok(policy)
     }
@@ -450,10 +450,7 @@ mod tests {
         }
     }
 
-    fn lookup(pairs: &[(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs = pairs.to_vec();
-        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
-    }
+    use crate::config::tests::lookup;
 
     fn a(raw: &str) -> EmailAddress {
         EmailAddress::parse(raw).unwrap()

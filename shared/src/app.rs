@@ -51,7 +51,7 @@ pub struct App {
 pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
 
 /// The admin group when `ADMIN_GROUP` is unset.
-pub const DEFAULT_ADMIN_GROUP: &str = "admin";
+pub const DEFAULT_ADMIN_GROUP: &str = crate::config::ADMIN_GROUP.default_str();
 
 impl App {
     /// An app on `store` with the defaults tests start from: log sender, system clock, no Cognito, no metrics.
@@ -106,8 +106,8 @@ impl App {
         let function = clients.function;
         let config = StoreConfig::from_lookup(lookup)?;
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
-        let admin_group =
-            crate::config::optional(lookup, "ADMIN_GROUP").unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
+        let admin_group = crate::config::optional(lookup, crate::config::ADMIN_GROUP)
+            .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
         let sdk = sdk_config(timeouts).await;
         let policy = crate::address_policy::AddressPolicy::from_lookup(lookup)?;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config).with_policy(policy);
@@ -140,15 +140,8 @@ impl App {
     }
 }
 
-/// Whether init opens the connection to DynamoDB (`DYNAMODB_CONNECT_AT_INIT=true`;
-/// off by default): see [`Store::open_connection`]. `make bench` measured it
-/// on loopback TLS: init grew by 6.4 ms and the first invocation shrank by
-/// 1.8 ms, since the opening read is a whole request. It pays where init is off
-/// the request path (provisioned concurrency).
-pub const CONNECT_AT_INIT_VAR: &str = "DYNAMODB_CONNECT_AT_INIT";
-
 fn open_at_init(lookup: Lookup<'_>) -> bool {
-    lookup(CONNECT_AT_INIT_VAR).is_some_and(|v| v.trim() == "true")
+    crate::config::flag(lookup, crate::config::DYNAMODB_CONNECT_AT_INIT)
 }
 
 type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
@@ -240,7 +233,7 @@ impl LogSettings {
     /// The platform's log level and format from `lookup`; a non-empty `RUST_LOG` replaces the filter.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         // The platform's names (TRACE … FATAL); FATAL has no tracing level.
-        let level = match lookup("AWS_LAMBDA_LOG_LEVEL")
+        let level = match lookup(crate::config::AWS_LAMBDA_LOG_LEVEL.name())
             .unwrap_or_default()
             .to_ascii_uppercase()
             .as_str()
@@ -269,14 +262,16 @@ impl LogSettings {
         };
         // The audit trail is kept at every level: WARN or ERROR must not
         // silence who did what as an admin.
-        let filter = lookup("RUST_LOG").filter(|f| !f.trim().is_empty()).unwrap_or_else(|| {
-            format!(
-                "{base},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk},{}=info",
-                crate::audit::TARGET
-            )
-        });
+        let filter = lookup(crate::config::RUST_LOG.name())
+            .filter(|f| !f.trim().is_empty())
+            .unwrap_or_else(|| {
+                format!(
+                    "{base},aws_smithy_runtime={sdk},aws_config={sdk},aws_sdk_dynamodb={sdk},{}=info",
+                    crate::audit::TARGET
+                )
+            });
         // JSON unless the platform says Text: CloudWatch's filters read fields.
-        let json = !lookup("AWS_LAMBDA_LOG_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("text"));
+        let json = !lookup(crate::config::AWS_LAMBDA_LOG_FORMAT.name()).is_some_and(|f| f.eq_ignore_ascii_case("text"));
         Self { filter, json }
     }
 }

@@ -9,16 +9,9 @@ use std::time::Duration;
 use aws_sdk_eventbridge::types::{PutEventsRequestEntry, PutEventsResultEntry};
 use serde_json::Value;
 
-use crate::config::{ConfigError, optional, required};
+use crate::config::{ConfigError, EVENT_BUS_NAME, EVENT_SOURCE, EVENTS_INCLUDE_ADDRESSES, optional, required};
 use crate::deadline;
 use crate::events::Personal;
-
-/// The bus's name (the template's `EventBus`).
-pub const BUS_VAR: &str = "EVENT_BUS_NAME";
-/// The events' `source` (the template's `EventSource`, by default the stack's URN).
-pub const SOURCE_VAR: &str = "EVENT_SOURCE";
-/// `true` adds the address to `email.*` events (`EventsIncludeAddresses`).
-pub const INCLUDE_ADDRESSES_VAR: &str = "EVENTS_INCLUDE_ADDRESSES";
 
 /// PutEvents' limit of entries per call.
 pub const ENTRIES_PER_CALL: usize = 10;
@@ -99,21 +92,25 @@ impl Bus {
         lookup: impl Fn(&str) -> Option<String>,
         sdk: &aws_config::SdkConfig,
     ) -> Result<Self, ConfigError> {
-        let name = required(&lookup, BUS_VAR, "the name of the stack's event bus")?;
-        let source = required(&lookup, SOURCE_VAR, "the events' source, such as urn:user-service:prod")?;
+        let name = required(&lookup, EVENT_BUS_NAME, "the name of the stack's event bus")?;
+        let source = required(
+            &lookup,
+            EVENT_SOURCE,
+            "the events' source, such as urn:user-service:prod",
+        )?;
         // EventBridge refuses every entry whose source starts with `aws.`.
         if source.starts_with("aws.") {
             return Err(ConfigError::Invalid {
-                name: SOURCE_VAR,
+                name: EVENT_SOURCE.name(),
                 reason: "a source starting with aws. is AWS's own; EventBridge refuses it".to_owned(),
             });
         }
-        let personal = match optional(&lookup, INCLUDE_ADDRESSES_VAR).as_deref() {
+        let personal = match optional(&lookup, EVENTS_INCLUDE_ADDRESSES).as_deref() {
             None | Some("false") => Personal::None,
             Some("true") => Personal::Addresses,
             Some(_) => {
                 return Err(ConfigError::Invalid {
-                    name: INCLUDE_ADDRESSES_VAR,
+                    name: EVENTS_INCLUDE_ADDRESSES.name(),
                     reason: "must be true or false".to_owned(),
                 });
             }
@@ -235,38 +232,45 @@ mod tests {
             .build()
     }
 
-    fn lookup(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
-    }
+    use crate::config::tests::lookup;
 
     #[test]
     fn addresses_only_when_asked_and_nothing_else_is_read_as_yes() {
-        let bus = Bus::from_lookup(lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s")]), &sdk()).unwrap();
+        let bus = Bus::from_lookup(
+            lookup(&[(EVENT_BUS_NAME.name(), "b"), (EVENT_SOURCE.name(), "urn:s")]),
+            &sdk(),
+        )
+        .unwrap();
         assert_eq!((bus.personal(), bus.source()), (Personal::None, "urn:s"));
         let bus = Bus::from_lookup(
-            lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s"), (INCLUDE_ADDRESSES_VAR, "true")]),
+            lookup(&[
+                (EVENT_BUS_NAME.name(), "b"),
+                (EVENT_SOURCE.name(), "urn:s"),
+                (EVENTS_INCLUDE_ADDRESSES.name(), "true"),
+            ]),
             &sdk(),
         )
         .unwrap();
         assert_eq!(bus.personal(), Personal::Addresses);
         let refused = Bus::from_lookup(
-            lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "urn:s"), (INCLUDE_ADDRESSES_VAR, "yes")]),
+            lookup(&[
+                (EVENT_BUS_NAME.name(), "b"),
+                (EVENT_SOURCE.name(), "urn:s"),
+                (EVENTS_INCLUDE_ADDRESSES.name(), "yes"),
+            ]),
             &sdk(),
         );
         assert!(matches!(
             refused,
-            Err(ConfigError::Invalid {
-                name: INCLUDE_ADDRESSES_VAR,
-                ..
-            })
+            Err(ConfigError::Invalid { name, .. }) if name == EVENTS_INCLUDE_ADDRESSES.name()
         ));
         assert!(matches!(
-            Bus::from_lookup(lookup(&[(SOURCE_VAR, "urn:s")]), &sdk()),
-            Err(ConfigError::Missing { name: BUS_VAR, .. })
+            Bus::from_lookup(lookup(&[(EVENT_SOURCE.name(), "urn:s")]), &sdk()),
+            Err(ConfigError::Missing { name, .. }) if name == EVENT_BUS_NAME.name()
         ));
         assert!(matches!(
-            Bus::from_lookup(lookup(&[(BUS_VAR, "b"), (SOURCE_VAR, "aws.users")]), &sdk()),
-            Err(ConfigError::Invalid { name: SOURCE_VAR, .. })
+            Bus::from_lookup(lookup(&[(EVENT_BUS_NAME.name(), "b"), (EVENT_SOURCE.name(), "aws.users")]), &sdk()),
+            Err(ConfigError::Invalid { name, .. }) if name == EVENT_SOURCE.name()
         ));
     }
 

@@ -580,6 +580,19 @@ impl Function {
         self.cognito_actions.contains(&"ListUsers")
     }
 
+    /// Whether its entry shows the need, so it reads the settings that serve it.
+    pub fn needs(&self, need: crate::config::setting::Need) -> bool {
+        use crate::config::setting::Need;
+        match need {
+            Need::VerificationKey => self.reads_verification_key,
+            // A trigger reads its pool from each event (see `is_cognito_trigger`).
+            Need::Pool => !self.cognito_actions.is_empty() && !self.is_cognito_trigger(),
+            Need::Mail => self.sends_email,
+            Need::Bus => self.publishes_events,
+            Need::Reconcile => self.runs_the_reconcile(),
+        }
+    }
+
     /// Who may call it; Cognito triggers are called by Cognito alone.
     pub const fn access(&self) -> Access {
         match self.trigger {

@@ -6,11 +6,8 @@ use aws_sdk_cognitoidentityprovider::error::SdkError;
 use aws_sdk_cognitoidentityprovider::types::{AttributeType, UserStatusType};
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, USER_POOL_ID};
 use crate::domain::{EmailAddress, UserId};
-
-/// The variable naming the Cognito user pool the functions act on.
-pub const POOL_ID_VAR: &str = "USER_POOL_ID";
 
 /// Users per ListUsers call: Cognito's maximum.
 pub const LIST_USERS_PAGE: i32 = 60;
@@ -171,7 +168,7 @@ impl UserPool {
         lookup: impl Fn(&str) -> Option<String>,
         sdk: &aws_config::SdkConfig,
     ) -> Result<Self, ConfigError> {
-        let pool_id = crate::config::required(lookup, POOL_ID_VAR, "the Cognito user pool id")?;
+        let pool_id = crate::config::required(lookup, USER_POOL_ID, "the Cognito user pool id")?;
         Ok(Self::new(Client::new(sdk), pool_id))
     }
 

@@ -7,18 +7,11 @@ use aws_sdk_sesv2::error::SdkError;
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, MessageTag};
 
-use crate::config::{ConfigError, required};
+use crate::config::{
+    ALLOW_LOG_SENDER, ConfigError, SENDER_ADDRESS, SES_CONFIGURATION_SET, VERIFICATION_SENDER, flag, optional, required,
+};
 use crate::domain::{EmailAddress, EmailId, UserId};
 use crate::verification::VerificationCode;
-
-/// The variable that picks the sender: `ses` (the default) or `log`.
-pub const SENDER_VAR: &str = "VERIFICATION_SENDER";
-/// The variable that must be `true` for the log sender to start, as it logs codes.
-pub const ALLOW_LOG_SENDER_VAR: &str = "ALLOW_LOG_SENDER";
-/// The variable naming the verified SES address mail is sent from.
-pub const SENDER_ADDRESS_VAR: &str = "SENDER_ADDRESS";
-/// The variable naming the SES configuration set every message goes through.
-pub const CONFIGURATION_SET_VAR: &str = "SES_CONFIGURATION_SET";
 
 /// One message, before rendering.
 #[derive(Debug, Clone, Copy)]
@@ -227,38 +220,35 @@ impl Sender {
         lookup: impl Fn(&str) -> Option<String>,
         sdk: &aws_config::SdkConfig,
     ) -> Result<Self, ConfigError> {
-        let chosen = lookup(SENDER_VAR).unwrap_or_default();
+        let chosen = optional(&lookup, VERIFICATION_SENDER).unwrap_or_default();
         match chosen.trim() {
             "" | "ses" => {
-                let from = required(
-                    &lookup,
-                    SENDER_ADDRESS_VAR,
-                    "the verified SES address mail is sent from",
-                )?;
+                let from = required(&lookup, SENDER_ADDRESS, "the verified SES address mail is sent from")?;
                 let configuration_set = required(
                     &lookup,
-                    CONFIGURATION_SET_VAR,
+                    SES_CONFIGURATION_SET,
                     "the SES configuration set every message goes through",
                 )?;
                 let sender =
                     SesSender::new(aws_sdk_sesv2::Client::new(sdk), &from, configuration_set).map_err(|err| {
                         ConfigError::Invalid {
-                            name: SENDER_ADDRESS_VAR,
+                            name: SENDER_ADDRESS.name(),
                             reason: err.to_string(),
                         }
                     })?;
                 Ok(Self::Ses(sender))
             }
-            "log" if lookup(ALLOW_LOG_SENDER_VAR).is_some_and(|v| v.trim() == "true") => Ok(Self::Log),
+            "log" if flag(&lookup, ALLOW_LOG_SENDER) => Ok(Self::Log),
             "log" => Err(ConfigError::Invalid {
-                name: SENDER_VAR,
+                name: VERIFICATION_SENDER.name(),
                 reason: format!(
-                    "log writes codes to the function log; it starts only with {ALLOW_LOG_SENDER_VAR}=true \
-                     (local runs and test stacks)"
+                    "log writes codes to the function log; it starts only with {}=true \
+                     (local runs and test stacks)",
+                    ALLOW_LOG_SENDER.name()
                 ),
             }),
             other => Err(ConfigError::Invalid {
-                name: SENDER_VAR,
+                name: VERIFICATION_SENDER.name(),
                 reason: format!("must be ses or log, not {other:?}"),
             }),
         }
@@ -293,9 +283,7 @@ mod tests {
             .build()
     }
 
-    fn lookup<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        |name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
-    }
+    use crate::config::tests::lookup;
 
     #[test]
     fn the_code_message_says_what_it_is_for_and_when_it_expires() {
@@ -344,12 +332,15 @@ mod tests {
     fn ses_is_the_default_and_needs_its_address_and_configuration_set() {
         let err = Sender::from_lookup(lookup(&[]), &sdk()).unwrap_err().to_string();
         assert!(err.starts_with("SENDER_ADDRESS is not set"), "{err}");
-        let err = Sender::from_lookup(lookup(&[(SENDER_ADDRESS_VAR, "no-reply@example.com")]), &sdk())
+        let err = Sender::from_lookup(lookup(&[(SENDER_ADDRESS.name(), "no-reply@example.com")]), &sdk())
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("SES_CONFIGURATION_SET is not set"), "{err}");
         let err = Sender::from_lookup(
-            lookup(&[(SENDER_ADDRESS_VAR, "not an address"), (CONFIGURATION_SET_VAR, "cs")]),
+            lookup(&[
+                (SENDER_ADDRESS.name(), "not an address"),
+                (SES_CONFIGURATION_SET.name(), "cs"),
+            ]),
             &sdk(),
         )
         .unwrap_err()
@@ -357,8 +348,8 @@ mod tests {
         assert!(err.starts_with("SENDER_ADDRESS is invalid"), "{err}");
         let sender = Sender::from_lookup(
             lookup(&[
-                (SENDER_ADDRESS_VAR, "no-reply@example.com"),
-                (CONFIGURATION_SET_VAR, "cs"),
+                (SENDER_ADDRESS.name(), "no-reply@example.com"),
+                (SES_CONFIGURATION_SET.name(), "cs"),
             ]),
             &sdk(),
         )
@@ -369,17 +360,20 @@ mod tests {
     #[test]
     fn the_log_sender_starts_only_when_allowed() {
         for allowed in [None, Some("false"), Some("1"), Some("")] {
-            let mut vars = vec![(SENDER_VAR, "log")];
+            let mut vars = vec![(VERIFICATION_SENDER.name(), "log")];
             if let Some(value) = allowed {
-                vars.push((ALLOW_LOG_SENDER_VAR, value));
+                vars.push((ALLOW_LOG_SENDER.name(), value));
             }
             let err = Sender::from_lookup(lookup(&vars), &sdk()).unwrap_err().to_string();
             assert!(err.contains("ALLOW_LOG_SENDER=true"), "{allowed:?}: {err}");
         }
-        let sender =
-            Sender::from_lookup(lookup(&[(SENDER_VAR, "log"), (ALLOW_LOG_SENDER_VAR, "true")]), &sdk()).unwrap();
+        let sender = Sender::from_lookup(
+            lookup(&[(VERIFICATION_SENDER.name(), "log"), (ALLOW_LOG_SENDER.name(), "true")]),
+            &sdk(),
+        )
+        .unwrap();
         assert!(matches!(sender, Sender::Log));
-        let err = Sender::from_lookup(lookup(&[(SENDER_VAR, "smtp")]), &sdk())
+        let err = Sender::from_lookup(lookup(&[(VERIFICATION_SENDER.name(), "smtp")]), &sdk())
             .unwrap_err()
             .to_string();
         assert!(err.contains("must be ses or log"), "{err}");

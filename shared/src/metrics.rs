@@ -12,10 +12,7 @@
 //! installs at init and flushes after every invocation (`App::metered`).
 
 /// Namespace when `METRICS_NAMESPACE` is unset (local runs and tests).
-pub const DEFAULT_NAMESPACE: &str = "UserService/local";
-
-/// The variable that names the namespace.
-pub const NAMESPACE_VAR: &str = "METRICS_NAMESPACE";
+pub const DEFAULT_NAMESPACE: &str = crate::config::METRICS_NAMESPACE.default_str();
 
 /// The one dimension of every metric: the function's name as Lambda gives it
 /// (`AWS_LAMBDA_FUNCTION_NAME`, `<stack>-<binary>` when deployed).
@@ -237,8 +234,9 @@ mod emf {
 
     use metrics_cloudwatch_embedded::{Builder, Collector};
 
-    use super::{DEFAULT_NAMESPACE, DIMENSION, Metric, NAMESPACE_VAR};
+    use super::{DEFAULT_NAMESPACE, DIMENSION, Metric};
     use crate::config::optional;
+    use crate::config::{AWS_LAMBDA_FUNCTION_NAME, METRICS_NAMESPACE};
 
     /// Why metrics were not installed or not written. Never an invocation's failure.
     #[derive(Debug, thiserror::Error)]
@@ -278,8 +276,8 @@ mod emf {
         pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>, binary: &str) -> Option<Self> {
             static INSTALLED: OnceLock<Option<Emf>> = OnceLock::new();
             *INSTALLED.get_or_init(|| {
-                let namespace = optional(&lookup, NAMESPACE_VAR).unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
-                let function = optional(&lookup, "AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|| binary.to_owned());
+                let namespace = optional(&lookup, METRICS_NAMESPACE).unwrap_or_else(|| DEFAULT_NAMESPACE.to_owned());
+                let function = optional(&lookup, AWS_LAMBDA_FUNCTION_NAME).unwrap_or_else(|| binary.to_owned());
                 Self::install(namespace, function)
                     .inspect_err(|err| tracing::warn!(cause = %crate::error::chain(err), "running without metrics"))
                     .ok()

@@ -7,13 +7,8 @@
 
 use aws_config::SdkConfig;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, VERIFICATION_KEY, VERIFICATION_KEY_SECRET_ID};
 use crate::verification_key::VerificationKey;
-
-/// The variable naming the Secrets Manager secret that holds the key; it wins when set.
-pub const SECRET_ID_VAR: &str = "VERIFICATION_KEY_SECRET_ID";
-/// The variable holding a development key for local runs and tests, used when no secret is named.
-pub const DEV_KEY_VAR: &str = "VERIFICATION_KEY";
 
 /// The key from the secret named in the environment, or the development key.
 pub async fn verification_key(
@@ -21,12 +16,12 @@ pub async fn verification_key(
     sdk: &SdkConfig,
 ) -> Result<VerificationKey, ConfigError> {
     let named = |name: &'static str| lookup(name).filter(|v| !v.trim().is_empty()).map(|v| (name, v));
-    let (name, secret) = match (named(SECRET_ID_VAR), named(DEV_KEY_VAR)) {
+    let (name, secret) = match (named(VERIFICATION_KEY_SECRET_ID.name()), named(VERIFICATION_KEY.name())) {
         (Some((name, id)), _) => (name, read_secret(sdk, id.trim()).await?),
         (None, Some(dev)) => dev,
         (None, None) => {
             return Err(ConfigError::Missing {
-                name: SECRET_ID_VAR,
+                name: VERIFICATION_KEY_SECRET_ID.name(),
                 what: "the ARN of the verification key's secret (VERIFICATION_KEY holds a key for local runs)",
             });
         }
@@ -45,11 +40,11 @@ async fn read_secret(sdk: &SdkConfig, secret_id: &str) -> Result<String, ConfigE
         .send()
         .await
         .map_err(|err| ConfigError::Unavailable {
-            name: SECRET_ID_VAR,
+            name: VERIFICATION_KEY_SECRET_ID.name(),
             reason: crate::error::chain(&err),
         })?;
     out.secret_string.ok_or_else(|| ConfigError::Invalid {
-        name: SECRET_ID_VAR,
+        name: VERIFICATION_KEY_SECRET_ID.name(),
         reason: "the secret has no string value".to_owned(),
     })
 }

@@ -135,12 +135,21 @@ fn every_event_file_against_the_real_binaries() {
             ("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", &moto.endpoint),
             ("AWS_ENDPOINT_URL_SESV2", &moto.endpoint),
             ("AWS_ENDPOINT_URL_EVENTBRIDGE", &moto.endpoint),
-            (user_service::bus::BUS_VAR, integration_tests::moto::EVENT_BUS),
-            (user_service::bus::SOURCE_VAR, integration_tests::moto::EVENT_SOURCE),
-            (user_service::mail::SENDER_VAR, "ses"),
-            (user_service::mail::SENDER_ADDRESS_VAR, integration_tests::moto::SENDER),
             (
-                user_service::mail::CONFIGURATION_SET_VAR,
+                user_service::config::EVENT_BUS_NAME.name(),
+                integration_tests::moto::EVENT_BUS,
+            ),
+            (
+                user_service::config::EVENT_SOURCE.name(),
+                integration_tests::moto::EVENT_SOURCE,
+            ),
+            (user_service::config::VERIFICATION_SENDER.name(), "ses"),
+            (
+                user_service::config::SENDER_ADDRESS.name(),
+                integration_tests::moto::SENDER,
+            ),
+            (
+                user_service::config::SES_CONFIGURATION_SET.name(),
                 integration_tests::moto::CONFIGURATION_SET,
             ),
             ("DYNAMODB_OPERATION_TIMEOUT_MS", "10000"),
@@ -149,7 +158,7 @@ fn every_event_file_against_the_real_binaries() {
             // how long a busy machine takes between two invocations.
             ("VERIFICATION_RESEND_INTERVAL_SECONDS", "86400"),
             ("VERIFICATION_TTL_SECONDS", "86400"),
-            (metrics::NAMESPACE_VAR, NAMESPACE),
+            (user_service::config::METRICS_NAMESPACE.name(), NAMESPACE),
             // The most an operator may ask for: check-logs scans what it prints.
             ("AWS_LAMBDA_LOG_LEVEL", "DEBUG"),
         ],

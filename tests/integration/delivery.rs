@@ -89,7 +89,10 @@ fn deployed(extra: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> 
         [
             ("TABLE_NAME", "users"),
             ("USER_POOL_ID", "us-east-1_pool"),
-            (user_service::secrets::DEV_KEY_VAR, integration_tests::ddb::TEST_KEY),
+            (
+                user_service::config::VERIFICATION_KEY.name(),
+                integration_tests::ddb::TEST_KEY,
+            ),
         ]
         .iter()
         .chain(extra)
@@ -102,12 +105,12 @@ fn deployed(extra: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> 
 async fn only_functions_that_send_set_up_a_sender() {
     use user_service::catalog;
     const SES: &[(&str, &str)] = &[
-        (user_service::mail::SENDER_ADDRESS_VAR, "no-reply@example.com"),
-        (user_service::mail::CONFIGURATION_SET_VAR, "user-service"),
+        (user_service::config::SENDER_ADDRESS.name(), "no-reply@example.com"),
+        (user_service::config::SES_CONFIGURATION_SET.name(), "user-service"),
     ];
     const BUS: &[(&str, &str)] = &[
-        (user_service::bus::BUS_VAR, "user-service-events"),
-        (user_service::bus::SOURCE_VAR, "urn:user-service:test"),
+        (user_service::config::EVENT_BUS_NAME.name(), "user-service-events"),
+        (user_service::config::EVENT_SOURCE.name(), "urn:user-service:test"),
     ];
     for function in catalog::FUNCTIONS {
         // The publisher needs its bus, and refuses to start without it.
@@ -130,13 +133,10 @@ async fn only_functions_that_send_set_up_a_sender() {
         }
     }
     // A deployed function never falls back to the log sender.
-    let err = App::from_lookup(
-        &catalog::ADD_EMAIL,
-        deployed(&[(user_service::mail::SENDER_VAR, "log")]),
-    )
-    .await
-    .map(|_| ())
-    .unwrap_err()
-    .to_string();
+    let err = App::from_lookup(&catalog::ADD_EMAIL, deployed(&[("VERIFICATION_SENDER", "log")]))
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("ALLOW_LOG_SENDER=true"), "{err}");
 }

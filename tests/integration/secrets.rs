@@ -5,7 +5,10 @@ use integration_tests::ddb;
 use integration_tests::moto::Moto;
 use user_service::config::ConfigError;
 use user_service::domain::EmailId;
-use user_service::secrets::{DEV_KEY_VAR, SECRET_ID_VAR, verification_key};
+use user_service::secrets::verification_key;
+
+const SECRET_ID_VAR: &str = user_service::config::VERIFICATION_KEY_SECRET_ID.name();
+const DEV_KEY_VAR: &str = user_service::config::VERIFICATION_KEY.name();
 use user_service::verification::VerificationCode;
 use user_service::verification_key::VerificationKey;
 

@@ -243,9 +243,13 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
             wanted.insert("events:PutEvents".to_owned());
             expected_resources.insert("EventBus.Arn".to_owned());
             let env = &function["Properties"]["Environment"]["Variables"];
-            assert_eq!(text(&env[user_service::bus::BUS_VAR]), "EventBus", "{id}");
             assert_eq!(
-                text(&env[user_service::bus::INCLUDE_ADDRESSES_VAR]),
+                text(&env[user_service::config::EVENT_BUS_NAME.name()]),
+                "EventBus",
+                "{id}"
+            );
+            assert_eq!(
+                text(&env[user_service::config::EVENTS_INCLUDE_ADDRESSES.name()]),
                 "EventsIncludeAddresses",
                 "{id}"
             );
@@ -262,7 +266,8 @@ fn iam_grants_exactly_the_actions_each_function_performs() {
             expected_resources.insert("UserPool.Arn".to_owned());
         }
         // The verification key: read by exactly the functions that hash, on that secret alone.
-        let secret_env = &function["Properties"]["Environment"]["Variables"][user_service::secrets::SECRET_ID_VAR];
+        let secret_env = &function["Properties"]["Environment"]["Variables"]
+            [user_service::config::VERIFICATION_KEY_SECRET_ID.name()];
         if spec.reads_verification_key {
             wanted.insert("secretsmanager:GetSecretValue".to_owned());
             expected_resources.insert("VerificationKeySecret".to_owned());
@@ -414,10 +419,13 @@ fn mail_goes_from_the_verified_identity_through_the_configuration_set_alone() {
         assert!(text(address).ends_with(":identity/${SenderAddress}"), "{address:?}");
     };
     let mail_vars = [
-        (user_service::mail::SENDER_VAR, "VerificationSender"),
-        (user_service::mail::ALLOW_LOG_SENDER_VAR, "LogSenderAllowed"),
-        (user_service::mail::SENDER_ADDRESS_VAR, "SenderAddress"),
-        (user_service::mail::CONFIGURATION_SET_VAR, "SesConfigurationSet"),
+        (user_service::config::VERIFICATION_SENDER.name(), "VerificationSender"),
+        (user_service::config::ALLOW_LOG_SENDER.name(), "LogSenderAllowed"),
+        (user_service::config::SENDER_ADDRESS.name(), "SenderAddress"),
+        (
+            user_service::config::SES_CONFIGURATION_SET.name(),
+            "SesConfigurationSet",
+        ),
     ];
     for (name, _) in mail_vars {
         assert!(
@@ -1257,4 +1265,91 @@ fn the_dashboard_draws_every_function_metric_and_alarm_and_the_table_and_gsi1_ap
     assert!(
         body.contains(r#""ApproximateNumberOfMessagesVisible","QueueName","${SyncCognitoEmailFailures.QueueName}""#)
     );
+}
+
+#[test]
+fn every_variable_a_function_gets_is_a_setting_its_entry_needs() {
+    use user_service::config::SETTINGS;
+    use user_service::config::setting::Reaches;
+    let t = template::load();
+    let declared = |name: &str| {
+        SETTINGS
+            .iter()
+            .find(|s| s.variable == Some(name))
+            .unwrap_or_else(|| panic!("{name} is given to functions but declared nowhere"))
+    };
+    let globals = t["Globals"]["Function"]["Environment"]["Variables"]
+        .as_mapping()
+        .expect("the globals give variables");
+    for (name, _) in globals {
+        let s = declared(&text(name));
+        assert!(
+            matches!(s.reaches, Reaches::Every(_)),
+            "{} is declared for some functions only",
+            s.name()
+        );
+    }
+    let mut given = 0;
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        let Some(variables) = function["Properties"]["Environment"]["Variables"].as_mapping() else {
+            continue;
+        };
+        for (name, _) in variables {
+            let s = declared(&text(name));
+            given += 1;
+            assert!(
+                matches!(s.reaches, Reaches::Functions(need, _) if spec.needs(need)),
+                "{id} gets {}, which its entry does not need",
+                s.name()
+            );
+        }
+    }
+    assert!(given > 20, "{given} variables given to functions");
+}
+
+/// Every `"NAME"` literal read from the environment in `dir`'s Rust sources,
+/// by `env::var` or a lookup, with the file it stands in.
+fn literal_reads(dir: &std::path::Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            literal_reads(&path, out);
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        for call in ["env::var(\"", "lookup(\"", "var_os(\""] {
+            for (at, _) in source.match_indices(call) {
+                let name: String = source[at + call.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                out.push(format!("{}: {name}", path.display()));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_functions_read_the_environment_only_through_declared_settings() {
+    // A variable read by name, not through its declaration, would be missing
+    // from the docs, the template and `make dev` alike.
+    let root = lambda::workspace_root();
+    let mut reads = Vec::new();
+    literal_reads(&root.join("shared/src"), &mut reads);
+    literal_reads(&root.join("functions"), &mut reads);
+    assert!(
+        reads.is_empty(),
+        "read by name, not through config::SETTINGS:\n{}",
+        reads.join("\n")
+    );
+    let probe = root.join("target/literal-reads-probe");
+    std::fs::create_dir_all(&probe).unwrap();
+    std::fs::write(probe.join("x.rs"), "let v = std::env::var(\"SOME_NAME\");").unwrap();
+    let mut found = Vec::new();
+    literal_reads(&probe, &mut found);
+    assert_eq!(found.len(), 1, "the scan sees a literal read: {found:?}");
 }

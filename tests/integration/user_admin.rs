@@ -693,7 +693,7 @@ fn command(app: &TestApp, moto: &Moto, pool_id: &str, args: &[&str]) -> Command 
         .envs(integration_tests::local_aws::vars())
         .env("TABLE_NAME", &app.store.config().table_name)
         .env("USER_POOL_ID", pool_id)
-        .env(user_service::secrets::DEV_KEY_VAR, ddb::TEST_KEY)
+        .env(user_service::config::VERIFICATION_KEY.name(), ddb::TEST_KEY)
         .env("AWS_ENDPOINT_URL_DYNAMODB", ddb::endpoint())
         .env("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", &moto.endpoint)
         .stdin(Stdio::null())

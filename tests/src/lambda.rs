@@ -36,12 +36,15 @@ pub fn function_env(table: String, extra: &[(&'static str, &str)]) -> Vec<(&'sta
     env.extend([
         ("TABLE_NAME", table),
         ("AWS_ENDPOINT_URL_DYNAMODB", crate::ddb::endpoint()),
-        (user_service::secrets::DEV_KEY_VAR, crate::ddb::TEST_KEY.to_owned()),
-        (user_service::identity::POOL_ID_VAR, "local_UserPool".to_owned()),
+        (
+            user_service::config::VERIFICATION_KEY.name(),
+            crate::ddb::TEST_KEY.to_owned(),
+        ),
+        (user_service::config::USER_POOL_ID.name(), "local_UserPool".to_owned()),
         // Codes in the function log; a test that sends through SES (moto), as
         // `make dev` does, sets VERIFICATION_SENDER=ses after these.
-        (user_service::mail::SENDER_VAR, "log".to_owned()),
-        (user_service::mail::ALLOW_LOG_SENDER_VAR, "true".to_owned()),
+        (user_service::config::VERIFICATION_SENDER.name(), "log".to_owned()),
+        (user_service::config::ALLOW_LOG_SENDER.name(), "true".to_owned()),
     ]);
     env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
     env

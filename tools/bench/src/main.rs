@@ -99,7 +99,7 @@ pub(crate) struct Plan {
 
 /// The daily codes one user may send, for the bench's one user, who adds an
 /// address in every warm round of add-email (the variable's most).
-const BENCH_CODES_PER_USER: u32 = user_service::config::VERIFICATION_MAX_CODES_PER_USER.max;
+const BENCH_CODES_PER_USER: u32 = user_service::config::VERIFICATION_MAX_CODES_PER_USER.max_number();
 
 impl Plan {
     fn runs(&self, section: &str) -> bool {
@@ -121,7 +121,7 @@ impl Plan {
             // One user adds an address per warm round: the timings, not the
             // daily cap of codes a user may send, are what is measured.
             .env(
-                user_service::config::VERIFICATION_MAX_CODES_PER_USER.name,
+                user_service::config::VERIFICATION_MAX_CODES_PER_USER.name(),
                 BENCH_CODES_PER_USER.to_string(),
             )
             .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
@@ -294,7 +294,7 @@ async fn main() {
                     GET_PROFILE_AT_INIT => {
                         let mut launch = plan.launch("get-profile", &table, &proxy.url, ca);
                         launch.label = GET_PROFILE_AT_INIT.to_owned();
-                        launch.env(user_service::app::CONNECT_AT_INIT_VAR, "true")
+                        launch.env(user_service::config::DYNAMODB_CONNECT_AT_INIT.name(), "true")
                     }
                     name => plan.launch(name, &table, &proxy.url, ca),
                 };

@@ -410,8 +410,8 @@ impl Run<'_> {
         if function.publishes_events {
             // A bus named, and EventBridge as unreachable as Cognito.
             launch = launch
-                .env(user_service::bus::BUS_VAR, "user-service-bench-events")
-                .env(user_service::bus::SOURCE_VAR, "urn:user-service:bench")
+                .env(user_service::config::EVENT_BUS_NAME.name(), "user-service-bench-events")
+                .env(user_service::config::EVENT_SOURCE.name(), "urn:user-service:bench")
                 .env("AWS_ENDPOINT_URL_EVENTBRIDGE", self.unreachable.clone());
         }
         launch

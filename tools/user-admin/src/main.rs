@@ -96,8 +96,8 @@ fn with_suffix(path: &std::path::Path, suffix: &str) -> PathBuf {
 /// environment says otherwise, a call may take as long as a slow network or a
 /// busy emulator needs, rather than fail the line for a re-run.
 const TOOL_TIMEOUTS_MS: [(&str, &str); 2] = [
-    (user_service::config::DYNAMODB_ATTEMPT_TIMEOUT_MS.name, "10000"),
-    (user_service::config::DYNAMODB_OPERATION_TIMEOUT_MS.name, "60000"),
+    (user_service::config::DYNAMODB_ATTEMPT_TIMEOUT_MS.name(), "10000"),
+    (user_service::config::DYNAMODB_OPERATION_TIMEOUT_MS.name(), "60000"),
 ];
 
 async fn store(table: &str) -> Result<(Store, aws_config::SdkConfig), String> {

@@ -10,6 +10,7 @@ mod crates;
 mod dashboard;
 mod docs;
 mod regions;
+mod settings;
 mod template;
 
 use std::path::{Path, PathBuf};
@@ -168,6 +169,21 @@ fn generated() -> Vec<(&'static str, Region, String)> {
             template::event_schemas(),
         ),
         (
+            "template.yaml",
+            Region::yaml("parameters", "shared/src/config/settings.rs; edit the settings"),
+            settings::parameters(),
+        ),
+        (
+            "template.yaml",
+            Region::yaml_at("globals", "shared/src/config/settings.rs; edit the settings", 8),
+            settings::globals(),
+        ),
+        (
+            "scripts/dev",
+            Region::shell("settings", "shared/src/config/settings.rs; edit the settings"),
+            settings::dev_pass_through(),
+        ),
+        (
             "samconfig.toml",
             Region::toml("watch-exclude"),
             template::watch_exclude(FUNCTIONS),
@@ -186,17 +202,8 @@ fn generated() -> Vec<(&'static str, Region, String)> {
 }
 
 /// Every generated table of the docs, rendered now.
-fn generated_docs() -> Result<Vec<(&'static str, Region, String)>, RegionError> {
-    let template =
-        std::fs::read_to_string(workspace_root().join("template.yaml")).map_err(|source| RegionError::Io {
-            file: "template.yaml".to_owned(),
-            source,
-        })?;
-    let parameters = docs::parameters(&template).map_err(|reason| RegionError::Source {
-        file: "template.yaml".to_owned(),
-        reason,
-    })?;
-    Ok(vec![
+fn generated_docs() -> Vec<(&'static str, Region, String)> {
+    vec![
         (
             "docs/api.md",
             Region::markdown("routes", "shared/src/catalog.rs"),
@@ -204,20 +211,20 @@ fn generated_docs() -> Result<Vec<(&'static str, Region, String)>, RegionError> 
         ),
         (
             "docs/configuration.md",
-            Region::markdown("variables", "shared/src/config.rs (VARIABLES)"),
-            docs::variables(),
+            Region::markdown("variables", "shared/src/config/settings.rs"),
+            settings::variables_table(),
         ),
         (
             "docs/configuration.md",
-            Region::markdown("parameters", "template.yaml's Parameters"),
-            parameters,
+            Region::markdown("parameters", "shared/src/config/settings.rs"),
+            settings::parameters_table(),
         ),
         (
             "docs/events.md",
             Region::markdown("catalogue", "shared/src/events.rs"),
             docs::events(),
         ),
-    ])
+    ]
 }
 
 /// Whole generated files (the events' JSON Schemas): the paths of those
@@ -453,14 +460,14 @@ fn main() -> ExitCode {
         Task::Template { check } => (
             "template",
             check,
-            Ok(generated()),
-            "edit shared/src/catalog.rs, not the generated blocks",
+            generated(),
+            "edit shared/src/catalog.rs, shared/src/events.rs or shared/src/config/settings.rs, not the generated blocks",
         ),
         Task::Docs { check } => (
             "docs",
             check,
             generated_docs(),
-            "edit shared/src/catalog.rs, shared/src/config.rs or template.yaml's Parameters, not the generated tables",
+            "edit shared/src/catalog.rs, shared/src/events.rs or shared/src/config/settings.rs, not the generated tables",
         ),
     };
     let files = if task == "docs" {
@@ -468,8 +475,7 @@ fn main() -> ExitCode {
     } else {
         crates::function_crates(FUNCTIONS)
     };
-    let outcome = regions.and_then(|regions| {
-        let mut stale = run(check, regions)?;
+    let outcome = run(check, regions).and_then(|mut stale| {
         stale.extend(run_files(check, files)?);
         Ok(stale)
     });
@@ -512,7 +518,7 @@ mod tests {
     /// The same check as `cargo xtask docs --check`, the events' schemas included.
     #[test]
     fn generated_docs_are_current() {
-        let mut stale = run(true, generated_docs().unwrap()).unwrap();
+        let mut stale = run(true, generated_docs()).unwrap();
         stale.extend(run_files(true, docs::event_schemas()).unwrap());
         assert!(stale.is_empty(), "not current: {stale:?}; run `cargo xtask docs`");
     }

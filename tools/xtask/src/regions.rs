@@ -9,8 +9,6 @@ pub(crate) enum RegionError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{file}: {reason}")]
-    Source { file: String, reason: String },
     #[error("{file}: expected exactly one `{marker}` line, found {found}")]
     Marker { file: String, marker: String, found: usize },
 }
@@ -26,13 +24,24 @@ impl Region {
     /// A region of template.yaml's `Resources`, at one level of indentation,
     /// written from `sources` (which end in what to edit instead).
     pub(crate) fn yaml(name: &'static str, sources: &str) -> Self {
+        Self::yaml_at(name, sources, 2)
+    }
+
+    /// A region of template.yaml at `indent` spaces.
+    pub(crate) fn yaml_at(name: &'static str, sources: &str, indent: usize) -> Self {
+        let pad = " ".repeat(indent);
         Self {
             name,
             begin: format!(
-                "  # >>> generated: {name}. Written by `cargo xtask template` from {sources}, not this block."
+                "{pad}# >>> generated: {name}. Written by `cargo xtask template` from {sources}, not this block."
             ),
-            end: format!("  # <<< generated: {name}"),
+            end: format!("{pad}# <<< generated: {name}"),
         }
+    }
+
+    /// A region of a shell script, at the top level.
+    pub(crate) fn shell(name: &'static str, sources: &str) -> Self {
+        Self::yaml_at(name, sources, 0)
     }
 
     /// A region of a Rust source file, at the top level.

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use user_service::catalog::{Function, Trigger};
 use user_service::events::{self, EventType};
 use user_service::store::keys;
-use user_service::{bus, config, identity, mail, secrets};
 
 /// `get-profile` → `GetProfile`: the prefix of the function's logical ids.
 pub(crate) fn logical_name(function: &Function) -> String {
@@ -170,42 +169,7 @@ fn function_block(y: &mut Yaml, f: &Function) {
 }
 
 fn environment(y: &mut Yaml, f: &Function) {
-    let mut variables: Vec<(&str, &str)> = Vec::new();
-    if f.reads_verification_key {
-        variables.push((secrets::SECRET_ID_VAR, "!Ref VerificationKeySecret"));
-    }
-    // A trigger reads its pool from each event (see `pool_access`).
-    if !f.cognito_actions.is_empty() && !f.is_cognito_trigger() {
-        variables.push((identity::POOL_ID_VAR, "!Ref UserPool"));
-    }
-    if f.sends_email {
-        variables.extend([
-            (mail::SENDER_VAR, "!Ref VerificationSender"),
-            (mail::ALLOW_LOG_SENDER_VAR, "!Ref LogSenderAllowed"),
-            (mail::SENDER_ADDRESS_VAR, "!Ref SenderAddress"),
-            (mail::CONFIGURATION_SET_VAR, "!Ref SesConfigurationSet"),
-        ]);
-    }
-    if f.publishes_events {
-        variables.extend([
-            (bus::BUS_VAR, "!Ref EventBus"),
-            (
-                bus::SOURCE_VAR,
-                "!If [HasEventSource, !Ref EventSource, !Sub \"urn:user-service:${AWS::StackName}\"]",
-            ),
-            (bus::INCLUDE_ADDRESSES_VAR, "!Ref EventsIncludeAddresses"),
-        ]);
-    }
-    if f.runs_the_reconcile() {
-        variables.extend([
-            (config::RECONCILE_INTERVAL_HOURS.name, "!Ref ReconcileIntervalHours"),
-            (
-                config::RECONCILE_QUOTA_SHARE_PERCENT.name,
-                "!Ref ReconcileQuotaSharePercent",
-            ),
-            (config::COGNITO_USER_READ_RPS.name, "!Ref CognitoUserReadRps"),
-        ]);
-    }
+    let variables = crate::settings::environment(f);
     if variables.is_empty() {
         return;
     }
