@@ -1353,3 +1353,62 @@ fn the_functions_read_the_environment_only_through_declared_settings() {
     literal_reads(&probe, &mut found);
     assert_eq!(found.len(), 1, "the scan sees a literal read: {found:?}");
 }
+
+#[test]
+fn the_templates_parameters_and_the_settings_agree_on_every_range_and_default() {
+    use user_service::config::SETTINGS;
+    use user_service::config::setting::Value as Kind;
+    let t = template::load();
+    let parameters = t["Parameters"].as_mapping().expect("the template has parameters");
+    let declared: BTreeSet<&str> = SETTINGS.iter().filter_map(|s| s.parameter).collect();
+    let written: BTreeSet<String> = parameters.keys().map(text).collect();
+    assert_eq!(
+        written,
+        declared.iter().map(|p| (*p).to_owned()).collect::<BTreeSet<_>>(),
+        "every parameter is a declared setting and every declared one a parameter"
+    );
+    let strings =
+        |v: &Value| -> Vec<String> { v.as_sequence().map_or_else(Vec::new, |s| s.iter().map(text).collect()) };
+    for s in SETTINGS {
+        let Some(name) = s.parameter else { continue };
+        let p = &t["Parameters"][name];
+        let default = &p["Default"];
+        match s.value {
+            Kind::Number(range) => {
+                assert_eq!(text(&p["Type"]), "Number", "{name}");
+                assert_eq!(default.as_u64(), Some(u64::from(range.default)), "{name}");
+                assert_eq!(p["MinValue"].as_u64(), Some(u64::from(range.min)), "{name}");
+                assert_eq!(
+                    p["MaxValue"].as_u64(),
+                    range.max.map(u64::from),
+                    "{name}: the most the parser takes"
+                );
+            }
+            Kind::NumberIn { default: d, allowed } => {
+                assert_eq!(default.as_u64(), Some(u64::from(d)), "{name}");
+                let written: Vec<u64> = p["AllowedValues"]
+                    .as_sequence()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_u64)
+                    .collect();
+                assert_eq!(
+                    written,
+                    allowed.iter().map(|a| u64::from(*a)).collect::<Vec<_>>(),
+                    "{name}"
+                );
+            }
+            Kind::Choice { default: d, allowed } => {
+                assert_eq!(text(default), d, "{name}");
+                assert_eq!(strings(&p["AllowedValues"]), allowed, "{name}");
+            }
+            Kind::Text {
+                default: d, pattern, ..
+            } => {
+                assert_eq!(default.as_str(), d, "{name}");
+                assert_eq!(p["AllowedPattern"].as_str(), pattern, "{name}");
+            }
+            Kind::List => assert_eq!(text(&p["Type"]), "CommaDelimitedList", "{name}"),
+        }
+    }
+}

@@ -135,8 +135,9 @@ impl Op {
     fn allowed(self) -> (u16, &'static [(u16, &'static str)]) {
         match self {
             Self::GetProfile | Self::GetAccount | Self::ListEmails | Self::GetEmail => (200, &[NOT_FOUND]),
-            // A deleted caller is not found here either.
-            Self::CheckEmail => (200, &[NOT_FOUND]),
+            // A deleted caller is not found here either. The check is counted in
+            // a transaction on the caller's counter, which concurrent checks race for.
+            Self::CheckEmail => (200, &[NOT_FOUND, UNAVAILABLE]),
             Self::FindUserByEmail => (200, &[NOT_FOUND]),
             Self::UpdateProfile => (200, &[NOT_FOUND, INACTIVE, (412, "VERSION_MISMATCH"), UNAVAILABLE]),
             Self::AddEmail => (
