@@ -13,11 +13,11 @@ use integration_tests::lambda::workspace_root;
 const FLOORS: &[(&str, u8)] = &[
     // The ground: no import from the crate.
     ("domain", 1),
-    ("catalog", 1),
     ("config", 1),
     ("deadline", 1),
     ("error", 1),
     // Values and clients that know the domain, the configuration and the deadline.
+    ("catalog", 2),
     ("clock", 2),
     ("verification", 2),
     ("metrics", 2),
