@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use integration_tests::{lambda, log_check, logs};
+use integration_tests::{log_check, logs};
 
 fn main() -> ExitCode {
     let dir = std::env::args_os()
@@ -27,7 +27,7 @@ fn main() -> ExitCode {
     for finding in &report.findings {
         println!("{finding}");
     }
-    let figures = lambda::workspace_root().join("target/reliability");
+    let figures = integration_tests::workspace_root().join("target/reliability");
     let written = std::fs::create_dir_all(&figures).and_then(|()| {
         std::fs::write(
             figures.join("logs.json"),

@@ -12,7 +12,7 @@ mod schemas;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 use serde_json::{Value, json};
 use user_service::StoreError;
 use user_service::api::routes::{self, Route};

@@ -221,7 +221,7 @@ fn exports_as_the_handler_serializes_them() {
 /// the export's readers are given.
 #[test]
 fn the_export_schema_is_the_published_one() {
-    let path = integration_tests::lambda::workspace_root().join("schemas/export/account.json");
+    let path = integration_tests::workspace_root().join("schemas/export/account.json");
     let mut published: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let fields = published.as_object_mut().unwrap();
     for name in ["$id", "$schema", "title"] {

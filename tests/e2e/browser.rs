@@ -12,7 +12,8 @@ use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use futures::FutureExt;
-use integration_tests::lambda::{free_port, workspace_root};
+use integration_tests::lambda::free_port;
+use integration_tests::workspace_root;
 use integration_tests::wait;
 use serde_json::json;
 

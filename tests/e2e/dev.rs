@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use integration_tests::lambda::{free_port, require_cargo_lambda, workspace_root};
+use integration_tests::lambda::{free_port, require_cargo_lambda};
+use integration_tests::workspace_root;
 use integration_tests::{process, wait};
 use serde_json::{Value, json};
 use user_service::domain::Timestamp;

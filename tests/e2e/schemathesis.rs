@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 use serde_json::{Value, json};
 
 const DEFAULT_MAX_EXAMPLES: u32 = 10;

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use futures::future::join_all;
-use integration_tests::http::{Event, LogCapture};
+use integration_tests::http::Event;
+use integration_tests::logs::LogCapture;
 use proptest::arbitrary::any;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;

@@ -354,7 +354,7 @@ pub(crate) fn check_problem(reply: &Reply) -> Result<&str, String> {
 /// Merges `section` into target/reliability/hostile.json under a file lock:
 /// both tests of this suite run at once, in separate processes.
 pub(crate) fn write_figures(section: &str, figures: Value) {
-    let dir = integration_tests::lambda::workspace_root().join("target/reliability");
+    let dir = integration_tests::workspace_root().join("target/reliability");
     std::fs::create_dir_all(&dir).unwrap();
     let mut file = std::fs::OpenOptions::new()
         .read(true)

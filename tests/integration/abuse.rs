@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use futures::future::join_all;
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use serde_json::json;
 use user_service::config::StoreConfig;
 use user_service::store::keys::{self, ItemKind};

@@ -4,7 +4,7 @@
 //! (`BLOCK_SUBADDRESSES`, `BLOCK_DISPOSABLE_DOMAINS`, `ALLOWED_EMAIL_DOMAINS`).
 
 use futures::future::join_all;
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use user_service::address_policy::{AddressPolicy, Canonicalization};
 use user_service::app::App;
 use user_service::config::ConfigError;

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use indicatif::ProgressBar;
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use user_service::address_policy::{AddressPolicy, Canonicalization};
 use xtask::canonicalize::{self, Tally};
 

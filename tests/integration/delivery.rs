@@ -1,7 +1,7 @@
 //! Codes by Amazon SES (moto's server): the message as sent, a code that
 //! verifies, and a failed delivery that loses nothing and leaks nothing.
 
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use integration_tests::moto::{self, Moto};
 use user_service::App;
 use user_service::domain::UserId;

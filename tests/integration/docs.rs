@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 
 /// README.md and the pages of docs/ (not docs/bench/, which `make bench` writes).
 fn pages() -> Vec<(PathBuf, String)> {

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use aws_lambda_events::event::dynamodb::Event as StreamEvent;
 use integration_tests::ddb;
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use integration_tests::moto::Moto;
 use integration_tests::stream::{self, StreamReader};
 use lambda_runtime::{Context, LambdaEvent};

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use integration_tests::invariants;
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 use serde_json::{Value, json};
 use user_service::domain::{EmailAddress, Timestamp, UserId, UserStatus};
 use user_service::store::items::{self, ClaimItem, EmailItem, ProfileItem};

@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::types::error::ResourceNotFoundException;
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use serde_json::json;
 use user_service::config::StoreConfig;
 use user_service::{App, Store};

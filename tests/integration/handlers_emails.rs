@@ -1,6 +1,6 @@
 //! add-email, send-verification, verify-email, set-primary-email, remove-email, check-email.
 
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use serde_json::json;
 use user_service::domain::{UserId, UserStatus};
 

@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::operation::transact_write_items::{TransactWriteItemsError,
 use aws_sdk_dynamodb::types::CancellationReason;
 use aws_sdk_dynamodb::types::error::{ProvisionedThroughputExceededException, TransactionCanceledException};
 use aws_smithy_mocks::{RuleMode, mock, mock_client};
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use serde_json::{Value, json};
 use user_service::config::StoreConfig;

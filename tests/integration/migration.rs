@@ -433,7 +433,7 @@ async fn too_many_wrong_passwords_are_refused_before_hashing_and_forgot_password
 /// is taken first, inside a conditional write, so the limit holds.
 #[tokio::test]
 async fn fifty_concurrent_wrong_passwords_get_no_more_hash_checks_than_the_limit() {
-    let logs = integration_tests::http::LogCapture::default();
+    let logs = integration_tests::logs::LogCapture::default();
     let _guard = logs.install();
     let app = TestApp::spawn().await;
     let pending = import_pending(&app, &hashes()[0]).await;

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use integration_tests::events;
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 use user_service::api::routes::{self, ROUTES};
 use user_service::catalog::{FUNCTIONS, Trigger};
 

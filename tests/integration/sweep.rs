@@ -273,7 +273,7 @@ async fn a_pass_whose_runs_each_list_one_page_of_a_partition_still_completes() {
 /// same pass is still closed.
 #[tokio::test]
 async fn a_sign_up_confirmed_while_a_pass_runs_keeps_its_account() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     let logs = LogCapture::default();
     let _guard = logs.install();
     let moto = Moto::start();
@@ -629,7 +629,7 @@ async fn a_delete_whose_cognito_side_never_happened_is_completed_by_the_pass() {
 /// waits for a switch to reach Cognito, as a new profile's does.
 #[tokio::test]
 async fn the_pass_records_the_address_cognito_holds_on_older_profiles() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     let logs = LogCapture::default();
     let _guard = logs.install();
     let moto = Moto::start();
@@ -667,7 +667,7 @@ async fn the_pass_records_the_address_cognito_holds_on_older_profiles() {
 /// user would keep the address from its owner there. The pass closes it.
 #[tokio::test]
 async fn the_pass_closes_a_stranded_sign_up_whose_address_another_account_verified() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     let logs = LogCapture::default();
     let _guard = logs.install();
     let moto = Moto::start();

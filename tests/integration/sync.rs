@@ -14,7 +14,7 @@ use aws_sdk_cognitoidentityprovider::operation::admin_user_global_sign_out::Admi
 use aws_sdk_cognitoidentityprovider::types::AttributeType;
 use aws_sdk_cognitoidentityprovider::types::error::TooManyRequestsException;
 use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
-use integration_tests::http::LogCapture;
+use integration_tests::logs::LogCapture;
 use integration_tests::moto::{CognitoUser, Moto, cognito_user};
 use integration_tests::stream::{self, StreamReader};
 use integration_tests::{ddb, template};

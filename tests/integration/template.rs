@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use integration_tests::template::{self, tagged, text};
-use integration_tests::{events, lambda};
+use integration_tests::events;
 use serde_norway::Value;
 use user_service::catalog::{self, Trigger};
 use user_service::metrics::{self, Metric};
@@ -83,7 +83,7 @@ fn every_function_crate_has_exactly_one_resource_and_an_event_file() {
             text(&f["Metadata"]["BuildProperties"]["Binary"])
         })
         .collect();
-    let crates: BTreeSet<String> = std::fs::read_dir(lambda::workspace_root().join("functions"))
+    let crates: BTreeSet<String> = std::fs::read_dir(integration_tests::workspace_root().join("functions"))
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("Cargo.toml").exists())
@@ -311,7 +311,7 @@ fn the_routes_attackers_hammer_have_their_own_throttles() {
 
 #[test]
 fn release_profile_is_built_for_lambda_and_keeps_unwinding() {
-    let manifest = std::fs::read_to_string(lambda::workspace_root().join("Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(integration_tests::workspace_root().join("Cargo.toml")).unwrap();
     let release: Vec<String> = manifest
         .split("[profile.release]")
         .nth(1)
@@ -648,7 +648,7 @@ fn events_go_on_the_stacks_bus_and_a_webhook_is_retried_then_kept_and_watched() 
 /// benchmark's chosen paths and the docs may name it; nothing needs them to.
 #[test]
 fn adding_a_function_needs_only_its_own_files() {
-    let root = lambda::workspace_root();
+    let root = integration_tests::workspace_root();
     let listed = std::process::Command::new("git")
         .args(["ls-files", "-z"])
         .current_dir(&root)
@@ -1337,7 +1337,7 @@ fn literal_reads(dir: &std::path::Path, out: &mut Vec<String>) {
 fn the_functions_read_the_environment_only_through_declared_settings() {
     // A variable read by name, not through its declaration, would be missing
     // from the docs, the template and `make dev` alike.
-    let root = lambda::workspace_root();
+    let root = integration_tests::workspace_root();
     let mut reads = Vec::new();
     literal_reads(&root.join("shared/src"), &mut reads);
     literal_reads(&root.join("functions"), &mut reads);

@@ -21,7 +21,7 @@ async fn pre_sign_up_passes_free_addresses_unchanged() {
 /// account's verified secondary address passes; an unverified one too.
 #[tokio::test]
 async fn pre_sign_up_refuses_only_addresses_accounts_sign_in_with() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     let logs = LogCapture::default();
     let _guard = logs.install();
     let app = TestApp::spawn().await;
@@ -212,7 +212,7 @@ async fn a_suspended_account_cannot_sign_in_before_cognito_disables_it() {
 /// which holds nothing here, is deleted) and the refusal says what to do next.
 #[tokio::test]
 async fn a_sign_up_confirmed_after_another_account_verified_its_address_is_closed_not_looped() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     use integration_tests::moto::{Moto, cognito_user};
     use user_service::identity::UserPool;
 
@@ -275,7 +275,7 @@ async fn a_sign_up_confirmed_after_another_account_verified_its_address_is_close
 /// finds the user and leaves their Cognito user alone.
 #[tokio::test]
 async fn a_replayed_confirmation_of_an_existing_user_never_closes_their_account() {
-    use integration_tests::http::LogCapture;
+    use integration_tests::logs::LogCapture;
     use integration_tests::moto::{Moto, cognito_user};
     use user_service::identity::UserPool;
 

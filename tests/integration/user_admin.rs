@@ -849,7 +849,7 @@ async fn an_export_reimported_elsewhere_exports_the_same_lines() {
 }
 
 fn schema() -> jsonschema::Validator {
-    let text = std::fs::read_to_string(lambda::workspace_root().join("schemas/import/user.json")).unwrap();
+    let text = std::fs::read_to_string(integration_tests::workspace_root().join("schemas/import/user.json")).unwrap();
     jsonschema::options()
         .should_validate_formats(true)
         .build(&serde_json::from_str(&text).unwrap())

@@ -98,7 +98,7 @@ impl Figures {
             "cases_per_second": (cases_run as f64 / wall_s * 10.0).round() / 10.0,
             "transitions_per_second": (transitions as f64 / wall_s).round(),
         });
-        let dir = integration_tests::lambda::workspace_root().join("target/reliability");
+        let dir = integration_tests::workspace_root().join("target/reliability");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join(format!("{suite}.json")),

@@ -1,10 +1,7 @@
 //! Driving handlers in process with requests built from `events/` files.
 
-use std::sync::{Arc, Mutex};
-
 use lambda_http::{Body, Request, Response};
 use serde_json::{Value, json};
-use tracing_subscriber::fmt::MakeWriter;
 
 use crate::events;
 
@@ -162,54 +159,6 @@ impl Reply {
     #[track_caller]
     pub fn assert_status(&self, status: u16) {
         assert_eq!(self.status, status, "body: {}", self.body);
-    }
-}
-
-/// Captures what the service logs, in the service's own format.
-#[derive(Clone, Default)]
-pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
-
-impl LogCapture {
-    /// Installs the capture for the current thread until the guard drops.
-    /// Every line also reaches the process's log file ([`crate::logs`]): the
-    /// thread-local subscriber hides the global one.
-    pub fn install(&self) -> tracing::subscriber::DefaultGuard {
-        crate::logs::capture();
-        tracing::subscriber::set_default(user_service::app::json_subscriber(crate::logs::Tee(self.clone())))
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-
-    pub fn lines(&self) -> Vec<Value> {
-        self.text()
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("every log line is JSON"))
-            .collect()
-    }
-
-    /// The last verification code the `log` sender issued for `email_id`.
-    pub fn code_for(&self, email_id: &str) -> String {
-        logged_code(&self.lines(), email_id)
-            .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.text()))
-    }
-}
-
-impl std::io::Write for LogCapture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for LogCapture {
-    type Writer = LogCapture;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
     }
 }
 

@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+pub use crate::workspace_root;
+
 
 /// Fails the test, saying how to install cargo-lambda, when it is missing.
 pub fn require_cargo_lambda() {

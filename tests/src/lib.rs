@@ -19,6 +19,11 @@ pub mod stream;
 pub mod test_app;
 pub mod wait;
 
+/// The workspace's root folder.
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 /// One instant per test process: every test's "now". Tests that need time to
 /// pass add seconds to it (or move an App's manual clock), so no outcome depends
 /// on how long the machine takes between two steps.
@@ -33,6 +38,6 @@ pub mod template {
     pub use local_api::template::*;
 
     pub fn load() -> serde_norway::Value {
-        local_api::template::load(&crate::lambda::workspace_root().join("template.yaml")).expect("template.yaml parses")
+        local_api::template::load(&crate::workspace_root().join("template.yaml")).expect("template.yaml parses")
     }
 }

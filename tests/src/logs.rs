@@ -5,7 +5,7 @@
 //! `Moto`, `Watch` and `LogCapture`) installs a global subscriber in the
 //! service's own JSON format at its production level (INFO, SDK at WARN), writing
 //! to `target/test-logs/<binary>-<test>-<pid>.jsonl`. nextest runs one test per
-//! process, so one file names one test. A [`LogCapture`](crate::http::LogCapture)
+//! process, so one file names one test. A [`LogCapture`]
 //! replaces the global subscriber on its thread (`set_default`), so its writer
 //! tees every line into the same file. Child processes' output goes to files of
 //! its own beside it ([`ChildLog`], [`stdio`], [`keep`]).
@@ -25,7 +25,7 @@ pub const DIR_VAR: &str = "TEST_LOG_DIR";
 pub fn dir() -> PathBuf {
     std::env::var_os(DIR_VAR)
         .map(PathBuf::from)
-        .unwrap_or_else(|| crate::lambda::workspace_root().join("target/test-logs"))
+        .unwrap_or_else(|| crate::workspace_root().join("target/test-logs"))
 }
 
 /// Installs the process-wide capture once; later calls do nothing.
@@ -266,7 +266,7 @@ mod tests {
             .join()
             .unwrap();
         // A LogCapture hides the global subscriber on its thread; it tees.
-        let capture = crate::http::LogCapture::default();
+        let capture = LogCapture::default();
         {
             let _guard = capture.install();
             tracing::info!(marker = %marker, "captured");
@@ -296,5 +296,53 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".kept.log"))
             .count();
         assert_eq!(kept, 1);
+    }
+}
+
+/// Captures what the service logs, in the service's own format.
+#[derive(Clone, Default)]
+pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+
+impl LogCapture {
+    /// Installs the capture for the current thread until the guard drops.
+    /// Every line also reaches the process's log file ((this module)): the
+    /// thread-local subscriber hides the global one.
+    pub fn install(&self) -> tracing::subscriber::DefaultGuard {
+        capture();
+        tracing::subscriber::set_default(user_service::app::json_subscriber(Tee(self.clone())))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+
+    pub fn lines(&self) -> Vec<serde_json::Value> {
+        self.text()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("every log line is JSON"))
+            .collect()
+    }
+
+    /// The last verification code the `log` sender issued for `email_id`.
+    pub fn code_for(&self, email_id: &str) -> String {
+        crate::http::logged_code(&self.lines(), email_id)
+            .unwrap_or_else(|| panic!("no code logged for {email_id}:\n{}", self.text()))
+    }
+}
+
+impl std::io::Write for LogCapture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for LogCapture {
+    type Writer = LogCapture;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
     }
 }

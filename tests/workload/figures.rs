@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// Sets `section` of the suite's figures to `value`, keeping the other sections.
 pub(crate) fn record(section: &str, value: Value) {
-    let dir = integration_tests::lambda::workspace_root().join("target/reliability");
+    let dir = integration_tests::workspace_root().join("target/reliability");
     std::fs::create_dir_all(&dir).expect("target/reliability");
     // The lock file serialises writers: nextest runs each test in its own process.
     let lock = std::fs::File::create(dir.join("workload.json.lock")).expect("lock file");
