@@ -11,7 +11,7 @@ use serde_json::Value;
 use user_service::catalog::{self, Function};
 use user_service::metrics::Metric;
 
-use crate::Plan;
+use crate::plan::Plan;
 
 pub(crate) const PROBE: &str = "metrics-probe";
 
@@ -101,7 +101,7 @@ fn instructions(plan: &Plan, counted: &[Metric]) -> u64 {
             format!("--callgrind-out-file={}", file.display()),
         ];
         probe(plan, rounds, counted, Some(("valgrind", args)));
-        totals.push(crate::callgrind_total(&file));
+        totals.push(crate::callgrind::callgrind_total(&file));
     }
     totals[1].saturating_sub(totals[0]) / (many - few)
 }

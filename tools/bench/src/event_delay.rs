@@ -15,8 +15,9 @@ use user_service::App;
 use user_service::catalog;
 use user_service::events::Personal;
 
+use crate::plan::Plan;
 use crate::stats::{Sample, ms};
-use crate::{Plan, seed_user};
+use crate::user::seed_user;
 
 pub(crate) async fn section(plan: &Plan) -> String {
     let writes = if plan.smoke { 5 } else { 200 };

@@ -18,7 +18,7 @@ use integration_tests::events;
 use serde_json::{Value, json};
 use user_service::import::{HashAlgorithm, PasswordHash};
 
-use crate::Plan;
+use crate::plan::Plan;
 use crate::proxy::Proxy;
 use crate::runtime::Environment;
 use crate::stats::{Sample, ms};
@@ -312,7 +312,7 @@ pub(crate) fn render(rows: &[HashRow], smoke: bool) -> String {
          check, the right password).\n\nThese are this machine's figures ({}). Lambda gives migrate-user, at its \
          {TRIGGER_MEMORY_MB} MB (the catalog's), one vCPU: roughly one core here. The deployed functions are arm64 \
          (Graviton), so take them as an estimate; Cognito waits 5 s for the trigger.{}\n",
-        crate::report::cpu(),
+        crate::machine::cpu(),
         if smoke {
             " **Smoke: every format at a tiny cost on the debug binaries; these times measure nothing.**"
         } else {

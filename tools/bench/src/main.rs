@@ -15,12 +15,16 @@
 //! `make test`. Never a timed test: figures are reported, not asserted.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
 
+mod callgrind;
 mod capacity;
 mod charts;
 mod cost;
 mod emf;
 mod event_delay;
 mod hashes;
+mod machine;
+mod plan;
+mod programs;
 mod proxy;
 mod reconcile_sim;
 mod report;
@@ -29,22 +33,26 @@ mod runtime;
 mod scale;
 mod sizes;
 mod stats;
+mod user;
 
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Parser;
-use integration_tests::lambda::{function_env, workspace_root};
+use integration_tests::lambda::workspace_root;
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
 use user_service::Store;
-use user_service::domain::{EmailAddress, NewUser, Timestamp, UserId};
-use user_service::store::keys;
+use user_service::domain::{EmailAddress, Timestamp, UserId};
 
+use crate::callgrind::callgrind;
+use crate::plan::{BENCH_CODES_PER_USER, Plan};
+use crate::programs::{FLOOR_HELLO, FLOOR_SDK, GET_PROFILE_AT_INIT, PYTHON, check_answer, profile_event};
 use crate::proxy::{Proxy, Tls};
 use crate::report::Report;
-use crate::runtime::{Environment, Launch};
+use crate::runtime::Environment;
 use crate::stats::Sample;
+use crate::user::{ADA, ADA_EMAIL, seed_user, with_sub};
 
 #[derive(Debug, Parser)]
 #[command(about = "Cold start, warm latency, requests, size, memory and scale of the functions")]
@@ -74,138 +82,6 @@ struct Args {
     /// Only these sections (cold, warm, callgrind, requests, hashes, size, memory, scale, metrics, reconcile, events, cost).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
-}
-
-/// The sub and address of the user every HTTP event in events/ is for.
-const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
-const ADA_EMAIL: &str = "ada@example.com";
-
-pub(crate) const FLOOR_HELLO: &str = "floor-hello";
-pub(crate) const FLOOR_SDK: &str = "floor-sdk-get-item";
-pub(crate) const PYTHON: &str = "python-boto3";
-/// get-profile with `DYNAMODB_CONNECT_AT_INIT=true`: init opens the connection.
-pub(crate) const GET_PROFILE_AT_INIT: &str = "get-profile, connect at init";
-
-/// How the bench runs: which binaries, how many times.
-pub(crate) struct Plan {
-    pub(crate) smoke: bool,
-    pub(crate) spawns: usize,
-    pub(crate) warm: usize,
-    pub(crate) users: usize,
-    pub(crate) bin_dir: PathBuf,
-    pub(crate) out: PathBuf,
-    only: Vec<String>,
-}
-
-/// The daily codes one user may send, for the bench's one user, who adds an
-/// address in every warm round of add-email (the variable's most).
-const BENCH_CODES_PER_USER: u32 = user_service::config::VERIFICATION_MAX_CODES_PER_USER.max_number();
-
-impl Plan {
-    fn runs(&self, section: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|s| s == section)
-    }
-
-    pub(crate) fn binary(&self, name: &str) -> PathBuf {
-        self.bin_dir.join(name)
-    }
-
-    /// A function's or floor's binary, with the local AWS environment pointed at `endpoint`.
-    pub(crate) fn launch(&self, name: &str, table: &str, endpoint: &str, ca_file: Option<&Path>) -> Launch {
-        let mut launch = Launch::new(name, self.binary(name));
-        for (k, v) in function_env(table.to_owned(), &[]) {
-            launch = launch.env(k, v);
-        }
-        launch = launch
-            .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-            // One user adds an address per warm round: the timings, not the
-            // daily cap of codes a user may send, are what is measured.
-            .env(
-                user_service::config::VERIFICATION_MAX_CODES_PER_USER.name(),
-                BENCH_CODES_PER_USER.to_string(),
-            )
-            .env("AWS_LAMBDA_LOG_LEVEL", "WARN")
-            .env("AWS_LAMBDA_LOG_FORMAT", "JSON");
-        if let Some(ca) = ca_file {
-            launch = launch.env("SSL_CERT_FILE", ca.display().to_string());
-        }
-        launch
-    }
-
-    /// The Python 3.11 + boto3 handler under awslambdaric.
-    pub(crate) fn python(&self, table: &str, endpoint: &str, ca_file: Option<&Path>) -> Launch {
-        let root = workspace_root();
-        let mut launch = Launch::new(PYTHON, root.join(".venv/bin/python"));
-        launch.args = vec!["-m".into(), "awslambdaric".into(), "handler.handler".into()];
-        launch.cwd = Some(root.join("tools/bench/python"));
-        for (k, v) in integration_tests::local_aws::vars() {
-            launch = launch.env(k, v);
-        }
-        launch = launch
-            .env("TABLE_NAME", table)
-            // Lambda sets both; botocore reads only this one.
-            .env("AWS_DEFAULT_REGION", integration_tests::local_aws::region())
-            .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-            .env(
-                "LAMBDA_TASK_ROOT",
-                root.join("tools/bench/python").display().to_string(),
-            )
-            .env("_HANDLER", "handler.handler")
-            .env("PYTHONDONTWRITEBYTECODE", "1");
-        if let Some(ca) = ca_file {
-            launch = launch.env("AWS_CA_BUNDLE", ca.display().to_string());
-        }
-        launch
-    }
-}
-
-/// The event each program gets for "read ada's profile".
-pub(crate) fn profile_event(program: &str, user: &str) -> Value {
-    match program {
-        FLOOR_HELLO => json!({}),
-        FLOOR_SDK | PYTHON => {
-            let key = keys::profile_key(&UserId::parse(user).unwrap());
-            let key: serde_json::Map<String, Value> =
-                key.iter().map(|(k, v)| (k.clone(), json!(v.as_s().unwrap()))).collect();
-            json!({ "key": key })
-        }
-        GET_PROFILE_AT_INIT => with_sub(events::load("get-profile"), user),
-        function => with_sub(events::load(function), user),
-    }
-}
-
-/// An HTTP event for another caller.
-pub(crate) fn with_sub(mut event: Value, user: &str) -> Value {
-    if let Some(claims) = event.pointer_mut("/requestContext/authorizer/jwt/claims") {
-        claims["sub"] = json!(user);
-        claims["username"] = json!(user);
-    }
-    event
-}
-
-/// Whether a program's answer to the profile event is the real thing.
-pub(crate) fn check_answer(program: &str, answer: &Value) -> Result<(), String> {
-    let ok = match program {
-        FLOOR_HELLO => answer["message"] == "hello",
-        FLOOR_SDK | PYTHON => answer["found"] == true,
-        _ => answer["statusCode"] == 200,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("{program}: unexpected answer {answer}"))
-    }
-}
-
-pub(crate) async fn seed_user(store: &Store, user: &str, email: &str) {
-    let new = NewUser {
-        user_id: UserId::parse(user).unwrap(),
-        email: EmailAddress::parse(email).unwrap(),
-        first_name: None,
-        last_name: None,
-        phone: None,
-    };
-    store.create_user(&new, Timestamp::now()).await.unwrap();
 }
 
 fn build(plan: &Plan) {
@@ -511,41 +387,4 @@ where
 pub(crate) fn proxied_store(store: &Store, url: &str) -> Store {
     let client = aws_sdk_dynamodb::Client::from_conf(ddb::sdk_config_builder().endpoint_url(url).build());
     Store::new(client, store.config().clone()).with_key(ddb::test_key())
-}
-
-/// Instructions per warm invocation, counted by callgrind: the difference
-/// between a run of `few` and one of `many` invocations, over `many - few`.
-async fn callgrind(plan: &Plan, launch: &Launch, event: &Value) -> u64 {
-    let (few, many) = (10u64, 110u64);
-    let mut totals = Vec::new();
-    for n in [few, many] {
-        let file = plan.out.join(format!("callgrind.{}.{n}.out", launch.label));
-        let _ = std::fs::remove_file(&file);
-        let under = launch.wrapped(
-            "valgrind",
-            &[
-                "--tool=callgrind".into(),
-                format!("--callgrind-out-file={}", file.display()),
-            ],
-        );
-        let env = Environment::start(&under)
-            .await
-            .unwrap_or_else(|e| panic!("valgrind (apt-get install valgrind): {e}"));
-        for _ in 0..n {
-            let (_, answer) = env.invoke(event).await.unwrap();
-            check_answer(&launch.label, &answer).unwrap();
-        }
-        env.terminate().await;
-        totals.push(callgrind_total(&file));
-    }
-    totals[1].saturating_sub(totals[0]) / (many - few)
-}
-
-/// The instructions a callgrind output file counts in all.
-pub(crate) fn callgrind_total(file: &Path) -> u64 {
-    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    text.lines()
-        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("{}: no totals", file.display()))
 }

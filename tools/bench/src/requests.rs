@@ -20,9 +20,10 @@ use user_service::catalog::FUNCTIONS;
 use user_service::domain::{EmailAddress, NewAccount, NewUser, Timestamp, UserId, UserStatus};
 use user_service::import::{HashAlgorithm, PasswordHash};
 
+use crate::plan::Plan;
 use crate::proxy::{Counts, Proxy};
 use crate::runtime::{Environment, Launch};
-use crate::{ADA, ADA_EMAIL, Plan, seed_user, with_sub};
+use crate::user::{ADA, ADA_EMAIL, seed_user, with_sub};
 
 /// The admin the admin events are from (their token's `sub`, in the `admin` group).
 const ADMIN: &str = "9b2e4c1a-7d3f-4e5a-8b6c-1d2e3f4a5b6c";

@@ -14,10 +14,11 @@ use integration_tests::{ddb, events};
 use user_service::Store;
 use user_service::domain::{EmailAddress, UserId};
 
+use crate::plan::Plan;
 use crate::proxy::Proxy;
 use crate::runtime::Environment;
 use crate::stats::Sample;
-use crate::{Plan, seed_user, with_sub};
+use crate::user::{seed_user, with_sub};
 
 pub(crate) struct ScaleRow {
     pub(crate) function: &'static str,

@@ -7,7 +7,8 @@ use std::process::Command;
 
 use integration_tests::lambda::workspace_root;
 
-use crate::{FLOOR_HELLO, FLOOR_SDK, Plan};
+use crate::plan::Plan;
+use crate::programs::{FLOOR_HELLO, FLOOR_SDK};
 
 pub(crate) struct SizeRow {
     pub(crate) name: String,

@@ -25,18 +25,17 @@
 //! Nothing here logs a recipient, a subject or a body: a poll that fails is
 //! logged once per streak of failures, by moto's address alone.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::Json;
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, Response, header};
 use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use user_service::domain::Timestamp;
-
-use crate::state::Shared;
 
 /// Messages kept for `GET /local/outbox`; older ones are dropped.
 pub const KEPT: usize = 1000;
@@ -256,9 +255,15 @@ pub struct Filter {
     pub to: Option<String>,
 }
 
+/// `GET /local/outbox` over `outbox`, to merge into the local API's router.
+/// The route holds the outbox alone, not the API's whole state.
+pub fn router<S: Clone + Send + Sync + 'static>(outbox: Arc<Outbox>) -> Router<S> {
+    Router::new().route("/local/outbox", get(list)).with_state(outbox)
+}
+
 /// `GET /local/outbox`: the outbox page for a browser, else `{"messages": [...]}`.
-pub async fn list(State(shared): State<Shared>, Query(filter): Query<Filter>, headers: HeaderMap) -> Response<Body> {
-    answer(&shared.outbox, &headers, filter.to.as_deref())
+async fn list(State(outbox): State<Arc<Outbox>>, Query(filter): Query<Filter>, headers: HeaderMap) -> Response<Body> {
+    answer(&outbox, &headers, filter.to.as_deref())
 }
 
 /// The answer to `GET /local/outbox` with these headers and this filter.

@@ -30,7 +30,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/local/admin-create-user", post(crate::cognito::admin_create_user))
         .route("/local/admin-verify-email", post(crate::cognito::admin_verify_email))
         .route("/local/events", axum::routing::get(local_events))
-        .route("/local/outbox", axum::routing::get(crate::outbox::list))
+        .merge(crate::outbox::router(shared.outbox.clone()))
         .merge(crate::openapi::router())
         .merge(crate::page::router())
         .layer(axum::middleware::from_fn(loopback_hosts_only))
