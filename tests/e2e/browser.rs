@@ -13,8 +13,8 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use futures::FutureExt;
 use integration_tests::lambda::free_port;
-use integration_tests::workspace_root;
 use integration_tests::wait;
+use integration_tests::workspace_root;
 use serde_json::json;
 
 /// How long one step may take: a debug build on a busy machine.

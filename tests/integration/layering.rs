@@ -58,21 +58,70 @@ const CORE: Floors = Floors {
 const XTASK: Floors = Floors {
     src: "tools/xtask/src",
     modules: &[
-        ("regions", 1),
-        ("docs", 1),
-        ("settings", 1),
-        ("dashboard", 1),
         ("backfill", 1),
         ("canonicalize", 1),
+        ("crates", 1),
+        ("docs", 1),
+        ("regions", 1),
         ("replay", 1),
+        ("settings", 1),
         ("template", 2),
-        ("crates", 2),
         ("alarms", 3),
+        ("dashboard", 4),
+    ],
+};
+
+const BENCH: Floors = Floors {
+    src: "tools/bench/src",
+    modules: &[
+        ("capacity", 1),
+        ("charts", 1),
+        ("machine", 1),
+        ("runtime", 1),
+        ("stats", 1),
+        ("user", 1),
+        ("programs", 2),
+        ("proxy", 2),
+        ("plan", 3),
+        ("callgrind", 4),
+        ("event_delay", 4),
+        ("requests", 4),
+        ("scale", 4),
+        ("sizes", 4),
+        ("reconcile_sim", 4),
+        ("emf", 5),
+        ("hashes", 5),
+        ("cost", 6),
+        ("report", 7),
+    ],
+};
+
+const LOCAL_API: Floors = Floors {
+    src: "tools/local-api/src",
+    modules: &[
+        ("auth", 1),
+        ("events", 1),
+        ("filter", 1),
+        ("gateway", 1),
+        ("invoke", 1),
+        ("page", 1),
+        ("pool", 1),
+        ("stream", 1),
+        ("template", 1),
+        ("mapping", 2),
+        ("mirror", 2),
+        ("openapi", 2),
+        ("outbox", 2),
+        ("routes", 2),
+        ("event", 3),
+        ("state", 3),
+        ("cognito", 4),
+        ("server", 5),
     ],
 };
 
 /// Every crate whose modules have floors.
-const LAYERED: &[Floors] = &[CORE, XTASK];
+const LAYERED: &[Floors] = &[CORE, BENCH, LOCAL_API, XTASK];
 
 /// Paths into the store that name its stored format; only `store/` uses them.
 const STORED_FORMAT: &[&str] = &["store::keys", "store::items", "store::limits"];
@@ -125,7 +174,9 @@ fn sources(src: &Path) -> Vec<Source> {
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
             // Unit tests close a file; they may reach anything.
-            let code = text.find("#[cfg(test)]").map_or(text.clone(), |at| text[..at].to_owned());
+            let code = text
+                .find("#[cfg(test)]")
+                .map_or(text.clone(), |at| text[..at].to_owned());
             Source {
                 module: module_of(path.strip_prefix(src).unwrap()),
                 path,
@@ -234,11 +285,18 @@ fn named_paths(source: &Source, also: Option<&str>) -> Vec<String> {
 fn inline_modules(text: &str) -> Vec<(usize, usize, &str)> {
     let mut out = Vec::new();
     for (at, _) in text.match_indices("mod ") {
-        if text[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
             continue;
         }
         let rest = &text[at + 4..];
-        let name_len = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').count();
+        let name_len = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .count();
         if name_len == 0 || !rest[name_len..].trim_start().starts_with('{') {
             continue;
         }
@@ -393,10 +451,18 @@ fn no_files_anywhere_in_the_workspace_import_each_other_in_a_circle() {
         let all = sources(src);
         let name = crate_name(src);
         for circle in circles(&all, name.as_deref()) {
-            found.push(format!("{}: {}", src.strip_prefix(&root).unwrap().display(), circle.join(" ⇄ ")));
+            found.push(format!(
+                "{}: {}",
+                src.strip_prefix(&root).unwrap().display(),
+                circle.join(" ⇄ ")
+            ));
         }
     }
-    assert!(found.is_empty(), "files that import each other in a circle:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "files that import each other in a circle:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -409,7 +475,11 @@ fn every_module_imports_only_from_lower_floors_and_only_the_store_sees_the_store
         let name = crate_name(&src);
         let mut seen = BTreeSet::new();
         for source in all.iter().filter(|s| !s.module.is_empty()) {
-            let relative = format!("{}/{}", crate_floors.src, source.path.strip_prefix(&src).unwrap().display());
+            let relative = format!(
+                "{}/{}",
+                crate_floors.src,
+                source.path.strip_prefix(&src).unwrap().display()
+            );
             let Some(own) = longest(&source.module, floors.keys().copied()) else {
                 wrong.push(format!("{relative}: module `{}` has no floor", source.module));
                 continue;
@@ -441,7 +511,11 @@ fn every_module_imports_only_from_lower_floors_and_only_the_store_sees_the_store
             }
         }
         let listed: BTreeSet<&str> = floors.keys().copied().collect();
-        assert_eq!(seen, listed, "{}: the floors list exactly the crate's modules", crate_floors.src);
+        assert_eq!(
+            seen, listed,
+            "{}: the floors list exactly the crate's modules",
+            crate_floors.src
+        );
     }
     assert!(wrong.is_empty(), "the floors are broken:\n{}", wrong.join("\n"));
 }
@@ -454,7 +528,11 @@ fn the_architecture_page_shows_the_core_crates_floors() {
         .nth(1)
         .expect("the page has the floors' section");
     let mut shown: BTreeMap<u8, BTreeSet<String>> = BTreeMap::new();
-    for row in section.lines().take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| ")) {
+    for row in section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| "))
+    {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         let Ok(floor) = cells[1].parse::<u8>() else { continue };
         let modules = cells[2].split(',').map(|m| m.trim().trim_matches('`').to_owned());
@@ -464,7 +542,10 @@ fn the_architecture_page_shows_the_core_crates_floors() {
     for (module, floor) in CORE.modules {
         floors.entry(*floor).or_default().insert((*module).to_owned());
     }
-    assert_eq!(shown, floors, "docs/architecture.md's floor table and the floors here agree");
+    assert_eq!(
+        shown, floors,
+        "docs/architecture.md's floor table and the floors here agree"
+    );
 }
 
 #[test]
@@ -480,7 +561,13 @@ fn the_layering_check_catches_an_arrow_back_up_and_a_circle() {
         "use crate::store::{Store, keys::{PK, SK}};\nuse super::events::x;\n$crate::App",
     );
     let paths = named_paths(&reader, None);
-    for expected in ["store::Store", "store::keys::PK", "store::keys::SK", "api::events::x", "App"] {
+    for expected in [
+        "store::Store",
+        "store::keys::PK",
+        "store::keys::SK",
+        "api::events::x",
+        "App",
+    ] {
         assert!(paths.contains(&expected.to_owned()), "{expected} in {paths:?}");
     }
     // Two files that name each other are a circle; a folder's face is not.

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use integration_tests::template::{self, tagged, text};
 use integration_tests::events;
+use integration_tests::template::{self, tagged, text};
 use serde_norway::Value;
 use user_service::catalog::{self, Trigger};
 use user_service::metrics::{self, Metric};

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use crate::workspace_root;
-
+use crate::workspace_root;
 
 /// Fails the test, saying how to install cargo-lambda, when it is missing.
 pub fn require_cargo_lambda() {

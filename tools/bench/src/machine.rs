@@ -21,8 +21,7 @@ pub(crate) fn command_line(program: &str, args: &[&str]) -> String {
 
 /// Versions of the locked crates that decide the figures.
 pub(crate) fn locked_versions() -> String {
-    let lock =
-        std::fs::read_to_string(integration_tests::lambda::workspace_root().join("Cargo.lock")).unwrap_or_default();
+    let lock = std::fs::read_to_string(integration_tests::workspace_root().join("Cargo.lock")).unwrap_or_default();
     let mut found = Vec::new();
     for name in [
         "aws-config",
@@ -44,7 +43,7 @@ pub(crate) fn locked_versions() -> String {
 
 /// The DynamoDB Local package scripts/ddb-local pins.
 pub(crate) fn ddb_local_version() -> String {
-    std::fs::read_to_string(integration_tests::lambda::workspace_root().join("scripts/ddb-local"))
+    std::fs::read_to_string(integration_tests::workspace_root().join("scripts/ddb-local"))
         .ok()
         .and_then(|s| {
             s.lines()

@@ -39,7 +39,7 @@ use std::future::Future;
 use std::path::PathBuf;
 
 use clap::Parser;
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 use integration_tests::{ddb, events};
 use serde_json::{Value, json};
 use user_service::Store;

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use integration_tests::lambda::{function_env, workspace_root};
+use integration_tests::lambda::function_env;
+use integration_tests::workspace_root;
 
 use crate::programs::PYTHON;
 use crate::runtime::Launch;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use integration_tests::lambda::workspace_root;
+use integration_tests::workspace_root;
 
 use crate::plan::Plan;
 use crate::programs::{FLOOR_HELLO, FLOOR_SDK};

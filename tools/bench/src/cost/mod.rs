@@ -37,7 +37,7 @@ use usage::{Profile, SIZES};
 /// The section: the committed inputs, or this run's, priced at every size.
 pub(crate) fn section(inputs: &Inputs<'_>) -> Result<String, String> {
     let (prices, defaults) = parse(DATA)?;
-    let template = std::fs::read_to_string(integration_tests::lambda::workspace_root().join("template.yaml"))
+    let template = std::fs::read_to_string(integration_tests::workspace_root().join("template.yaml"))
         .map_err(|e| format!("template.yaml: {e}"))?;
     let (_, _, alarm_metrics) = alarm_metrics(&template);
     let profile = Profile::default();

@@ -67,6 +67,7 @@ const NAMES: &[&str] = &[
     "secrets_manager_secret_month",
     "secrets_manager_api_calls",
     "eventbridge_aws_service_events",
+    "eventbridge_custom_events",
     "cloudtrail_management_events_first_copy",
     "s3_storage_gb_month",
     "s3_put_requests",
@@ -112,6 +113,32 @@ pub(super) fn book() -> (Prices, Measured) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_price_the_model_reads_by_name_is_one_a_data_file_must_have() {
+        // A name read but not required would price its line as NaN, silently.
+        let sources = [
+            include_str!("month.rs"),
+            include_str!("usage.rs"),
+            include_str!("sweep.rs"),
+            include_str!("stack.rs"),
+            include_str!("migration.rs"),
+            include_str!("render.rs"),
+            include_str!("measured.rs"),
+        ];
+        let mut read = 0;
+        for source in sources {
+            for (at, _) in source.match_indices("prices.get(\"") {
+                let name: String = source[at + 12..].chars().take_while(|c| *c != '"').collect();
+                read += 1;
+                assert!(
+                    NAMES.contains(&name.as_str()),
+                    "{name} is read but a data file need not have it"
+                );
+            }
+        }
+        assert!(read > 20, "{read} prices read by name");
+    }
 
     #[test]
     fn the_data_file_parses_and_every_price_has_a_date_and_a_source() {

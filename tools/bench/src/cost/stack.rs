@@ -168,7 +168,7 @@ mod tests {
                         \x20 C:\n    Type: AWS::CloudWatch::Alarm\n    Properties:\n      Metrics:\n        - Expression: ANOMALY_DETECTION_BAND(m, 3)\n\
                         \x20 D:\n    Type: AWS::SNS::Topic\n";
         assert_eq!(alarm_metrics(template), (3, 1, 1.0 + 2.0 + 3.0));
-        let real = std::fs::read_to_string(integration_tests::lambda::workspace_root().join("template.yaml")).unwrap();
+        let real = std::fs::read_to_string(integration_tests::workspace_root().join("template.yaml")).unwrap();
         let (alarms, anomaly, metrics) = alarm_metrics(&real);
         assert!(
             alarms > 50 && anomaly > 0 && metrics > alarms as f64,

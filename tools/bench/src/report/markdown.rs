@@ -39,7 +39,7 @@ impl Report {
         let _ = writeln!(md, "- Machine: {}", machine());
         let _ = writeln!(md, "- Rust: {}", command_line("rustc", &["--version"]));
         let _ = writeln!(md, "- Crates: {}", locked_versions());
-        let python = integration_tests::lambda::workspace_root().join(".venv/bin/python");
+        let python = integration_tests::workspace_root().join(".venv/bin/python");
         let python = python.display().to_string();
         if !self.smoke {
             let _ = writeln!(
