@@ -309,7 +309,7 @@ pub const CREATE_TRAIL: Setting = Setting {
     },
     about: "Create a CloudTrail trail of management events (and its S3 bucket). EventBridge sees Cognito's DeleteUser calls only where a trail with logging on exists; set true only if the account has none (an account's first trail of management events is free; a second copy costs $2.00 per 100,000 events).",
     why: &[
-        "Erasure that reaches everyone (docs/scale.md): reconcile-users' pass, and",
+        "Erasure that reaches everyone (docs/scale.md): the reconcile's pass, and",
         "the CloudTrail records that bring a user's own DeleteUser here at once.",
     ],
     reaches: Reaches::Stack,
@@ -955,7 +955,7 @@ pub const WEBHOOK_RATE_LIMIT_PER_SECOND: Setting = Setting {
     reaches: Reaches::Stack,
 };
 
-/// "on" wires migrate-user as the pool's UserMigration trigger and creates a second app client (MigrationClientId) that allows USER_PASSWORD_AUTH, so users imported pending (user-admin import --pending) keep their passwords at their first sign-in.
+/// "on" wires the migration function as the pool's UserMigration trigger and creates a second app client (MigrationClientId) that allows USER_PASSWORD_AUTH, so users imported pending (user-admin import --pending) keep their passwords at their first sign-in.
 pub const LEGACY_PASSWORD_MIGRATION: Setting = Setting {
     variable: None,
     parameter: Some("LegacyPasswordMigration"),
@@ -963,7 +963,7 @@ pub const LEGACY_PASSWORD_MIGRATION: Setting = Setting {
         default: "off",
         allowed: &["off", "on", "reset-only"],
     },
-    about: "\"on\" wires migrate-user as the pool's UserMigration trigger and creates a second app client (MigrationClientId) that allows USER_PASSWORD_AUTH, so users imported pending (user-admin import --pending) keep their passwords at their first sign-in. \"reset-only\" keeps the trigger for forgot-password and deletes that client; \"off\" once no user is pending (docs/migration.md).",
+    about: "\"on\" wires the migration function as the pool's UserMigration trigger and creates a second app client (MigrationClientId) that allows USER_PASSWORD_AUTH, so users imported pending (user-admin import --pending) keep their passwords at their first sign-in. \"reset-only\" keeps the trigger for forgot-password and deletes that client; \"off\" once no user is pending (docs/migration.md).",
     why: &[],
     reaches: Reaches::Stack,
 };
