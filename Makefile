@@ -21,7 +21,6 @@ $(VENV)/.installed: tools/requirements.txt
 
 tools: $(VENV)/.installed ## install what the other targets need (.venv, .cache): run by them
 	@scripts/ddb-local install
-	@command -v cargo-nextest >/dev/null || cargo install --locked --root .cache/cargo cargo-nextest
 
 # Chromium and chromedriver for the browser tour (tests/e2e/browser.rs); a
 # system package, so installed only with ALLOW_SYSTEM_INSTALL=1, as Java is.
