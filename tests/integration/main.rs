@@ -8,6 +8,7 @@ mod abuse;
 mod accounts;
 mod address_policy;
 mod backfill;
+mod builds;
 mod canonicalize;
 mod common;
 mod concurrency;

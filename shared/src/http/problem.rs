@@ -1,4 +1,5 @@
-//! RFC 9457 problem responses, and the one place that maps domain errors to HTTP.
+//! RFC 9457 problem responses: the body, its stable codes and how each is
+//! written. The one place store errors become problems is `http::lambda::problems`.
 
 use lambda_http::http::{StatusCode, header};
 use lambda_http::{Body, Response};

@@ -1,6 +1,5 @@
 //! Stored item shapes (the non-key attributes) and their mapping to domain types.
 //! Keys come from `keys`; attribute names used in expressions come from `attr`.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub))]
 
 use serde::{Deserialize, Serialize};
 

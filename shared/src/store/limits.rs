@@ -7,7 +7,6 @@
 //! the last slot: the loser's cancellation carries the item as it is now
 //! (ALL_OLD), and it tries again from there. A write that only needs room checks
 //! the same version. No item holds an address: they are named by its keyed hash.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub))]
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 

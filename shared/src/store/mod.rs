@@ -16,20 +16,15 @@ mod reads;
 pub mod schema;
 mod user_list;
 
-// The stored items and the retry bounds are the store's own. The invariant
-// checker and the fault tests read them through the `test-support` feature;
-// nothing else may.
-#[cfg(not(feature = "test-support"))]
-pub(crate) mod items;
-#[cfg(feature = "test-support")]
+// The stored items and the retry bounds are the store's own: public for the
+// invariant checker and the fault tests alone, which the layering test holds
+// (only `store/` may name them in the crate). Not behind a feature: the
+// functions build with the workspace's features (tools/workspace-hack).
+#[doc(hidden)]
 pub mod items;
-#[cfg(not(feature = "test-support"))]
-pub(crate) mod limits;
-#[cfg(feature = "test-support")]
+#[doc(hidden)]
 pub mod limits;
-#[cfg(not(feature = "test-support"))]
-pub(crate) mod retry;
-#[cfg(feature = "test-support")]
+#[doc(hidden)]
 pub mod retry;
 
 use aws_config::BehaviorVersion;

@@ -1,7 +1,6 @@
 //! Retrying writes that lost a race, bounded by the invocation's deadline
 //! (`crate::deadline`): every store operation under it stops retrying in time
 //! to answer, and each DynamoDB call's own timeout is cut to what is left.
-#![cfg_attr(not(feature = "test-support"), allow(unreachable_pub))]
 
 use std::time::Duration;
 

@@ -118,6 +118,7 @@ test = false
 
 [dependencies]
 {user_service}
+workspace-hack.workspace = true
 {runtime}.workspace = true
 tokio.workspace = true
 
