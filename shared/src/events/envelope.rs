@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::catalogue::EventType;
-use super::derive::Event;
+use super::catalogue::{EventType, Personal};
+use super::change::Change;
+use super::derive::{Event, derive};
 use crate::domain::Timestamp;
 
 /// The namespace of event ids (UUIDv5): any fixed UUID, this service's own.
@@ -29,6 +30,15 @@ pub fn envelope(event: &Event, source: &str, record_id: &str, time: Timestamp) -
         "datacontenttype": "application/json",
         "data": event.data,
     })
+}
+
+/// The events of `change`, each in its envelope: derived from its images with
+/// `personal`, from `source`, ids from its record's, `time` the change's.
+pub fn envelopes(change: &Change, source: &str, personal: Personal) -> Vec<Value> {
+    derive(change.old.as_ref(), change.new.as_ref(), personal)
+        .iter()
+        .map(|event| envelope(event, source, &change.record_id, change.time))
+        .collect()
 }
 
 #[cfg(test)]

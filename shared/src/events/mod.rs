@@ -15,9 +15,9 @@ mod envelope;
 mod schema;
 
 pub use catalogue::{EventType, Field, FieldType, PROFILE_FIELDS, Personal};
-pub use change::{Image, UserImage};
+pub use change::{Change, Image, UserImage};
 pub use derive::{Event, derive};
-pub use envelope::{envelope, event_id};
+pub use envelope::{envelope, envelopes, event_id};
 pub use schema::schema;
 
 #[cfg(test)]
