@@ -1,8 +1,10 @@
 //! The stack's EventBridge bus: domain events go on it in their CloudEvents
-//! envelope, as the `detail` of an entry whose `detail-type` is the event's
-//! type. PutEvents takes ten entries a call and answers per entry; an entry
-//! that failed on its own (throttled, an internal failure) is sent again
-//! alone, with backoff, for as long as the invocation's deadline allows.
+//! envelope (derived from a change's images and wrapped with the stack's
+//! source and personal-data setting, [`Bus::envelopes`]), as the `detail` of
+//! an entry whose `detail-type` is the event's type. PutEvents takes ten
+//! entries a call and answers per entry; an entry that failed on its own
+//! (throttled, an internal failure) is sent again alone, with backoff, for as
+//! long as the invocation's deadline allows.
 
 use std::time::Duration;
 
@@ -11,7 +13,7 @@ use serde_json::Value;
 
 use crate::config::{ConfigError, EVENT_BUS_NAME, EVENT_SOURCE, EVENTS_INCLUDE_ADDRESSES, optional, required};
 use crate::deadline;
-use crate::events::Personal;
+use crate::events::{Change, Personal};
 
 /// PutEvents' limit of entries per call.
 pub const ENTRIES_PER_CALL: usize = 10;
@@ -131,6 +133,12 @@ impl Bus {
     /// What the events carry of personal data.
     pub fn personal(&self) -> Personal {
         self.personal
+    }
+
+    /// The events of `change`, each in its CloudEvents envelope, as this bus
+    /// publishes them: from its source, carrying what its setting allows.
+    pub fn envelopes(&self, change: &Change) -> Vec<Value> {
+        crate::events::envelopes(change, &self.source, self.personal)
     }
 
     /// Puts `events` (CloudEvents envelopes), ten a call. Entries that fail

@@ -1,13 +1,15 @@
 //! The table's stream, read back into domain values: a profile change as the
-//! stream's old and new images show it. The stored format stays inside the
-//! store; the stream's consumers see only what changed.
+//! stream's old and new images show it, and the change of a profile or an
+//! email record as the events read it. The stored format stays inside the
+//! store; the stream's consumers see only what changed, and the store knows
+//! nothing of the events' format.
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 
 use super::items::{EmailItem, ProfileItem};
 use super::keys;
 use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
-use crate::events::{Image, Personal, UserImage};
+use crate::events::{Change, Image, UserImage};
 
 /// A profile as one image of a stream record shows it: what Cognito follows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,32 +77,12 @@ impl From<ProfileItem> for ProfileImage {
 #[error("the record's {0} cannot be read")]
 pub struct Unreadable(pub &'static str);
 
-/// The domain events of one stream record, each in its CloudEvents envelope:
-/// ids from the record's id, `time` the change's.
-pub fn record_events(
-    record: &EventRecord,
-    source: &str,
-    personal: Personal,
-) -> Result<Vec<serde_json::Value>, Unreadable> {
-    let Some((old, new)) = event_images(record)? else {
-        return Ok(Vec::new());
-    };
-    let record_id = record.event_id.as_str();
-    let time = Timestamp::from_unix_millis(record.change.approximate_creation_date_time.timestamp_millis());
-    Ok(crate::events::derive(old.as_ref(), new.as_ref(), personal)
-        .iter()
-        .map(|event| crate::events::envelope(event, source, record_id, time))
-        .collect())
-}
-
-/// A change's image before (`None` for an item written new) and after
-/// (`None` for an item removed).
-pub type Images = (Option<Image>, Option<Image>);
-
-/// The images of a stream record of a profile or an email record, as the
-/// domain events read them; `None` for any other item (claims, counters, the
-/// reconcile's), whose changes are no event.
-pub fn event_images(record: &EventRecord) -> Result<Option<Images>, Unreadable> {
+/// The change a stream record carries, read back into domain values: the
+/// images of a profile or an email record before and after, with the
+/// record's id and time. `None` for any other item (claims, counters, the
+/// reconcile's), whose changes are no event, and for a pending user's items.
+/// Its events, and their envelope, are the publisher's ([`crate::events::envelopes`]).
+pub fn change_of_record(record: &EventRecord) -> Result<Option<Change>, Unreadable> {
     let keys: std::collections::HashMap<String, String> =
         serde_dynamo::from_item(record.change.keys.clone()).map_err(|_| Unreadable("Keys"))?;
     let key = |name: &str| keys.get(name).map_or("", String::as_str);
@@ -138,10 +120,12 @@ pub fn event_images(record: &EventRecord) -> Result<Option<Images>, Unreadable> 
         }))
     };
     match kind {
-        keys::ItemKind::Profile | keys::ItemKind::Email => Ok(Some((
-            image(&record.change.old_image, "OldImage")?,
-            image(&record.change.new_image, "NewImage")?,
-        ))),
+        keys::ItemKind::Profile | keys::ItemKind::Email => Ok(Some(Change {
+            record_id: record.event_id.clone(),
+            time: Timestamp::from_unix_millis(record.change.approximate_creation_date_time.timestamp_millis()),
+            old: image(&record.change.old_image, "OldImage")?,
+            new: image(&record.change.new_image, "NewImage")?,
+        })),
         _ => Ok(None),
     }
 }

@@ -165,7 +165,7 @@ fn generated() -> Vec<(&'static str, Region, String)> {
         ),
         (
             "template.yaml",
-            Region::yaml("event-schemas", "shared/src/events.rs; edit the catalogue"),
+            Region::yaml("event-schemas", "shared/src/events/catalogue.rs; edit the catalogue"),
             template::event_schemas(),
         ),
         (
@@ -221,7 +221,7 @@ fn generated_docs() -> Vec<(&'static str, Region, String)> {
         ),
         (
             "docs/events.md",
-            Region::markdown("catalogue", "shared/src/events.rs"),
+            Region::markdown("catalogue", "shared/src/events/catalogue.rs"),
             docs::events(),
         ),
     ]
@@ -461,13 +461,13 @@ fn main() -> ExitCode {
             "template",
             check,
             generated(),
-            "edit shared/src/catalog.rs, shared/src/events.rs or shared/src/config/settings.rs, not the generated blocks",
+            "edit shared/src/catalog.rs, shared/src/events/catalogue.rs or shared/src/config/settings.rs, not the generated blocks",
         ),
         Task::Docs { check } => (
             "docs",
             check,
             generated_docs(),
-            "edit shared/src/catalog.rs, shared/src/events.rs or shared/src/config/settings.rs, not the generated tables",
+            "edit shared/src/catalog.rs, shared/src/events/catalogue.rs or shared/src/config/settings.rs, not the generated tables",
         ),
     };
     let files = if task == "docs" {

@@ -11,7 +11,7 @@ use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use serde_json::{Value, json};
 use user_service::bus::Bus;
-use user_service::store::changes::record_events;
+use user_service::store::changes::change_of_record;
 
 /// Where the failures are, and the stream to read them back from.
 pub struct Sources {
@@ -196,10 +196,10 @@ async fn replay_range(
     let mut readable = 0;
     let mut unreadable = 0;
     for record in &records {
-        match record_events(record, bus.source(), bus.personal()) {
-            Ok(made) => {
+        match change_of_record(record) {
+            Ok(change) => {
                 readable += 1;
-                events.extend(made);
+                events.extend(change.map(|change| bus.envelopes(&change)).unwrap_or_default());
             }
             Err(_) => unreadable += 1,
         }

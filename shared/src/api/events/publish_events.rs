@@ -1,9 +1,10 @@
 //! Domain events for the rest of the system. The stream delivers every change
 //! of a profile or an email record (the event source mapping's filters pass
-//! those alone); each record's old and new images decide its events
-//! ([`crate::events::derive`]), which go on the stack's bus in their
-//! CloudEvents envelope, ids derived from the record, so a record delivered
-//! again gives the same ids.
+//! those alone); the store reads each record back into the change's old and
+//! new images ([`crate::store::changes::change_of_record`]), which decide its
+//! events ([`crate::events::derive`]); they go on the stack's bus in their
+//! CloudEvents envelope ([`Bus::envelopes`]), ids derived from the record, so
+//! a record delivered again gives the same ids.
 //!
 //! A batch's events are put together, ten a call; an entry that fails alone is
 //! sent again alone ([`crate::bus::Bus::put`]). The first record whose events
@@ -19,7 +20,7 @@ use lambda_runtime::LambdaEvent;
 use crate::app::App;
 use crate::bus::Bus;
 use crate::deadline;
-use crate::store::changes::{record_events, user_of_record};
+use crate::store::changes::{change_of_record, user_of_record};
 
 /// The Lambda entry point of the table stream's profile and address changes:
 /// puts their events on the bus, reporting the first record not published.
@@ -46,8 +47,9 @@ pub async fn publish(bus: &Bus, records: &[EventRecord]) -> DynamoDbEventRespons
     let mut origin = Vec::new();
     let mut unreadable = None;
     for (index, record) in records.iter().enumerate() {
-        match record_events(record, bus.source(), bus.personal()) {
-            Ok(made) => {
+        match change_of_record(record) {
+            Ok(change) => {
+                let made = change.map(|change| bus.envelopes(&change)).unwrap_or_default();
                 origin.extend(std::iter::repeat_n(index, made.len()));
                 events.extend(made);
             }

@@ -1,0 +1,132 @@
+//! The account's export (`GET /me/export`, `schemas/export/account.json`):
+//! everything the table holds about a user, as stored, and the rate-limit
+//! counters it names by kind.
+
+use serde::Serialize;
+
+use super::email_address::EmailAddress;
+use super::ids::UserId;
+use super::profile::{Email, Profile};
+use super::timestamp::Timestamp;
+
+/// The version of the export's format, `formatVersion`: a change to it that
+/// breaks a reader of `schemas/export/account.json` makes a new version.
+pub const EXPORT_FORMAT_VERSION: u32 = 1;
+
+/// Everything the table holds about a user, as `GET /me/export` gives it to
+/// them (GDPR articles 15 and 20; `schemas/export/account.json`). No code
+/// hash, no keyed address hash: secrets of the service, not the user's data.
+/// Every field is always present; `null` says the table holds nothing there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountExport {
+    /// [`EXPORT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// When the export was read.
+    pub exported_at: Timestamp,
+    /// The user's Cognito `sub`.
+    pub user_id: UserId,
+    /// The profile item.
+    pub profile: ProfileExport,
+    /// Every email record, oldest first, with its claim.
+    pub emails: Vec<EmailExport>,
+    /// The user's own rate-limit counters.
+    pub limits: Vec<LimitExport>,
+}
+
+/// The profile as stored: what `GET /me` shows, and the internal fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileExport {
+    /// The profile as the API shows it.
+    #[serde(flatten)]
+    pub profile: Profile,
+    /// How many email records the user has.
+    pub email_count: u32,
+    /// The address Cognito signs the user in with, as last confirmed; while it
+    /// is not `email`, a change of primary has yet to reach sign-in.
+    pub cognito_email: Option<EmailAddress>,
+    /// When the service last asked for the primary to be applied to sign-in again.
+    pub sync_requested_at: Option<Timestamp>,
+}
+
+/// One email record as stored, with the claim that holds its address for the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmailExport {
+    /// The record as the API shows it.
+    #[serde(flatten)]
+    pub email: Email,
+    /// The form uniqueness is decided on, when the deployment's address
+    /// policy makes it differ from `email` (dots or `+tags` ignored).
+    pub canonical_email: Option<String>,
+    /// The profile version whose switch made it primary; `null` for a sign-up's first address.
+    pub primary_version: Option<u64>,
+    /// The code waiting to be entered, if one was sent and the address is not
+    /// verified yet: when, until when, how many tries are left. Never the code.
+    pub pending_verification: Option<PendingVerification>,
+    /// The user's claim on the address; `null` when the user holds none (an
+    /// unverified address whose claim lapsed and another user took).
+    pub claim: Option<ClaimExport>,
+}
+
+/// A verification code waiting to be entered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingVerification {
+    /// When the code was sent.
+    pub code_sent_at: Option<Timestamp>,
+    /// When the code stops being accepted (it may have passed).
+    pub code_expires_at: Option<Timestamp>,
+    /// Wrong codes entered against it.
+    pub wrong_attempts: u32,
+    /// Wrong codes it still allows.
+    pub attempts_left: u32,
+}
+
+/// The claim that keeps an address the user's alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimExport {
+    /// When an unverified address's claim lapses; `null`: verified, held for good.
+    pub expires_at: Option<Timestamp>,
+    /// Whether it holds the address at the export's time.
+    pub held: bool,
+}
+
+/// What one of a user's rate-limit counters counts. Those of one address
+/// are named by a keyed hash of it, which the export leaves out, so they
+/// are not tied to an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LimitKind {
+    /// Codes the user had sent, to any address.
+    CodesSent,
+    /// Codes the user had sent to one address.
+    CodesSentToAnAddress,
+    /// Wrong codes the user entered, for any address.
+    WrongCodes,
+    /// The user with one address: wrong codes, and when they first added it.
+    AnAddress,
+    /// Availability checks (`GET /emails/availability`).
+    AvailabilityChecks,
+    /// Exports of the account (`GET /me/export`).
+    Exports,
+}
+
+/// One rate-limit counter of the user, as stored: its events of the last 24
+/// hours (a rolling window) and when it empties.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitExport {
+    /// What it counts.
+    pub kind: LimitKind,
+    /// The events it holds, oldest first (whole seconds).
+    pub events: Vec<Timestamp>,
+    /// How many of them are inside the window at the export's time.
+    pub in_window: u32,
+    /// When the last of them leaves the window; `null` when none is in it.
+    pub clears_at: Option<Timestamp>,
+    /// For `anAddress`: when the user first added the address in the window.
+    pub first_added_at: Option<Timestamp>,
+}

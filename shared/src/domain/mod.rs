@@ -1,0 +1,25 @@
+//! Domain types. Parsed once at the edge, trusted everywhere after ("parse, don't validate").
+//! No AWS types live here. Each file holds one kind of value; every one is
+//! named from here, as `crate::domain::X`.
+
+mod characters;
+mod email_address;
+mod export;
+mod ids;
+mod invalid;
+mod new_account;
+mod person;
+mod profile;
+mod timestamp;
+
+pub use email_address::EmailAddress;
+pub use export::{
+    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, PendingVerification,
+    ProfileExport,
+};
+pub use ids::{EmailId, ImportKey, PENDING_USER_PREFIX, UserId};
+pub use invalid::Invalid;
+pub use new_account::{AdditionalEmail, NewAccount, NewUser};
+pub use person::{PersonName, Phone};
+pub use profile::{Account, Email, IfMatch, ListPosition, Profile, ProfilePatch, UserStatus, UserSummary};
+pub use timestamp::Timestamp;

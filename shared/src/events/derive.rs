@@ -1,0 +1,241 @@
+//! The events one change makes, derived from its old and new images alone.
+
+use serde_json::{Map, Value, json};
+
+use super::catalogue::{EventType, PROFILE_FIELDS, Personal};
+use super::change::{Image, UserImage};
+use crate::domain::{Email, Profile, UserId, UserStatus};
+
+/// One domain event, before its envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Its type.
+    pub kind: EventType,
+    /// The user it is about: the CloudEvents `subject`.
+    pub subject: UserId,
+    /// Its `data`, with exactly the fields its type lists.
+    pub data: Map<String, Value>,
+}
+
+/// The events one change makes, from its images alone: `old` is `None` for
+/// an item written new, `new` for an item removed. A change that is no event
+/// (a resend's code, a claim moved between forms) makes none.
+pub fn derive(old: Option<&Image>, new: Option<&Image>, personal: Personal) -> Vec<Event> {
+    match (old, new) {
+        (None, Some(Image::User(new))) => vec![user_created(&new.profile)],
+        (Some(Image::User(old)), Some(Image::User(new))) => user_changed(&old.profile, new),
+        (None, Some(Image::Email { user_id, email, .. })) => {
+            vec![email_event(EventType::EmailAdded, user_id, email, personal)]
+        }
+        (
+            Some(Image::Email { email: old, .. }),
+            Some(Image::Email {
+                user_id,
+                email: new,
+                primary_version,
+            }),
+        ) => {
+            let mut events = Vec::new();
+            if !old.is_verified && new.is_verified {
+                events.push(email_event(EventType::EmailVerified, user_id, new, personal));
+            }
+            if !old.is_primary && new.is_primary {
+                let mut event = email_event(EventType::EmailPrimaryChanged, user_id, new, personal);
+                if let Some(version) = primary_version {
+                    event.data.insert("version".to_owned(), json!(version));
+                }
+                events.push(event);
+            }
+            events
+        }
+        (Some(Image::Email { user_id, email, .. }), None) => {
+            vec![email_event(EventType::EmailRemoved, user_id, email, personal)]
+        }
+        // A profile removed outright (never by the service: an erased profile
+        // stays as its tombstone), or images of two kinds: no event.
+        _ => Vec::new(),
+    }
+}
+
+fn user_created(profile: &Profile) -> Event {
+    event(
+        EventType::UserCreated,
+        &profile.user_id,
+        [
+            ("version", json!(profile.version)),
+            ("status", json!(profile.status.as_str())),
+            ("createdAt", json!(profile.created_at.to_string())),
+        ],
+    )
+}
+
+fn user_changed(old: &Profile, image: &UserImage) -> Vec<Event> {
+    let new = &image.profile;
+    let status_event = match (old.status, new.status) {
+        (from, UserStatus::Deleted) if from != UserStatus::Deleted => Some(EventType::UserDeleted),
+        (UserStatus::Active, UserStatus::Suspended) => Some(EventType::UserSuspended),
+        (UserStatus::Suspended, UserStatus::Active) => Some(EventType::UserReactivated),
+        _ => None,
+    };
+    let mut events = Vec::new();
+    match status_event {
+        // The erasure empties the names: that is the deletion, not an update.
+        Some(EventType::UserDeleted) => {
+            return vec![event(
+                EventType::UserDeleted,
+                &new.user_id,
+                [
+                    ("version", json!(new.version)),
+                    ("goneFromCognito", json!(image.gone_from_cognito)),
+                    ("deletedAt", json!(new.updated_at.to_string())),
+                ],
+            )];
+        }
+        Some(kind) => events.push(event(
+            kind,
+            &new.user_id,
+            [
+                ("version", json!(new.version)),
+                ("updatedAt", json!(new.updated_at.to_string())),
+            ],
+        )),
+        None => {}
+    }
+    let changed: Vec<&str> = [
+        old.first_name != new.first_name,
+        old.last_name != new.last_name,
+        old.phone != new.phone,
+    ]
+    .into_iter()
+    .zip(PROFILE_FIELDS)
+    .filter_map(|(changed, name)| changed.then_some(name))
+    .collect();
+    if !changed.is_empty() && new.status != UserStatus::Deleted {
+        events.push(event(
+            EventType::UserUpdated,
+            &new.user_id,
+            [
+                ("version", json!(new.version)),
+                ("changed", json!(changed)),
+                ("updatedAt", json!(new.updated_at.to_string())),
+            ],
+        ));
+    }
+    events
+}
+
+fn email_event(kind: EventType, user: &UserId, email: &Email, personal: Personal) -> Event {
+    let mut data = Map::new();
+    data.insert("emailId".to_owned(), json!(email.email_id.to_string()));
+    match kind {
+        EventType::EmailAdded => {
+            data.insert("isPrimary".to_owned(), json!(email.is_primary));
+            data.insert("isVerified".to_owned(), json!(email.is_verified));
+            data.insert("createdAt".to_owned(), json!(email.created_at.to_string()));
+        }
+        EventType::EmailVerified => {
+            let at = email.verified_at.unwrap_or(email.created_at);
+            data.insert("verifiedAt".to_owned(), json!(at.to_string()));
+        }
+        _ => {}
+    }
+    if personal == Personal::Addresses {
+        data.insert("address".to_owned(), json!(email.email.as_str()));
+    }
+    Event {
+        kind,
+        subject: user.clone(),
+        data,
+    }
+}
+
+fn event<const N: usize>(kind: EventType, user: &UserId, fields: [(&str, Value); N]) -> Event {
+    Event {
+        kind,
+        subject: user.clone(),
+        data: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::fixtures::{email, profile, user};
+
+    fn kinds(events: &[Event]) -> Vec<&'static str> {
+        events.iter().map(|e| e.kind.name()).collect()
+    }
+
+    #[test]
+    fn each_change_of_a_profile_makes_its_events() {
+        let active = profile(1, UserStatus::Active);
+        let created = derive(None, Some(&user(active.clone())), Personal::None);
+        assert_eq!(kinds(&created), ["user.created"]);
+        assert_eq!(created[0].data["version"], 1);
+        assert_eq!(created[0].data["status"], "active");
+
+        let mut renamed = profile(2, UserStatus::Active);
+        renamed.first_name = None;
+        renamed.phone = Some(crate::domain::Phone::parse("+15555550100").unwrap());
+        let updated = derive(Some(&user(active.clone())), Some(&user(renamed)), Personal::None);
+        assert_eq!(kinds(&updated), ["user.updated"]);
+        assert_eq!(updated[0].data["changed"], json!(["firstName", "phone"]));
+        assert_eq!(updated[0].data["version"], 2);
+
+        let suspended = profile(2, UserStatus::Suspended);
+        let events = derive(
+            Some(&user(active.clone())),
+            Some(&user(suspended.clone())),
+            Personal::None,
+        );
+        assert_eq!(kinds(&events), ["user.suspended"]);
+        let events = derive(
+            Some(&user(suspended)),
+            Some(&user(profile(3, UserStatus::Active))),
+            Personal::None,
+        );
+        assert_eq!(kinds(&events), ["user.reactivated"]);
+
+        // The erasure empties names: one user.deleted, no update.
+        let mut erased = profile(3, UserStatus::Deleted);
+        erased.first_name = None;
+        erased.email = None;
+        let events = derive(Some(&user(active.clone())), Some(&user(erased.clone())), Personal::None);
+        assert_eq!(kinds(&events), ["user.deleted"]);
+        assert_eq!(events[0].data["version"], 3);
+        assert_eq!(events[0].data["goneFromCognito"], false);
+        let gone = Image::User(UserImage {
+            profile: erased.clone(),
+            gone_from_cognito: true,
+        });
+        let events = derive(Some(&user(profile(1, UserStatus::Active))), Some(&gone), Personal::None);
+        assert_eq!(events[0].data["goneFromCognito"], true);
+        // A change that is no event: the same profile, or a deleted one touched again.
+        assert!(derive(Some(&user(active.clone())), Some(&user(active)), Personal::None).is_empty());
+        assert!(derive(Some(&user(erased.clone())), Some(&user(erased)), Personal::None).is_empty());
+    }
+
+    #[test]
+    fn each_change_of_an_address_makes_its_events_and_no_address_by_default() {
+        let added = derive(None, Some(&email(false, false)), Personal::None);
+        assert_eq!(kinds(&added), ["email.added"]);
+        assert_eq!(added[0].data["isVerified"], false);
+        assert!(!format!("{:?}", added[0].data).contains('@'));
+        let verified = derive(Some(&email(false, false)), Some(&email(true, false)), Personal::None);
+        assert_eq!(kinds(&verified), ["email.verified"]);
+        assert_eq!(verified[0].data["verifiedAt"], "2026-11-25T10:30:00.000Z");
+        let primary = derive(Some(&email(true, false)), Some(&email(true, true)), Personal::None);
+        assert_eq!(kinds(&primary), ["email.primary_changed"]);
+        assert_eq!(
+            primary[0].data["version"], 4,
+            "switches are ordered by the profile's version"
+        );
+        let removed = derive(Some(&email(true, false)), None, Personal::None);
+        assert_eq!(kinds(&removed), ["email.removed"]);
+        // A resend, a moved claim: no event.
+        assert!(derive(Some(&email(false, false)), Some(&email(false, false)), Personal::None).is_empty());
+        // Addresses only when the deployment asks.
+        let with = derive(None, Some(&email(true, true)), Personal::Addresses);
+        assert_eq!(with[0].data["address"], "ada.work@example.com");
+    }
+}
