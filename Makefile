@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools browser test lint unit-and-integration bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale
+.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -27,31 +27,34 @@ tools: $(VENV)/.installed ## install what the other targets need (.venv, .cache)
 browser: ## Chromium and chromedriver for the settings page's browser tour (ALLOW_SYSTEM_INSTALL=1 installs them)
 	@scripts/browser install
 
-lint: ## fmt, the generated template blocks and docs tables, clippy
+# The workspace's one debug build: everything after it (xtask, the doctests,
+# the suites, make dev's functions, the bench smoke) runs its binaries, with one
+# set of features (tools/workspace-hack), so nothing compiles twice.
+build: ## build the workspace once (debug): what every check and suite runs
+	cargo build --workspace --all-targets
+
+lint: build ## fmt, the generated template blocks and docs tables, clippy
 	cargo fmt --all --check
-	cargo xtask template --check
-	cargo xtask docs --check
+	target/debug/xtask template --check
+	target/debug/xtask docs --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
-# One build of everything the suites use, function binaries included, before any
-# test starts timing: the end-to-end suites serve these binaries as they are.
-# Every test process writes its logs, and its children's, to target/test-logs;
-# check-logs then fails on any address, phone, code, token or test name in them
-# (also after a failed run: a leak is worth knowing about either way).
-# check-logs and the bench smoke run the binaries of this build: `cargo run -p X`
-# would resolve X's features alone and compile the SDKs again for them (minutes).
-unit-and-integration: tools browser ## build once, every test suite against DynamoDB Local, then check-logs
-	cargo build --workspace --all-targets
+# Every test suite against DynamoDB Local, on the build above. Every test
+# process writes its logs, and its children's, to target/test-logs; check-logs
+# then fails on any address, phone, code, token or test name in them (also
+# after a failed run: a leak is worth knowing about either way).
+unit-and-integration: build suites ## build once, then every test suite against DynamoDB Local and check-logs
+
+suites: tools browser ## every test suite against DynamoDB Local, then check-logs (on the last build)
 	rm -rf target/test-logs target/reliability
-	cargo test --quiet --doc -p user-service
+	cargo test --quiet --doc --workspace
 	status=0; DDB_LOCAL_INSTANCES=3 scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast || status=$$?; \
 	target/debug/check-logs || status=1; exit $$status
 
 # The bench's every section once, on the debug binaries just built, a few
 # iterations, no thresholds, no Python or valgrind: it keeps `make bench` working.
 # The build is the one above (nothing to do after it).
-bench-smoke: tools ## every bench section once on the debug build, no thresholds
-	cargo build --workspace --all-targets
+bench-smoke: tools build ## every bench section once on the debug build, no thresholds
 	scripts/ddb-local run -- target/debug/bench --smoke --no-build --out target/bench-smoke
 
 sam-check: tools ## sam validate and build, cfn-lint and the policy rules
@@ -67,14 +70,10 @@ fuzz-smoke: ## 5 s of coverage-guided fuzzing per target
 fuzz: ## 10 minutes of fuzzing per target (FUZZ_SECONDS)
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} scripts/fuzz
 
-# The tools' install (downloads and unpacking, about one core for a minute or
-# two on a fresh machine) runs beside the lint (compiling, which needs none of
-# them); everything after waits for both.
-test: ## every check CI runs (.ci/run)
-	$(MAKE) --no-print-directory tools browser & tools=$$!; \
-	status=0; $(MAKE) --no-print-directory lint || status=$$?; \
-	wait $$tools || status=1; exit $$status
-	$(MAKE) --no-print-directory sam-check unit-and-integration fuzz-smoke bench-smoke
+# scripts/test: the order of the steps, what runs beside what, and each
+# step's time (printed, and kept in target/ci-steps.txt).
+test: ## every check CI runs (.ci/run), each step timed
+	scripts/test
 
 $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r tools/bench/requirements.txt

@@ -32,6 +32,8 @@ impl Dev {
             .env("DDB_PORT", ports[2].to_string())
             .env("MOTO_PORT", ports[3].to_string())
             .env("STATE_DIR", state)
+            // An edit of the tree while the suite runs must not restart a function mid-request.
+            .env("DEV_RELOAD", "0")
             .env("TABLE_NAME", TABLE)
             // Verification windows far longer than the test: no answer depends on
             // how long a busy machine takes between two requests.

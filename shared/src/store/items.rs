@@ -30,6 +30,9 @@ pub enum EntityType {
     /// An imported account erased since (`ERASED#…`, `IMPORT`): its import
     /// key alone, so no re-run of the import brings the person back.
     ErasedImport,
+    /// The reconcile's own: its checkpoint and lease (`RECONCILE`), and each
+    /// pass's snapshot chunks and partitions' progress (`RECONCILE#PASS#…`).
+    Reconcile,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,

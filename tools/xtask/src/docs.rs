@@ -35,6 +35,30 @@ pub(crate) fn routes(functions: &[Function]) -> String {
     out
 }
 
+/// The stored items: each kind, its `entityType` and its keys.
+pub(crate) fn items() -> String {
+    use user_service::store::keys::ITEMS;
+    let code = |k: &str| if k.is_empty() { String::new() } else { format!("`{k}`") };
+    let mut out = String::from(
+        "| item | entityType | PK | SK | GSI1PK / GSI1SK | GSI2PK / GSI2SK |\n|---|---|---|---|---|---|\n",
+    );
+    for i in ITEMS {
+        let index =
+            |keys: Option<(&str, &str)>| keys.map_or(String::new(), |(pk, sk)| format!("{} / {}", code(pk), code(sk)));
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} | {} |",
+            i.item,
+            i.entity_type,
+            code(i.pk),
+            code(i.sk),
+            index(i.gsi1),
+            index(i.gsi2)
+        );
+    }
+    out
+}
+
 /// The event catalogue: each type, when it is published, and its `data`.
 pub(crate) fn events() -> String {
     use user_service::events::{EventType, FieldType};

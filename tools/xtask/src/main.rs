@@ -220,6 +220,11 @@ fn generated_docs() -> Vec<(&'static str, Region, String)> {
             settings::parameters_table(),
         ),
         (
+            "docs/architecture.md",
+            Region::markdown("items", "shared/src/store/keys/table.rs"),
+            docs::items(),
+        ),
+        (
             "docs/events.md",
             Region::markdown("catalogue", "shared/src/events/catalogue.rs"),
             docs::events(),

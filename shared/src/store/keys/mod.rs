@@ -8,12 +8,14 @@ mod classify;
 mod counters;
 mod names;
 mod reconcile;
+mod table;
 
 pub use accounts::*;
 pub use classify::*;
 pub use counters::*;
 pub use names::*;
 pub use reconcile::*;
+pub use table::*;
 
 #[cfg(test)]
 mod tests {

@@ -66,6 +66,14 @@ fn start_key((pk, sk): &(String, String)) -> Item {
     ])
 }
 
+/// An update that says what the item is, as every stored item does
+/// (`entityType`): the reconcile's.
+fn stamped(x: &mut Expr) -> Update {
+    // A unit variant serialises to its name: this cannot fail.
+    let reconcile = serde_dynamo::to_attribute_value(EntityType::Reconcile).unwrap_or(AttributeValue::Null(true));
+    Update::default().set(x.eq(attr::ENTITY_TYPE, reconcile))
+}
+
 impl Store {
     /// Takes the reconcile's lease for `run` until `until`, and reads where the
     /// pass stands. `None` when another run holds an unexpired lease: two runs
@@ -77,7 +85,7 @@ impl Store {
         until: Timestamp,
     ) -> Result<Option<(Checkpoint, u64)>, StoreError> {
         let mut x = Expr::default();
-        let update = Update::default()
+        let update = stamped(&mut x)
             .set(x.eq(reconcile_attr::LEASE_OWNER, run))
             .set(x.eq(reconcile_attr::LEASE_UNTIL, until));
         let free = or(
@@ -116,7 +124,7 @@ impl Store {
             x.value(reconcile_attr::PASS_REQUESTS, 1u64),
         );
         // The first request finds no count yet.
-        let update = Update::default().set(format!("{count} = if_not_exists({count}, {zero}) + {one}"));
+        let update = stamped(&mut x).set(format!("{count} = if_not_exists({count}, {zero}) + {one}"));
         self.update_checkpoint(&x, &update, None, ReturnValue::None).await?;
         Ok(())
     }
@@ -128,7 +136,7 @@ impl Store {
         let state =
             serde_json::to_string(checkpoint).map_err(|_| StoreError::Inconsistent("checkpoint not encoded"))?;
         let mut x = Expr::default();
-        let mut update = Update::default().set(x.eq(reconcile_attr::STATE, state));
+        let mut update = stamped(&mut x).set(x.eq(reconcile_attr::STATE, state));
         if release {
             update = update
                 .remove(x.name(reconcile_attr::LEASE_OWNER))
@@ -255,7 +263,7 @@ impl Store {
         expires: Timestamp,
     ) -> Result<(), StoreError> {
         let mut x = Expr::default();
-        let update = Update::default()
+        let update = stamped(&mut x)
             .set(x.eq(
                 reconcile_attr::SUBS,
                 AttributeValue::B(Blob::new(reconcile::pack(subs))),
@@ -347,7 +355,7 @@ impl Store {
         let state = serde_json::to_string(progress)
             .map_err(|_| StoreError::Inconsistent("a partition's progress not encoded"))?;
         let mut x = Expr::default();
-        let update = Update::default()
+        let update = stamped(&mut x)
             .set(x.eq(reconcile_attr::STATE, state))
             .set(x.eq(
                 reconcile_attr::LISTED,
