@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale
+.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale model-at-scale workload-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -85,7 +85,7 @@ $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, size, memory, scale, cost and the reconcile at 20,000 users (bench-report/)
 	@command -v valgrind >/dev/null || { echo "make bench: valgrind is missing (Debian: apt-get install valgrind)"; exit 1; }
 	scripts/ddb-local run -- cargo run --quiet -p bench
-	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale
+	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale model-at-scale workload-at-scale
 
 # The reconcile's pass at full size against DynamoDB Local and moto's Cognito:
 # 20,000 users, 1 % deleted in Cognito, runs of three ListUsers calls each,
@@ -103,6 +103,20 @@ events-at-scale: tools ## the events' concurrent workload at 50 users (EVENTS_WO
 	EVENTS_WORKLOAD_USERS=$${EVENTS_WORKLOAD_USERS:-50} scripts/ddb-local run -- \
 		cargo nextest run --profile scale -p integration-tests --test integration --no-capture \
 		events::a_concurrent_workloads_events_rebuild_every_users_final_state
+
+# The model at full size: 1,000 random sequences against DynamoDB Local;
+# `make test` runs 300.
+model-at-scale: tools ## the model's random sequences, 1,000 cases (PROPTEST_CASES)
+	PROPTEST_CASES=$${PROPTEST_CASES:-1000} scripts/ddb-local run -- \
+		cargo nextest run --profile scale -p integration-tests --test model --no-capture \
+		the_store_follows_the_model
+
+# The concurrent workload at full size: 50 users, 5,000 operations on shared
+# addresses; `make test` runs 1,500.
+workload-at-scale: tools ## the concurrent workload, 5,000 operations (WORKLOAD_OPERATIONS)
+	WORKLOAD_OPERATIONS=$${WORKLOAD_OPERATIONS:-5000} scripts/ddb-local run -- \
+		cargo nextest run --profile scale -p integration-tests --test workload --no-capture \
+		workload::concurrent_users_on_shared_addresses_keep_every_rule
 
 dev: tools ## run the whole service locally: DynamoDB Local, every function, the HTTP API on 127.0.0.1:3000
 	scripts/dev
