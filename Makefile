@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench reconcile-at-scale events-at-scale model-at-scale workload-at-scale
+.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench tuning reconcile-at-scale events-at-scale model-at-scale workload-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -46,7 +46,9 @@ lint: build ## fmt, the generated template blocks and docs tables, clippy
 unit-and-integration: build suites ## build once, then every test suite against DynamoDB Local and check-logs
 
 suites: tools browser ## every test suite against DynamoDB Local, then check-logs (on the last build)
-	rm -rf target/test-logs target/reliability
+	rm -rf target/test-logs
+	@# The fuzz smoke may run beside (make test): its figures stay.
+	find target/reliability -mindepth 1 ! -name fuzz.json -delete 2>/dev/null || true
 	cargo test --quiet --doc --workspace
 	status=0; DDB_LOCAL_INSTANCES=3 scripts/ddb-local run -- cargo nextest run --workspace --no-fail-fast || status=$$?; \
 	target/debug/check-logs || status=1; exit $$status
@@ -87,9 +89,17 @@ bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, siz
 	scripts/ddb-local run -- cargo run --quiet -p bench
 	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale model-at-scale workload-at-scale
 
+# Every function at the CPU share of 128, 256, 512, 1,024 and 1,769 MB (a
+# cgroup CPU quota; needs a writable `cpu` controller), the floors and Python
+# beside them: bench-report/tuning.json and the report's "Memory per
+# function". Commit the JSON as tools/bench/tuning.json; a test then holds the
+# catalog's sizes to the choice it gives.
+tuning: tools $(VENV)/.bench-installed ## each function's cost and latency at every memory size, and the size to choose (bench-report/)
+	scripts/ddb-local run -- cargo run --quiet -p bench -- --only tuning
+
 # The reconcile's pass at full size against DynamoDB Local and moto's Cognito:
 # 20,000 users, 1 % deleted in Cognito, runs of three ListUsers calls each,
-# ListUsers at 20 a second; `make test` runs 1,000 at 10 a second.
+# ListUsers at 20 a second; `make test` runs 300 at 10 a second.
 # It prints users a second (stderr), never asserted.
 reconcile-at-scale: tools ## the reconcile pass over 20,000 users in short runs (RECONCILE_SCALE_USERS)
 	RECONCILE_SCALE_USERS=$${RECONCILE_SCALE_USERS:-20000} RECONCILE_SCALE_LIST_RPS=$${RECONCILE_SCALE_LIST_RPS:-20} scripts/ddb-local run -- \

@@ -50,8 +50,9 @@ pub fn endpoints() -> Vec<String> {
 
 /// The SDK configuration every test uses: a region, dummy credentials and the
 /// local endpoint, so the SDK never looks for instance metadata. Timeouts are
-/// generous: on a busy machine DynamoDB Local can pause, and a test must not
-/// fail for the machine's speed.
+/// generous: on a busy machine DynamoDB Local can pause (one BatchWriteItem
+/// emptying a table outlasted 30 s while the model, the workload and make dev
+/// ran beside it), and a test must not fail for the machine's speed.
 pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
     // Every test that reaches DynamoDB passes here: its logs are captured from now on.
     crate::logs::capture();
@@ -62,7 +63,7 @@ pub fn sdk_config_builder() -> aws_sdk_dynamodb::config::Builder {
         .timeout_config(
             aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
                 .connect_timeout(Duration::from_secs(10))
-                .operation_timeout(Duration::from_secs(30))
+                .operation_timeout(Duration::from_secs(120))
                 .build(),
         )
 }
