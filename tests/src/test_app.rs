@@ -258,9 +258,17 @@ impl TestApp {
     /// Signs a user up the way Cognito would: a PostConfirmation delivery, which
     /// must succeed. It runs under the app's `trigger_wait` ([`TRIGGER_WAIT`]
     /// in tests), not Cognito's 5 s: set-up is not a test of the machine's speed.
+    /// A `SERVICE_UNAVAILABLE` (the store's retries ran out while a loaded
+    /// machine paused DynamoDB Local) is delivered again, as Cognito retries a
+    /// trigger; the trigger's work is idempotent.
     pub async fn sign_up(&self, sub: &str, email: &str) {
-        if let Err(err) = self.post_confirmation(sub, email).await {
-            panic!("sign-up succeeds: {err:?}");
+        const DELIVERIES: u32 = 5;
+        for delivery in 1..=DELIVERIES {
+            match self.post_confirmation(sub, email).await {
+                Ok(_) => return,
+                Err(err) if err.error_type == "SERVICE_UNAVAILABLE" && delivery < DELIVERIES => {}
+                Err(err) => panic!("sign-up succeeds: {err:?}"),
+            }
         }
     }
 
