@@ -8,48 +8,62 @@
 mod function;
 
 pub use function::{
-    Access, Alarm, ApiCalls, DEFAULT_TIMEOUT_SECONDS, Function, STANDARD_ALARMS, TRIGGER_TIMEOUT_SECONDS, Trigger,
+    Access, Alarm, ApiCalls, DEFAULT_TIMEOUT_SECONDS, Function, MIN_MEMORY_MB, STANDARD_ALARMS,
+    TRIGGER_TIMEOUT_SECONDS, Trigger, UNMEASURED_MEMORY_MB,
 };
 use function::{function, http};
 
 /// `GET /me`: the caller reads their own profile.
-pub const GET_PROFILE: Function = http(
-    "get-profile",
-    "GET",
-    "/me",
-    Access::User,
-    "Returns the caller's profile.",
-    &["GetItem"],
-);
+pub const GET_PROFILE: Function = Function {
+    memory_mb: 256,
+    ..http(
+        "get-profile",
+        "GET",
+        "/me",
+        Access::User,
+        "Returns the caller's profile.",
+        &["GetItem"],
+    )
+};
 /// `GET /me/account`: the caller's profile and every address, in one Query.
-pub const GET_ACCOUNT: Function = http(
-    "get-account",
-    "GET",
-    "/me/account",
-    Access::User,
-    "Returns the caller's profile with all their email addresses.",
-    &["Query"],
-);
+pub const GET_ACCOUNT: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "get-account",
+        "GET",
+        "/me/account",
+        Access::User,
+        "Returns the caller's profile with all their email addresses.",
+        &["Query"],
+    )
+};
 /// `PATCH /me`: the caller changes names and phone under If-Match.
-pub const UPDATE_PROFILE: Function = http(
-    "update-profile",
-    "PATCH",
-    "/me",
-    Access::User,
-    "Updates the caller's name and phone (optimistic concurrency through If-Match).",
-    &["UpdateItem"],
-);
+pub const UPDATE_PROFILE: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "update-profile",
+        "PATCH",
+        "/me",
+        Access::User,
+        "Updates the caller's name and phone (optimistic concurrency through If-Match).",
+        &["UpdateItem"],
+    )
+};
 /// `GET /me/emails`: the caller's addresses.
-pub const LIST_EMAILS: Function = http(
-    "list-emails",
-    "GET",
-    "/me/emails",
-    Access::User,
-    "Lists the caller's email addresses.",
-    &["Query"],
-);
+pub const LIST_EMAILS: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "list-emails",
+        "GET",
+        "/me/emails",
+        Access::User,
+        "Lists the caller's email addresses.",
+        &["Query"],
+    )
+};
 /// `POST /me/emails`: claims a new address for the caller and mails it a code.
 pub const ADD_EMAIL: Function = Function {
+    memory_mb: 128,
     reads_verification_key: true,
     sends_email: true,
     ..http(
@@ -63,6 +77,7 @@ pub const ADD_EMAIL: Function = Function {
 };
 /// `POST /me/emails/{emailId}/verification`: mails a new code, within the rate limits.
 pub const SEND_VERIFICATION: Function = Function {
+    memory_mb: 128,
     reads_verification_key: true,
     sends_email: true,
     ..http(
@@ -76,6 +91,7 @@ pub const SEND_VERIFICATION: Function = Function {
 };
 /// `POST /me/emails/{emailId}/verify`: proves an address with its code.
 pub const VERIFY_EMAIL: Function = Function {
+    memory_mb: 128,
     reads_verification_key: true,
     ..http(
         "verify-email",
@@ -87,63 +103,82 @@ pub const VERIFY_EMAIL: Function = Function {
     )
 };
 /// `PUT /me/primary-email`: moves the primary to a verified address; Cognito follows through the stream.
-pub const SET_PRIMARY_EMAIL: Function = http(
-    "set-primary-email",
-    "PUT",
-    "/me/primary-email",
-    Access::User,
-    "Makes a verified address the caller's primary address.",
-    &["Query", "UpdateItem"],
-);
+pub const SET_PRIMARY_EMAIL: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "set-primary-email",
+        "PUT",
+        "/me/primary-email",
+        Access::User,
+        "Makes a verified address the caller's primary address.",
+        &["Query", "UpdateItem"],
+    )
+};
 /// `DELETE /me/emails/{emailId}`: drops an address that is not primary and releases its claim.
-pub const REMOVE_EMAIL: Function = http(
-    "remove-email",
-    "DELETE",
-    "/me/emails/{emailId}",
-    Access::User,
-    "Removes one of the caller's addresses.",
-    &["GetItem", "UpdateItem", "DeleteItem"],
-);
+pub const REMOVE_EMAIL: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "remove-email",
+        "DELETE",
+        "/me/emails/{emailId}",
+        Access::User,
+        "Removes one of the caller's addresses.",
+        &["GetItem", "UpdateItem", "DeleteItem"],
+    )
+};
 /// `GET /me/emails/{emailId}`: one of the caller's addresses.
-pub const GET_EMAIL: Function = http(
-    "get-email",
-    "GET",
-    "/me/emails/{emailId}",
-    Access::User,
-    "Returns one of the caller's addresses.",
-    &["GetItem"],
-);
+pub const GET_EMAIL: Function = Function {
+    memory_mb: 256,
+    ..http(
+        "get-email",
+        "GET",
+        "/me/emails/{emailId}",
+        Access::User,
+        "Returns one of the caller's addresses.",
+        &["GetItem"],
+    )
+};
 /// `DELETE /me`: the caller closes their own account under If-Match.
-pub const DELETE_ACCOUNT: Function = http(
-    "delete-account",
-    "DELETE",
-    "/me",
-    Access::User,
-    "Closes the caller's account (If-Match), releasing and erasing everything.",
-    &["Query", "UpdateItem", "DeleteItem"],
-);
+pub const DELETE_ACCOUNT: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "delete-account",
+        "DELETE",
+        "/me",
+        Access::User,
+        "Closes the caller's account (If-Match), releasing and erasing everything.",
+        &["Query", "UpdateItem", "DeleteItem"],
+    )
+};
 /// `GET /emails/availability`: whether the caller could add an address, before trying.
-pub const CHECK_EMAIL: Function = http(
-    "check-email",
-    "GET",
-    "/emails/availability",
-    Access::User,
-    "Tells whether an address is free to add (a per-user daily limit).",
-    &["GetItem", "ConditionCheckItem", "PutItem"],
-);
+pub const CHECK_EMAIL: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "check-email",
+        "GET",
+        "/emails/availability",
+        Access::User,
+        "Tells whether an address is free to add (a per-user daily limit).",
+        &["GetItem", "ConditionCheckItem", "PutItem"],
+    )
+};
 /// `GET /me/export`: everything the table holds about the caller (GDPR
 /// articles 15 and 20), within a per-user daily limit. GetItem: the claims of
 /// the caller's addresses, and the counter before it is counted.
-pub const EXPORT_ACCOUNT: Function = http(
-    "export-account",
-    "GET",
-    "/me/export",
-    Access::User,
-    "Exports everything the service holds about the caller (a per-user daily limit).",
-    &["GetItem", "Query", "ConditionCheckItem", "PutItem"],
-);
+pub const EXPORT_ACCOUNT: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "export-account",
+        "GET",
+        "/me/export",
+        Access::User,
+        "Exports everything the service holds about the caller (a per-user daily limit).",
+        &["GetItem", "Query", "ConditionCheckItem", "PutItem"],
+    )
+};
 /// `GET /admin/users`: an admin finds an address's owner through GSI1.
 pub const FIND_USER_BY_EMAIL: Function = Function {
+    memory_mb: 256,
     queries_gsi1: true,
     ..http(
         "find-user-by-email",
@@ -158,6 +193,7 @@ pub const FIND_USER_BY_EMAIL: Function = Function {
 /// Not `/admin/users`: a route cannot differ by query string, and that one is
 /// the look-up by address.
 pub const LIST_USERS: Function = Function {
+    memory_mb: 256,
     queries_gsi2: true,
     ..http(
         "list-users",
@@ -170,16 +206,20 @@ pub const LIST_USERS: Function = Function {
     )
 };
 /// `PUT /admin/users/{userId}/status`: an admin suspends, re-activates or deletes a user.
-pub const SET_USER_STATUS: Function = http(
-    "set-user-status",
-    "PUT",
-    "/admin/users/{userId}/status",
-    Access::Admin,
-    "Admins only: sets a user's status.",
-    &["GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
-);
+pub const SET_USER_STATUS: Function = Function {
+    memory_mb: 128,
+    ..http(
+        "set-user-status",
+        "PUT",
+        "/admin/users/{userId}/status",
+        Access::Admin,
+        "Admins only: sets a user's status.",
+        &["GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
 /// Cognito PreSignUp: refuses a sign-up whose address another user has verified.
 pub const PRE_SIGN_UP: Function = Function {
+    memory_mb: 256,
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     ..function(
         "pre-sign-up",
@@ -190,6 +230,7 @@ pub const PRE_SIGN_UP: Function = Function {
 };
 /// Cognito PostConfirmation: records the confirmed user (profile, verified primary, claim).
 pub const POST_CONFIRMATION: Function = Function {
+    memory_mb: 128,
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     // A sign-up whose address another account verified first is closed.
     cognito_actions: &["AdminDeleteUser"],
@@ -203,6 +244,7 @@ pub const POST_CONFIRMATION: Function = Function {
 };
 /// Cognito PostAuthentication: refuses suspended and deleted users; creates a missing profile.
 pub const POST_AUTHENTICATION: Function = Function {
+    memory_mb: 128,
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     cognito_actions: &["AdminDeleteUser"],
     ..function(
@@ -216,11 +258,13 @@ pub const POST_AUTHENTICATION: Function = Function {
 
 /// Cognito UserMigration: a pending user's first sign-in is checked against
 /// their legacy password hash (or their forgot-password begins), and Cognito
-/// gets their verified primary. One full vCPU (1,769 MB): a bcrypt of cost 12
-/// takes a quarter of a second there, and many seconds at 128 MB.
+/// gets their verified primary. Never below one full vCPU (1,769 MB): the
+/// hashes' ceiling (`CostLimits::TRIGGER`) is set for a whole core, where a
+/// bcrypt of cost 12 takes a quarter of a second; at 128 MB it takes seconds.
 pub const MIGRATE_USER: Function = Function {
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
-    memory_mb: Some(1769),
+    memory_mb: 1_769,
+    memory_floor_mb: 1_769,
     alarms: &[
         Alarm::Errors,
         Alarm::Throttles,
@@ -243,6 +287,7 @@ pub const MIGRATE_USER: Function = Function {
 /// and by a resumable pass that diffs the table against Cognito's users, which
 /// the schedule moves on every 15 minutes.
 pub const RECONCILE_USERS: Function = Function {
+    memory_mb: 256,
     // Lambda's longest: a run stops itself before it, and the next goes on.
     timeout_seconds: 900,
     alarms: &[
@@ -284,6 +329,7 @@ pub const DELETE_USER_RECORDS: &str = r#"{"source":["aws.cognito-idp"],"detail-t
 /// suspensions disable the user and deletions delete them. The old primary
 /// gets a notice when the primary moves away from it.
 pub const SYNC_COGNITO_EMAIL: Function = Function {
+    memory_mb: 128,
     timeout_seconds: 60,
     alarms: &[
         Alarm::Errors,
@@ -323,6 +369,7 @@ pub const PROFILE_CHANGES: &str = r#"{"eventName":["MODIFY"],"dynamodb":{"NewIma
 /// address, as the stream's images show it, becomes its events (CloudEvents)
 /// on the stack's EventBridge bus (docs/events.md).
 pub const PUBLISH_EVENTS: Function = Function {
+    memory_mb: 128,
     timeout_seconds: 60,
     alarms: &[
         Alarm::Errors,

@@ -401,6 +401,62 @@ fn scheduled_functions_run_on_the_catalogs_schedule() {
     }
 }
 
+/// Each function deploys at the memory the catalog chose for it; the stack's
+/// `FunctionMemorySize` raises a function only when it is above the
+/// function's own, and never lowers one (its default, 0, changes nothing).
+#[test]
+fn each_function_deploys_at_the_catalogs_memory_and_the_parameter_only_raises_it() {
+    let t = template::load();
+    let parameter = &t["Parameters"]["FunctionMemorySize"];
+    assert_eq!(number(&parameter["Default"]), 0.0);
+    let allowed: Vec<u32> = parameter["AllowedValues"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| number(v) as u32)
+        .collect();
+    assert!(
+        t["Globals"]["Function"].get("MemorySize").is_none(),
+        "no memory for every function at once"
+    );
+    for (id, function) in template::of_type(&t, "AWS::Serverless::Function") {
+        let spec = catalog::by_name(&text(&function["Metadata"]["BuildProperties"]["Binary"])).unwrap();
+        assert!(spec.memory_mb >= spec.memory_floor_mb, "{id}");
+        let memory = &function["Properties"]["MemorySize"];
+        let above: Vec<String> = allowed
+            .iter()
+            .filter(|v| **v > spec.memory_mb)
+            .map(ToString::to_string)
+            .collect();
+        if above.is_empty() {
+            assert_eq!(number(memory) as u32, spec.memory_mb, "{id}");
+            continue;
+        }
+        let (condition, raised, own) = if_of(memory);
+        assert_eq!(ref_to(raised), "FunctionMemorySize", "{id}");
+        assert_eq!(number(own) as u32, spec.memory_mb, "{id}");
+        // The condition holds for exactly the allowed values above the function's own.
+        let c = &t["Conditions"][condition.as_str()];
+        let (tag, inner) = tagged(c).unwrap();
+        let equals: Vec<&Value> = match tag.as_str() {
+            "Or" => inner.as_sequence().unwrap().iter().collect(),
+            "Equals" => vec![c],
+            other => panic!("{id}: {condition} is !{other}"),
+        };
+        let values: Vec<String> = equals
+            .iter()
+            .map(|e| {
+                let (tag, pair) = tagged(e).unwrap();
+                assert_eq!(tag, "Equals", "{condition}");
+                let pair = pair.as_sequence().unwrap();
+                assert_eq!(ref_to(&pair[0]), "FunctionMemorySize", "{condition}");
+                text(&pair[1])
+            })
+            .collect();
+        assert_eq!(values, above, "{id}: {condition}");
+    }
+}
+
 /// The template's `!If [condition, then, else]`, as (condition, then, else).
 fn if_of(value: &Value) -> (String, &Value, &Value) {
     let (tag, inner) = tagged(value).expect("an !If");

@@ -153,9 +153,23 @@ pub struct Function {
     /// Whether it puts domain events on the stack's event bus
     /// (`events:PutEvents` on that bus alone).
     pub publishes_events: bool,
-    /// Its memory (and so its share of CPU), when not the stack's `FunctionMemorySize`.
-    pub memory_mb: Option<u32>,
+    /// Its memory, and so its share of CPU (one vCPU at 1,769 MB): the
+    /// cheapest size whose measured cold start and warm p99 meet its target,
+    /// chosen by `make bench` (docs/performance.md, "Memory per function");
+    /// a test holds it to the committed figures (tools/bench/tuning.json).
+    /// The stack's `FunctionMemorySize` can raise it, never lower it.
+    pub memory_mb: u32,
+    /// The least memory its own budget needs, whatever the measurements
+    /// (migrate-user's legacy hashes); the choice never goes below it.
+    pub memory_floor_mb: u32,
 }
+
+/// The least memory Lambda gives a function.
+pub const MIN_MEMORY_MB: u32 = 128;
+
+/// A function's memory until `make tuning` has measured it: a size that
+/// meets every target the measured functions meet (docs/performance.md).
+pub const UNMEASURED_MEMORY_MB: u32 = 512;
 
 /// A function with the defaults: no secret, no Cognito, no mail, the default
 /// timeout and the standard alarms.
@@ -178,7 +192,8 @@ pub(super) const fn function(
         cognito_actions: &[],
         sends_email: false,
         publishes_events: false,
-        memory_mb: None,
+        memory_mb: UNMEASURED_MEMORY_MB,
+        memory_floor_mb: MIN_MEMORY_MB,
     }
 }
 

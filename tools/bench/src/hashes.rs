@@ -27,10 +27,7 @@ pub(crate) const PROBE: &str = "hash-probe";
 
 /// migrate-user's memory in the catalog: at 1,769 MB Lambda gives a function
 /// one full vCPU.
-pub(crate) const TRIGGER_MEMORY_MB: u32 = match user_service::catalog::MIGRATE_USER.memory_mb {
-    Some(mb) => mb,
-    None => 0,
-};
+pub(crate) const TRIGGER_MEMORY_MB: u32 = user_service::catalog::MIGRATE_USER.memory_mb;
 
 /// One format at one set of parameters.
 pub(crate) struct Config {

@@ -19,6 +19,7 @@ mod callgrind;
 mod capacity;
 mod charts;
 mod cost;
+mod cpu;
 mod emf;
 mod event_delay;
 mod hashes;
@@ -33,6 +34,7 @@ mod runtime;
 mod scale;
 mod sizes;
 mod stats;
+mod tuning;
 mod user;
 
 use std::future::Future;
@@ -79,7 +81,7 @@ struct Args {
     /// to see what an emulator that leaves it on adds to every invocation.
     #[arg(long)]
     nagle: bool,
-    /// Only these sections (cold, warm, callgrind, requests, hashes, size, memory, scale, metrics, reconcile, events, cost).
+    /// Only these sections (cold, warm, tuning, callgrind, requests, hashes, size, memory, scale, metrics, reconcile, events, cost).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
 }
@@ -202,6 +204,15 @@ async fn main() {
         }
     }
     // Written after every section: a long section later loses nothing.
+    report.write().unwrap();
+
+    if plan.runs("tuning") {
+        let figures = tuning::measure(&plan, &store, &secure, &tls).await;
+        let json = serde_json::to_string_pretty(&figures).unwrap();
+        std::fs::write(plan.out.join("tuning.json"), json + "\n").unwrap();
+        let rates = cost::lambda_rates().unwrap();
+        report.tuning(tuning::render(&figures, &rates, &plan.out));
+    }
     report.write().unwrap();
 
     if plan.runs("warm") || plan.runs("memory") {

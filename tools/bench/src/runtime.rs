@@ -24,6 +24,8 @@ use tokio::process::{Child, Command};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Instant;
 
+use crate::cpu::{Controller, Cpu, Group, Init, Period, Share, Stat};
+
 /// How long an init or an invocation may take before the bench gives up on it
 /// (valgrind makes both slow).
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -37,6 +39,9 @@ pub(crate) struct Launch {
     pub(crate) args: Vec<String>,
     pub(crate) cwd: Option<PathBuf>,
     pub(crate) env: Vec<(String, String)>,
+    /// The CPU share it runs at, as Lambda's memory size buys it; none: the
+    /// machine's whole core.
+    pub(crate) cpu: Option<Cpu>,
 }
 
 impl Launch {
@@ -47,7 +52,14 @@ impl Launch {
             args: Vec::new(),
             cwd: None,
             env: Vec::new(),
+            cpu: None,
         }
+    }
+
+    /// The same launch at a CPU share.
+    pub(crate) fn at(mut self, cpu: Cpu) -> Self {
+        self.cpu = Some(cpu);
+        self
     }
 
     pub(crate) fn env(mut self, name: &str, value: impl Into<String>) -> Self {
@@ -154,6 +166,25 @@ pub(crate) struct Environment {
     /// Spawn to the first `GET /runtime/invocation/next`.
     pub(crate) init: Duration,
     output: Arc<Mutex<Vec<String>>>,
+    /// The group it runs in at its share, and the one it ran its init in;
+    /// removed once it has ended.
+    groups: Vec<Group>,
+}
+
+/// The groups an environment at a share needs: the one holding its quota, and
+/// (for an init at a whole core) the one its init runs in. Both start the
+/// process the same way, through the gate.
+fn groups_for(cpu: Cpu) -> Result<(Group, Option<Group>), String> {
+    let controller = Controller::get()?;
+    let quota = Group::create(controller, cpu.share)?;
+    let init = match cpu.init {
+        Init::Throttled => None,
+        Init::WholeCore => Some(Group::create(
+            controller,
+            Share::of(crate::cpu::FULL_CORE_MB, Period::Default),
+        )?),
+    };
+    Ok((quota, init))
 }
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
@@ -190,20 +221,30 @@ impl Environment {
             let _ = axum::serve(listener, app).await;
         });
 
-        let mut command = Command::new(&launch.program);
+        let groups = launch.cpu.map(groups_for).transpose()?;
+        let (program, args) = match &groups {
+            Some((quota, init)) => crate::cpu::gated(init.as_ref().unwrap_or(quota), &launch.program, &launch.args),
+            None => (launch.program.clone(), launch.args.clone()),
+        };
+        let memory = launch.cpu.map_or(128, |c| c.share.mb);
+        let mut command = Command::new(&program);
         command
-            .args(&launch.args)
+            .args(&args)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("AWS_LAMBDA_RUNTIME_API", addr.to_string())
             .env("AWS_LAMBDA_FUNCTION_NAME", &launch.label)
             .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
-            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory.to_string())
             .env("AWS_LAMBDA_LOG_GROUP_NAME", format!("/aws/lambda/{}", launch.label))
             .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
             .env("AWS_EXECUTION_ENV", "AWS_Lambda_bench")
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::null())
+            .stdin(if groups.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
@@ -214,10 +255,16 @@ impl Environment {
         let started = signals.started.notified();
         tokio::pin!(started);
         started.as_mut().enable();
-        let spawned = Instant::now();
+        let mut spawned = Instant::now();
         let mut child = command
             .spawn()
-            .map_err(|e| format!("{}: cannot start {}: {e}", launch.label, launch.program.display()))?;
+            .map_err(|e| format!("{}: cannot start {}: {e}", launch.label, program.display()))?;
+        if let Some((quota, init)) = &groups {
+            let first = init.as_ref().unwrap_or(quota);
+            spawned = open_gate(&mut child, first)
+                .await
+                .map_err(|e| format!("{}: {e}", launch.label))?;
+        }
         let output = Arc::new(Mutex::new(Vec::new()));
         for stream in [
             child
@@ -248,6 +295,7 @@ impl Environment {
             server,
             init: Duration::ZERO,
             output,
+            groups: Vec::new(),
         };
         let waited = tokio::time::timeout(PATIENCE, async {
             loop {
@@ -272,6 +320,14 @@ impl Environment {
         }
         let first = env.shared.first_next.lock().unwrap().unwrap_or_else(Instant::now);
         env.init = first.duration_since(spawned);
+        if let Some((quota, init)) = groups {
+            // An init at a whole core ends here: the invocations run at the share.
+            if init.is_some() {
+                quota.add(env.pid().ok_or("the process ended")?)?;
+            }
+            env.groups.push(quota);
+            env.groups.extend(init);
+        }
         Ok(env)
     }
 
@@ -295,6 +351,17 @@ impl Environment {
             Ok(Ok(Outcome::Error(e))) => Err(format!("{}: invocation error: {e}", self.label)),
             Ok(Err(_)) | Err(_) => Err(format!("{}: no response\n{}", self.label, self.output().join("\n"))),
         }
+    }
+
+    /// What the kernel counted in the group of its share: periods, and those
+    /// it was throttled in.
+    pub(crate) fn cpu_stat(&self) -> Option<Stat> {
+        self.group()?.stat().ok()
+    }
+
+    /// The group holding its share, if it runs at one.
+    pub(crate) fn group(&self) -> Option<&Group> {
+        self.groups.first()
     }
 
     pub(crate) fn pid(&self) -> Option<u32> {
@@ -326,9 +393,61 @@ impl Environment {
     }
 }
 
+/// Waits until the gate's shell sits in `group`, then lets it `exec` the
+/// program; the clock of init starts then.
+async fn open_gate(child: &mut Child, group: &Group) -> Result<Instant, String> {
+    use tokio::io::AsyncWriteExt;
+    let pid = child.id().ok_or("the gate's shell ended")?;
+    let entered = tokio::time::timeout(PATIENCE, async {
+        while group.group_of(pid).as_deref() != Some(group.name().as_str()) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await;
+    if entered.is_err() {
+        return Err(format!("the process never entered {}", group.path().display()));
+    }
+    let mut stdin = child.stdin.take().ok_or("no standard input to open the gate")?;
+    let opened = Instant::now();
+    stdin.write_all(b"go\n").await.map_err(|e| format!("the gate: {e}"))?;
+    // Dropped: the program's standard input ends, as Lambda's does.
+    drop(stdin);
+    Ok(opened)
+}
+
 impl Drop for Environment {
     fn drop(&mut self) {
         let _ = self.child.start_kill();
         self.server.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both inits end with the process in the group of its share, whose quota
+    /// the kernel holds.
+    #[tokio::test]
+    async fn an_environment_runs_at_the_share_from_its_init_or_from_its_first_request() {
+        let root = integration_tests::workspace_root();
+        let hello = root.join("target/debug").join("floor-hello");
+        assert!(
+            hello.exists(),
+            "{} is missing: run `cargo build --workspace`",
+            hello.display()
+        );
+        for init in Init::ALL {
+            let share = Share::of(256, Period::Default);
+            let launch = Launch::new("floor-hello", &hello).at(Cpu { share, init });
+            let env = Environment::start(&launch).await.unwrap();
+            let pid = env.pid().unwrap();
+            let (_, answer) = env.invoke(&serde_json::json!({})).await.unwrap();
+            assert_eq!(answer["message"], "hello", "{answer}");
+            let group = env.group().unwrap();
+            assert_eq!(group.applied().unwrap(), (share.quota_us, share.period_us), "{init:?}");
+            assert_eq!(group.group_of(pid), Some(group.name()), "{init:?}");
+            env.terminate().await;
+        }
     }
 }

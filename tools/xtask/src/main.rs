@@ -165,6 +165,11 @@ fn generated() -> Vec<(&'static str, Region, String)> {
         ),
         (
             "template.yaml",
+            Region::yaml("memory-conditions", "shared/src/catalog.rs; edit the catalog"),
+            template::memory_conditions(FUNCTIONS),
+        ),
+        (
+            "template.yaml",
             Region::yaml("event-schemas", "shared/src/events/catalogue.rs; edit the catalogue"),
             template::event_schemas(),
         ),

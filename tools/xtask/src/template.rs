@@ -117,8 +117,12 @@ fn function_block(y: &mut Yaml, f: &Function) {
     y.line(3, &format!("Description: {}", description(f)));
     y.line(3, "CodeUri: .");
     y.line(3, &format!("Timeout: {}", f.timeout_seconds));
-    if let Some(memory) = f.memory_mb {
-        y.line(3, &format!("MemorySize: {memory}"));
+    match memory_condition(f.memory_mb) {
+        Some(raised) => y.line(
+            3,
+            &format!("MemorySize: !If [{raised}, !Ref FunctionMemorySize, {}]", f.memory_mb),
+        ),
+        None => y.line(3, &format!("MemorySize: {}", f.memory_mb)),
     }
     y.line(3, "LoggingConfig:");
     y.line(4, &format!("LogGroup: !Ref {id}LogGroup"));
@@ -166,6 +170,50 @@ fn function_block(y: &mut Yaml, f: &Function) {
         }
         Trigger::Http { .. } | Trigger::Schedule { .. } => {}
     }
+}
+
+/// The sizes `FunctionMemorySize` may raise a function to (its allowed values
+/// but 0, which keeps each function's own).
+fn raises() -> Vec<u32> {
+    match user_service::config::FUNCTION_MEMORY_SIZE.value {
+        user_service::config::setting::Value::NumberIn { allowed, .. } => {
+            allowed.iter().copied().filter(|mb| *mb > 0).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The condition under which the stack's `FunctionMemorySize` raises a
+/// function of `mb`: none when no allowed value is above it.
+fn memory_condition(mb: u32) -> Option<String> {
+    raises()
+        .iter()
+        .any(|v| *v > mb)
+        .then(|| format!("FunctionMemoryAbove{mb}"))
+}
+
+/// The Conditions region: for each size of the catalog, whether the stack's
+/// `FunctionMemorySize` is above it. CloudFormation compares no numbers, so
+/// each is the list of the allowed values above that size.
+pub(crate) fn memory_conditions(catalog: &[Function]) -> String {
+    let mut sizes: Vec<u32> = catalog.iter().map(|f| f.memory_mb).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut y = Yaml::default();
+    for mb in sizes {
+        let Some(name) = memory_condition(mb) else { continue };
+        let above: Vec<u32> = raises().into_iter().filter(|v| *v > mb).collect();
+        let equals = |v: u32| format!("!Equals [!Ref FunctionMemorySize, \"{v}\"]");
+        if let [only] = above[..] {
+            y.line(1, &format!("{name}: {}", equals(only)));
+        } else {
+            y.line(1, &format!("{name}: !Or"));
+            for v in above {
+                y.line(2, &format!("- {}", equals(v)));
+            }
+        }
+    }
+    y.0
 }
 
 fn environment(y: &mut Yaml, f: &Function) {

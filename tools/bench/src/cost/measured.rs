@@ -26,9 +26,31 @@ pub(crate) struct FunctionInput {
     pub(crate) http: bool,
     /// Reads the verification key's secret at init.
     pub(crate) reads_key: bool,
-    /// Its memory when the catalog gives it its own (migrate-user's 1,769 MB),
-    /// else the stack's.
+    /// Its memory: the catalog's (chosen by measured cost); none, the stack's.
     pub(crate) memory_mb: Option<f64>,
+    /// Its billed milliseconds at that memory, measured under the CPU quota
+    /// the size buys (tools/bench/tuning.json): warm, and a cold start's
+    /// init and first invocation. None: modelled from its requests.
+    pub(crate) billed: Option<Billed>,
+}
+
+/// Billed milliseconds of an invocation, warm and cold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Billed {
+    pub(crate) warm_ms: f64,
+    pub(crate) cold_ms: f64,
+}
+
+/// A function's billed milliseconds at its catalog size, from the committed
+/// tuning figures (the worse of the periods and inits).
+fn billed_at_size(function: &user_service::catalog::Function, rates: &crate::tuning::choice::Rates) -> Option<Billed> {
+    let tuning = crate::tuning::Tuning::committed().ok()?;
+    let sizes = crate::tuning::choice::at_sizes(&tuning.of(function.name), rates);
+    let at = sizes.iter().find(|s| s.mb == function.memory_mb)?;
+    Some(Billed {
+        warm_ms: at.warm.billed_mean,
+        cold_ms: at.cold_billed_ms,
+    })
 }
 
 /// DynamoDB requests and units of one invocation on a path of its own.
@@ -68,7 +90,7 @@ pub(crate) struct Measured {
 }
 
 /// The committed measurements: `prices.json`'s `measured`.
-pub(super) fn parse(m: &Value) -> Result<Measured, String> {
+pub(super) fn parse(m: &Value, rates: &crate::tuning::choice::Rates) -> Result<Measured, String> {
     let number = |v: &Value, field: &str| {
         v[field]
             .as_f64()
@@ -89,7 +111,8 @@ pub(super) fn parse(m: &Value) -> Result<Measured, String> {
             emf: f["emf"].as_bool().unwrap_or(false),
             http: catalog.is_some_and(|c| matches!(c.trigger, user_service::catalog::Trigger::Http { .. })),
             reads_key: catalog.is_some_and(|c| c.reads_verification_key),
-            memory_mb: catalog.and_then(|c| c.memory_mb).map(f64::from),
+            memory_mb: catalog.map(|c| f64::from(c.memory_mb)),
+            billed: catalog.and_then(|c| billed_at_size(c, rates)),
         });
     }
     let g = &m["migration"];

@@ -106,10 +106,11 @@ mod tests {
             http: false,
             reads_key: false,
             memory_mb,
+            billed: None,
         };
         measured.functions = vec![
             function("migrate-user", 3.0, 3.0, Some(1769.0)),
-            function("post-authentication", 1.0, 1.0, None),
+            function("post-authentication", 1.0, 1.0, Some(256.0)),
         ];
         measured.migration = MigrationInput {
             wrong_password: PathInput {

@@ -34,6 +34,26 @@ use stack::{Stack, alarm_metrics};
 use sweep::simulated;
 use usage::{Profile, SIZES};
 
+/// Lambda's arm64 prices and the traffic's share of cold starts, for pricing
+/// a million invocations at a memory size (the tuning's choice).
+pub(crate) fn lambda_rates() -> Result<crate::tuning::choice::Rates, String> {
+    Ok(rates_of(&parse(DATA)?.0))
+}
+
+fn rates_of(prices: &prices::Prices) -> crate::tuning::choice::Rates {
+    crate::tuning::choice::Rates {
+        per_request_usd: prices.get("lambda_requests") / 1e6,
+        per_gb_second_usd: prices.get("lambda_gb_second_arm64"),
+        cold_share: Stack::default().cold_start_share,
+    }
+}
+
+/// A function's invocations in a month at `users`, by the cost model's
+/// traffic profile.
+pub(crate) fn monthly_invocations(function: &str, users: f64) -> f64 {
+    usage::invocations(function, &Profile::default(), users)
+}
+
 /// The section: the committed inputs, or this run's, priced at every size.
 pub(crate) fn section(inputs: &Inputs<'_>) -> Result<String, String> {
     let (prices, defaults) = parse(DATA)?;

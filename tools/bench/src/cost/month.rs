@@ -109,12 +109,16 @@ pub(crate) fn month(users: f64, p: &Profile, s: &Stack, m: &Measured, prices: &P
     for f in &m.functions {
         let n = invocations(&f.name, p, users);
         let gb = f.memory_mb.unwrap_or(s.memory_mb) / 1024.0;
-        let mut seconds = n * billed_ms(f, m, s) / 1000.0;
+        let cold = n * s.cold_start_share;
+        let mut seconds = match f.billed {
+            // Measured at its size: a cold start's init and first invocation
+            // stand for the warm invocation they replace.
+            Some(b) => ((n - cold) * b.warm_ms + cold * b.cold_ms) / 1000.0,
+            None => n * billed_ms(f, m, s) / 1000.0 + cold * m.init_ms.ceil() / 1000.0,
+        };
         if f.name == "sync-cognito-email" {
             seconds += sync_external_calls(p, users) * s.external_call_ms / 1000.0;
         }
-        let cold = n * s.cold_start_share;
-        seconds += cold * m.init_ms.ceil() / 1000.0;
         lambda += n * prices.get("lambda_requests") / 1e6 + seconds * gb * per_gb_s;
         if f.http {
             http += n;
@@ -311,7 +315,8 @@ mod tests {
             emf: false,
             http: true,
             reads_key: false,
-            memory_mb: None,
+            memory_mb: Some(256.0),
+            billed: None,
         };
         let measured = Measured {
             functions: vec![get_profile],
@@ -380,9 +385,10 @@ mod tests {
         // ceil(120,000,000 / 1,048,576 = 114.44) = 131, one lease per run (96).
         assert!((sw.wcu - 30.416_666_666_666_67 * (1_562.5 + 131.0 + 96.0)).abs() < 1e-6);
         // Lambda: 30.416667 × 112 s + 2,920 runs × 0.02 s = 3,465.0667 s ×
-        // 0.25 GB × $0.0000133334 = $0.011550; 2,920 requests × $0.20 / 1M =
+        // reconcile-users' GB × $0.0000133334; 2,920 requests × $0.20 / 1M =
         // $0.000584. Units: 1,973,790.1 × $0.125 / 1M + 54,434.9 × $0.625 / 1M.
-        let lambda = (30.416_666_666_666_67 * 112.0 + 2_920.0 * 0.02) * 0.25 * 0.000_013_333_4 + 2_920.0 * 0.2 / 1e6;
+        let gb = stack.memory_mb / 1024.0;
+        let lambda = (30.416_666_666_666_67 * 112.0 + 2_920.0 * 0.02) * gb * 0.000_013_333_4 + 2_920.0 * 0.2 / 1e6;
         assert!((sw.lambda_usd - lambda).abs() < 1e-9);
         close(SWEEP, lambda + sw.rcu * 0.125 / 1e6 + sw.wcu * 0.625 / 1e6, lambda);
 

@@ -100,8 +100,9 @@ pub(crate) fn parse(text: &str) -> Result<(Prices, Measured), String> {
     if let Some(missing) = NAMES.iter().find(|n| !entries.contains_key(**n)) {
         return Err(format!("prices.json: no price {missing}"));
     }
-    let measured = measured::parse(&root["measured"])?;
-    Ok((Prices { entries }, measured))
+    let prices = Prices { entries };
+    let measured = measured::parse(&root["measured"], &super::rates_of(&prices))?;
+    Ok((prices, measured))
 }
 
 /// The committed book, which the tests of every cost file price with.

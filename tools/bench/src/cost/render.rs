@@ -45,11 +45,11 @@ pub(crate) fn render(prices: &Prices, p: &Profile, s: &Stack, m: &Measured) -> S
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "## Cost per month\n\nThe model of `tools/bench/src/cost/` (docs/cost.md): us-east-1, Cognito {}, {} MB {}, \
+        "## Cost per month\n\nThe model of `tools/bench/src/cost/` (docs/cost.md): us-east-1, Cognito {}, {} (each function at its catalog \
+         memory, its durations measured there: tools/bench/tuning.json), \
          {} % of users active a month, alarms and custom metrics as the stack defines them ({} alarm metrics, {} custom \
          metrics), prices from `tools/bench/prices.json`. Measured inputs: {}.\n",
         s.tier.name(),
-        s.memory_mb,
         if s.arm64 { "arm64" } else { "x86_64" },
         p.mau_share * 100.0,
         s.alarm_metrics,
@@ -193,7 +193,7 @@ fn render_migration(prices: &Prices, p: &Profile, s: &Stack, m: &Measured) -> St
          of one address ({} RCU, {} WCU and {} on GSI1). Cognito bills a migrated user as an active user of the \
          month they sign in, as the monthly table does.\n",
         p.migration_wrong_passwords_per_user,
-        s.memory_mb,
+        user_service::catalog::POST_AUTHENTICATION.memory_mb,
         adoption.requests,
         adoption.transactions,
         adoption.rcu,

@@ -27,6 +27,8 @@ impl Tier {
 /// How the stack is deployed and watched (template.yaml's defaults).
 #[derive(Debug, Clone)]
 pub(crate) struct Stack {
+    /// The reconcile sweep's memory (reconcile-users' in the catalog), and any
+    /// function's the measurements name without a catalog entry.
     pub(crate) memory_mb: f64,
     pub(crate) arm64: bool,
     pub(crate) tier: Tier,
@@ -84,7 +86,7 @@ pub(crate) struct Stack {
 impl Default for Stack {
     fn default() -> Self {
         Self {
-            memory_mb: 256.0,
+            memory_mb: f64::from(user_service::catalog::RECONCILE_USERS.memory_mb),
             arm64: true,
             tier: Tier::Plus,
             cold_start_share: 0.01,

@@ -74,7 +74,7 @@ pub(crate) struct Params {
     /// Standard-workflow state transitions per child: the map charges one for
     /// starting it, its Task state one more.
     pub(crate) transitions_per_child: f64,
-    /// Memory of the function (the template's FunctionMemorySize), for GB-s.
+    /// Memory of the function (reconcile-users' in the catalog), for GB-s.
     pub(crate) memory_gb: f64,
 }
 
@@ -123,7 +123,7 @@ impl Default for Params {
             invoke_gap_s: 1.0,
             child_start_s: 0.5,
             transitions_per_child: 2.0,
-            memory_gb: 0.25,
+            memory_gb: f64::from(user_service::catalog::RECONCILE_USERS.memory_mb) / 1024.0,
         }
     }
 }

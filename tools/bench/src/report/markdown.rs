@@ -244,6 +244,7 @@ impl Report {
             md.push('\n');
         }
 
+        md.push_str(&self.tuning);
         md.push_str(&self.reconcile);
         md.push_str(&self.events);
         md.push_str(&self.cost);

@@ -54,6 +54,9 @@ pub(crate) struct Report {
     /// The simulated reconcile pass, as Markdown (empty when not run).
     pub(super) reconcile: String,
     pub(super) events: String,
+    /// Every function at each memory size's CPU share, and the sizes chosen,
+    /// as Markdown (empty when not run).
+    pub(super) tuning: String,
     /// The cost model's section, as Markdown (empty when not run).
     pub(super) cost: String,
 }
@@ -88,6 +91,7 @@ impl Report {
             metric_pairs: (0, 0),
             reconcile: String::new(),
             events: String::new(),
+            tuning: String::new(),
             cost: String::new(),
         }
     }
@@ -149,6 +153,10 @@ impl Report {
 
     pub(crate) fn events(&mut self, section: String) {
         self.events = section;
+    }
+
+    pub(crate) fn tuning(&mut self, section: String) {
+        self.tuning = format!("## Memory per function\n\n{section}\n");
     }
 
     pub(crate) fn reconcile(&mut self, section: String) {

@@ -1,0 +1,152 @@
+//! The HTTP routes' scenarios: the sample request of events/, from a caller
+//! whose account makes it succeed. A route that writes, counts or is limited
+//! per user gets a fresh user each time; the reads go to one reader.
+
+use serde_json::{Value, json};
+use user_service::catalog::Function;
+use user_service::domain::{EmailAddress, EmailId, Timestamp, UserId};
+use user_service::verification::VerificationCode;
+
+use super::{Account, World, no_scenario};
+use crate::user::{ADA, with_sub};
+
+/// The id the samples name the address by in their paths.
+const SAMPLE_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+
+/// How long before send-verification's invocation its address was added
+/// with its first code: past the resend interval (60 s by default), well
+/// within the hour an unverified address is held.
+const ADDED_SECONDS_AGO: i64 = 120;
+
+impl World {
+    pub(super) async fn http_event(&self, f: &Function) -> Value {
+        match f.name {
+            "get-profile" | "get-account" | "list-emails" => self.http(f, &self.reader.user),
+            "get-email" => {
+                let mut event = self.http(f, &self.reader.user);
+                set_email_id(&mut event, self.reader.second.expect("the reader's second address"));
+                event
+            }
+            // If-Match names the fresh user's version.
+            "update-profile" | "delete-account" => {
+                let fresh = self.account(false).await;
+                let version = self
+                    .store
+                    .get_profile(&fresh.user)
+                    .await
+                    .unwrap_or_else(|e| panic!("a fresh profile: {e}"))
+                    .version;
+                let mut event = self.http(f, &fresh.user);
+                event["headers"]["if-match"] = json!(format!("\"{version}\""));
+                event
+            }
+            // A fresh address nobody holds.
+            "add-email" => {
+                let fresh = self.account(false).await;
+                let mut event = self.http(f, &fresh.user);
+                set_body(&mut event, &json!({ "email": self.names.address("added") }));
+                event
+            }
+            "check-email" => {
+                let fresh = self.account(false).await;
+                let mut event = self.http(f, &fresh.user);
+                set_query(&mut event, "email", &self.names.address("checked"));
+                event
+            }
+            "export-account" => {
+                let fresh = self.account(false).await;
+                self.http(f, &fresh.user)
+            }
+            // An address added a while ago: a new code is due.
+            "send-verification" => {
+                let (fresh, _, id) = self.added(Timestamp::now().plus_seconds(-ADDED_SECONDS_AGO)).await;
+                let mut event = self.http(f, &fresh.user);
+                set_email_id(&mut event, id);
+                event
+            }
+            // An address just added, with the code made here that its owner got.
+            "verify-email" => {
+                let (fresh, code, id) = self.added(Timestamp::now()).await;
+                let mut event = self.http(f, &fresh.user);
+                set_email_id(&mut event, id);
+                set_body(&mut event, &json!({ "code": code.reveal() }));
+                event
+            }
+            "set-primary-email" => {
+                let fresh = self.account(true).await;
+                let mut event = self.http(f, &fresh.user);
+                let id = fresh.second.expect("a second address").to_string();
+                set_body(&mut event, &json!({ "emailId": id }));
+                event
+            }
+            "remove-email" => {
+                let fresh = self.account(true).await;
+                let mut event = self.http(f, &fresh.user);
+                set_email_id(&mut event, fresh.second.expect("a second address"));
+                event
+            }
+            "find-user-by-email" => {
+                let mut event = self.http(f, &self.admin.user);
+                set_query(&mut event, "email", self.reader.email.as_str());
+                event
+            }
+            "list-users" => self.http(f, &self.admin.user),
+            // The admin suspends a fresh user.
+            "set-user-status" => {
+                let target = self.account(false).await;
+                let mut event = self.http(f, &self.admin.user);
+                event["pathParameters"]["userId"] = json!(target.user.as_str());
+                for pointer in ["/rawPath", "/requestContext/http/path"] {
+                    replace_in(&mut event, pointer, ADA, target.user.as_str());
+                }
+                event
+            }
+            _ => no_scenario(f),
+        }
+    }
+
+    /// The sample of a route, from `caller`.
+    fn http(&self, f: &Function, caller: &UserId) -> Value {
+        with_sub(self.sample(f.name), caller.as_str())
+    }
+
+    /// A fresh user with an unverified address added at `at`, and the code it was sent.
+    async fn added(&self, at: Timestamp) -> (Account, VerificationCode, EmailId) {
+        let fresh = self.account(false).await;
+        let address = EmailAddress::parse(&self.names.address("added")).expect("an address");
+        let code = VerificationCode::generate().expect("a code");
+        let added = self
+            .store
+            .add_email(&fresh.user, &address, &code, at)
+            .await
+            .unwrap_or_else(|e| panic!("an added address: {e}"));
+        (fresh, code, added.email_id)
+    }
+}
+
+/// The sample's address record, in the path, replaced by `id`.
+fn set_email_id(event: &mut Value, id: EmailId) {
+    let id = id.to_string();
+    event["pathParameters"]["emailId"] = json!(id);
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        replace_in(event, pointer, SAMPLE_EMAIL_ID, &id);
+    }
+}
+
+fn replace_in(event: &mut Value, pointer: &str, from: &str, to: &str) {
+    if let Some(Value::String(text)) = event.pointer_mut(pointer) {
+        *text = text.replace(from, to);
+    }
+}
+
+fn set_body(event: &mut Value, body: &Value) {
+    let text = body.to_string();
+    event["headers"]["content-length"] = json!(text.len().to_string());
+    event["body"] = json!(text);
+}
+
+/// The one query parameter; of an address, only the `@` needs escaping.
+fn set_query(event: &mut Value, name: &str, value: &str) {
+    event["rawQueryString"] = json!(format!("{name}={}", value.replace('@', "%40")));
+    event["queryStringParameters"] = json!({ name: value });
+}
