@@ -33,6 +33,8 @@ pub mod metrics;
 #[cfg(feature = "aws")]
 pub mod reconcile;
 #[cfg(feature = "aws")]
+pub mod reconciler;
+#[cfg(feature = "aws")]
 pub mod secrets;
 #[cfg(feature = "aws")]
 pub mod store;

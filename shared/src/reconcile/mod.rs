@@ -14,7 +14,6 @@
 //! token of its next page and which of its snapshot's subs Cognito listed, so
 //! every run moves the pass on, however little it may call.
 
-pub mod engine;
 mod pace;
 mod partition;
 mod pass;

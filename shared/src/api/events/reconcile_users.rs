@@ -8,7 +8,7 @@
 //!   (the record does not name the pool; another pool's user has no profile
 //!   here). A record that names no user starts a pass at once.
 //! - **The pass**, the safety net for what delivery (best effort) misses: the
-//!   reconcile's engine (`crate::reconcile::engine`), resumable from its
+//!   reconcile's engine (`crate::reconciler`), resumable from its
 //!   checkpoint. The schedule runs this every 15 minutes: a run continues the
 //!   pass under way, or starts one when the last started
 //!   `RECONCILE_INTERVAL_HOURS` ago, and stops before its deadline.
@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 use crate::app::App;
 use crate::deadline;
 use crate::domain::UserId;
-use crate::reconcile::engine::{Erased, Reconciler, RunError, Ticked};
 use crate::reconcile::{Phase, Tally};
+use crate::reconciler::{Erased, Reconciler, RunError, Ticked};
 
 /// The detail type of a CloudTrail record EventBridge delivers.
 const API_CALL: &str = "AWS API Call via CloudTrail";

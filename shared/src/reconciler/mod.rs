@@ -3,7 +3,7 @@
 //! way, or starts one when it is due, moves it on as far as its time allows
 //! (phase one in [`scan`], phase two in [`partitions`], the per-user work in
 //! [`users`]), and writes the checkpoint before its deadline. The arithmetic
-//! it follows is the wing's pure part ([`super`]); the handler that runs it
+//! it follows is the pure part beside it ([`crate::reconcile`]); the handler that runs it
 //! on Lambda is `api::events::reconcile_users`.
 
 mod context;
@@ -18,13 +18,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use self::limit::Limit;
-use super::{Checkpoint, OutOfTime, Pass, PassSummary, Phase, Tally};
 use crate::clock::Clock;
 use crate::config::ReconcileConfig;
 use crate::deadline;
 use crate::domain::{Timestamp, UserId};
 use crate::identity::{IdentityError, UserPool};
 use crate::metrics::{self, Metric};
+use crate::reconcile::{Checkpoint, OutOfTime, Pass, PassSummary, Phase, Tally};
 use crate::store::{Deleter, Store, StoreError};
 
 /// How often a run writes where it stands, so a run that is killed loses at
@@ -34,7 +34,7 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(60);
 /// Held back from the deadline to flush the snapshot buffers and write the
 /// checkpoint: a quarter of the run, at least [`MIN_RESERVE`] (but never
 /// more than half), at most this.
-const RESERVE: Duration = Duration::from_secs(super::RUN_RESERVE_SECONDS as u64);
+const RESERVE: Duration = Duration::from_secs(crate::reconcile::RUN_RESERVE_SECONDS as u64);
 const MIN_RESERVE: Duration = Duration::from_secs(1);
 
 /// A lease outlives its run's deadline by this much, so a run that was killed
@@ -181,7 +181,7 @@ impl<'a> Reconciler<'a> {
         let interval = u64::from(self.config.interval_hours) * 3_600;
         let mut pass = match checkpoint.pass.take() {
             // Its snapshot would expire under it: start again.
-            Some(pass) if pass.started_at.seconds_until(now) > super::MAX_PASS_AGE_SECONDS => {
+            Some(pass) if pass.started_at.seconds_until(now) > crate::reconcile::MAX_PASS_AGE_SECONDS => {
                 tracing::warn!(pass = %pass.id, "a pass too old to finish; a new one starts");
                 self.start_pass(&mut checkpoint, now, requests)
             }
