@@ -51,7 +51,7 @@ pub const UPDATE_PROFILE: Function = Function {
 };
 /// `GET /me/emails`: the caller's addresses.
 pub const LIST_EMAILS: Function = Function {
-    memory_mb: 128,
+    memory_mb: 256,
     ..http(
         "list-emails",
         "GET",
@@ -244,7 +244,7 @@ pub const POST_CONFIRMATION: Function = Function {
 };
 /// Cognito PostAuthentication: refuses suspended and deleted users; creates a missing profile.
 pub const POST_AUTHENTICATION: Function = Function {
-    memory_mb: 128,
+    memory_mb: 256,
     timeout_seconds: TRIGGER_TIMEOUT_SECONDS,
     cognito_actions: &["AdminDeleteUser"],
     ..function(
@@ -287,7 +287,7 @@ pub const MIGRATE_USER: Function = Function {
 /// and by a resumable pass that diffs the table against Cognito's users, which
 /// the schedule moves on every 15 minutes.
 pub const RECONCILE_USERS: Function = Function {
-    memory_mb: 256,
+    memory_mb: 128,
     // Lambda's longest: a run stops itself before it, and the next goes on.
     timeout_seconds: 900,
     alarms: &[
