@@ -7,6 +7,9 @@ mod problems;
 use std::convert::Infallible;
 use std::future::Future;
 
+use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpResponse;
+use lambda_http::http::HeaderValue;
+use lambda_http::http::header::SET_COOKIE;
 use lambda_http::{Body, Request, RequestExt, Response};
 use tracing::Instrument;
 
@@ -36,15 +39,61 @@ where
     S::Future: Send + 'a,
 {
     use lambda_http::request::LambdaRequest;
-    use lambda_http::{Adapter, LambdaEvent, Service as _, service_fn};
+    use lambda_http::{LambdaEvent, service_fn};
 
     lambda_runtime::run(service_fn(move |mut event: LambdaEvent<LambdaRequest>| {
         let unreadable = drop_undecodable_body(&mut event.payload);
+        let LambdaEvent { payload, context } = event;
+        let mut req: Request = payload.into();
+        // As lambda_http's Adapter does: the trace id, for the handler's spans.
+        if let Some(trace) = context
+            .xray_trace_id
+            .as_deref()
+            .and_then(|id| HeaderValue::from_str(id).ok())
+        {
+            req.headers_mut().insert("x-amzn-trace-id", trace);
+        }
+        let req = mark_unreadable(req.with_lambda_context(context), unreadable);
         let mut inner = handler.clone();
-        let marked = service_fn(move |req: Request| inner.call(mark_unreadable(req, unreadable)));
-        Adapter::from(marked).call(event)
+        async move {
+            let response = match inner.call(req).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            Ok::<_, lambda_runtime::Error>(api_gateway_response(response))
+        }
     }))
     .await
+}
+
+/// The HTTP API's payload 2.0 response. lambda_http's Adapter would first
+/// re-decode every text body by its charset through encoding_rs, whose tables
+/// (150 KiB of each binary, resident once mapped) serve no purpose here: every
+/// body this service writes is UTF-8 already.
+fn api_gateway_response(response: Response<Body>) -> ApiGatewayV2httpResponse {
+    let (parts, body) = response.into_parts();
+    let (is_base64_encoded, body) = match body {
+        Body::Empty => (false, None),
+        text @ Body::Text(_) => (false, Some(text)),
+        binary @ Body::Binary(_) => (true, Some(binary)),
+        _ => (false, None),
+    };
+    let mut headers = parts.headers;
+    // Payload 2.0 carries Set-Cookie in `cookies`, not among the headers.
+    let cookies = headers
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .collect();
+    headers.remove(SET_COOKIE);
+    let mut out = ApiGatewayV2httpResponse::default();
+    out.status_code = i64::from(parts.status.as_u16());
+    out.headers = headers;
+    out.body = body;
+    out.is_base64_encoded = is_base64_encoded;
+    out.cookies = cookies;
+    out
 }
 
 /// Drops a body marked base64 that does not decode; `true` when it did.
@@ -158,4 +207,52 @@ fn drop_undecodable_api_body(request: &mut lambda_http::aws_lambda_events::apigw
         request.is_base64_encoded = false;
     }
     undecodable
+}
+
+#[cfg(test)]
+mod tests {
+    use lambda_http::http::StatusCode;
+
+    use super::*;
+
+    #[test]
+    fn a_text_body_goes_out_as_it_is_with_its_status_and_headers() -> Result<(), lambda_http::http::Error> {
+        let response = Response::builder()
+            .status(StatusCode::CREATED)
+            .header("content-type", "application/json")
+            .header("etag", "\"3\"")
+            .body(Body::Text(r#"{"name":"Zoë"}"#.to_owned()))?;
+        let out = api_gateway_response(response);
+        assert_eq!(out.status_code, 201);
+        assert!(!out.is_base64_encoded);
+        assert_eq!(out.body, Some(Body::Text(r#"{"name":"Zoë"}"#.to_owned())));
+        assert_eq!(out.headers.get("etag").map(HeaderValue::as_bytes), Some(&b"\"3\""[..]));
+        assert!(out.cookies.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn no_body_is_no_body_and_a_binary_one_is_marked_base64() -> Result<(), lambda_http::http::Error> {
+        let empty = api_gateway_response(Response::builder().status(204).body(Body::Empty)?);
+        assert_eq!(
+            (empty.status_code, empty.body, empty.is_base64_encoded),
+            (204, None, false)
+        );
+        let binary = api_gateway_response(Response::builder().body(Body::Binary(vec![0xff, 0]))?);
+        assert!(binary.is_base64_encoded);
+        assert_eq!(binary.body, Some(Body::Binary(vec![0xff, 0])));
+        Ok(())
+    }
+
+    #[test]
+    fn set_cookie_moves_to_the_cookies_of_payload_2_0() -> Result<(), lambda_http::http::Error> {
+        let response = Response::builder()
+            .header(SET_COOKIE, "a=1")
+            .header(SET_COOKIE, "b=2")
+            .body(Body::Empty)?;
+        let out = api_gateway_response(response);
+        assert_eq!(out.cookies, vec!["a=1".to_owned(), "b=2".to_owned()]);
+        assert!(out.headers.get(SET_COOKIE).is_none());
+        Ok(())
+    }
 }
