@@ -41,10 +41,10 @@ where
     use lambda_http::request::LambdaRequest;
     use lambda_http::{LambdaEvent, service_fn};
 
-    lambda_runtime::run(service_fn(move |mut event: LambdaEvent<LambdaRequest>| {
-        let unreadable = drop_undecodable_body(&mut event.payload);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<LambdaRequest>| {
         let LambdaEvent { payload, context } = event;
-        let mut req: Request = payload.into();
+        // The same request the tests deliver in-process, plus what only Lambda has.
+        let mut req = request_from_event(payload);
         // As lambda_http's Adapter does: the trace id, for the handler's spans.
         if let Some(trace) = context
             .xray_trace_id
@@ -53,7 +53,7 @@ where
         {
             req.headers_mut().insert("x-amzn-trace-id", trace);
         }
-        let req = mark_unreadable(req.with_lambda_context(context), unreadable);
+        let req = req.with_lambda_context(context);
         let mut inner = handler.clone();
         async move {
             let response = match inner.call(req).await {
