@@ -25,6 +25,9 @@ pub struct App {
     pub store: Store,
     /// Members of this Cognito group may use the admin routes.
     pub admin_group: String,
+    /// How recent a sign-in the changes that can hand over an account need
+    /// (`REAUTHENTICATION_WINDOW_SECONDS`); read only by the functions that make them.
+    pub reauthentication_window: Duration,
     /// Mail delivery, for the functions whose catalog entry sends mail; no
     /// other function builds an SES client.
     pub sender: Option<Sender>,
@@ -53,12 +56,17 @@ pub const COGNITO_WAITS: Duration = Duration::from_secs(5);
 /// The admin group when `ADMIN_GROUP` is unset.
 pub const DEFAULT_ADMIN_GROUP: &str = crate::config::ADMIN_GROUP.default_str();
 
+/// How recent a sign-in must be when `REAUTHENTICATION_WINDOW_SECONDS` is unset.
+pub const DEFAULT_REAUTHENTICATION_WINDOW: Duration =
+    Duration::from_secs(crate::config::REAUTHENTICATION_WINDOW_SECONDS.default_number() as u64);
+
 impl App {
     /// An app on `store` with the defaults tests start from: log sender, system clock, no Cognito, no metrics.
     pub fn new(store: Store) -> Self {
         Self {
             store,
             admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
+            reauthentication_window: DEFAULT_REAUTHENTICATION_WINDOW,
             sender: Some(Sender::Log),
             clock: Clock::System,
             users: None,
@@ -108,6 +116,11 @@ impl App {
         let timeouts = ClientTimeouts::from_lookup(lookup)?;
         let admin_group = crate::config::optional(lookup, crate::config::ADMIN_GROUP)
             .unwrap_or_else(|| DEFAULT_ADMIN_GROUP.to_owned());
+        let reauthentication_window = if function.needs_recent_sign_in {
+            crate::config::seconds(lookup, crate::config::REAUTHENTICATION_WINDOW_SECONDS)?
+        } else {
+            DEFAULT_REAUTHENTICATION_WINDOW
+        };
         let sdk = sdk_config(timeouts).await;
         let policy = crate::address_policy::AddressPolicy::from_lookup(lookup)?;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config).with_policy(policy);
@@ -129,6 +142,7 @@ impl App {
         Ok(Self {
             store,
             admin_group,
+            reauthentication_window,
             sender,
             clock: Clock::System,
             users,

@@ -104,6 +104,7 @@ pub const VERIFY_EMAIL: Function = Function {
 };
 /// `PUT /me/primary-email`: moves the primary to a verified address; Cognito follows through the stream.
 pub const SET_PRIMARY_EMAIL: Function = Function {
+    needs_recent_sign_in: true,
     memory_mb: 128,
     ..http(
         "set-primary-email",
@@ -116,6 +117,7 @@ pub const SET_PRIMARY_EMAIL: Function = Function {
 };
 /// `DELETE /me/emails/{emailId}`: drops an address that is not primary and releases its claim.
 pub const REMOVE_EMAIL: Function = Function {
+    needs_recent_sign_in: true,
     memory_mb: 128,
     ..http(
         "remove-email",
@@ -140,6 +142,7 @@ pub const GET_EMAIL: Function = Function {
 };
 /// `DELETE /me`: the caller closes their own account under If-Match.
 pub const DELETE_ACCOUNT: Function = Function {
+    needs_recent_sign_in: true,
     memory_mb: 128,
     ..http(
         "delete-account",

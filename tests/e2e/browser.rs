@@ -196,6 +196,26 @@ impl Page {
         field.send_keys(&(text.to_owned() + &Key::Enter)).await.unwrap();
     }
 
+    /// The page's session becomes one whose sign-in was `seconds_ago` ago:
+    /// make dev's token for `email` with that `auth_time`, as a refresh
+    /// long after the sign-in would give.
+    async fn old_session(&self, email: &str, seconds_ago: u64) {
+        let stored = self
+            .client
+            .execute_async(
+                "const [email, ago, done] = arguments;
+                 fetch('/local/token', {method: 'POST', headers: {'content-type': 'application/json'},
+                                        body: JSON.stringify({email, signedInSecondsAgo: ago})})
+                   .then((r) => r.json())
+                   .then((b) => { sessionStorage.setItem('user-service.accessToken', b.token); done(true); },
+                         (e) => done(String(e)));",
+                vec![json!(email), json!(seconds_ago)],
+            )
+            .await
+            .unwrap();
+        assert_eq!(stored, json!(true), "an old session for {email}");
+    }
+
     async fn click(&self, css: &str) {
         self.find(css).await.click().await.unwrap();
     }
@@ -437,11 +457,30 @@ async fn steps(page: &mut Page) {
     assert!(notice.contains("If you did not"), "{notice}");
     page.shot("outbox-notice").await;
 
-    // Delete the account: the button waits for the confirmation.
+    // Delete the account: the button waits for the confirmation. The session
+    // is now one refreshed an hour after its sign-in (as a stolen refresh
+    // token gives): the page asks for a sign-in first. Cancelled, nothing
+    // happens and the session stays; confirmed, the deletion goes through.
     page.client.switch_to_window(settings).await.unwrap();
+    page.old_session(&second, 3600).await;
     assert!(!page.find("#delete-button").await.is_enabled().await.unwrap());
     page.click("#delete-confirm").await;
     page.click("#delete-button").await;
+    page.until("the page asks for a sign-in", || async {
+        page.displayed("#reauth").await.then_some(())
+    })
+    .await;
+    page.shot("sign-in-again").await;
+    page.click("#reauth-cancel").await;
+    let refused = page.said().await.expect_err("cancelled");
+    assert!(refused.starts_with("Nothing was changed"), "{refused}");
+    assert!(page.displayed("#delete-button").await, "still signed in");
+    page.click("#delete-button").await;
+    page.until("the page asks again", || async {
+        page.displayed("#reauth").await.then_some(())
+    })
+    .await;
+    page.click("#reauth-confirm").await;
     let said = page.said().await.expect("deleted");
     assert!(said.starts_with("Your account was deleted"), "{said}");
     assert!(page.displayed("#sign-in-form").await);

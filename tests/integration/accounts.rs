@@ -57,7 +57,7 @@ async fn users_delete_their_own_account_with_if_match() {
     app.sign_up(ADA, "ada@example.com").await;
     app.add_address(ADA, "ada.pending@example.com").await;
     let before = app.item_count().await;
-    let without_if_match = Event::of(&DELETE_ACCOUNT).without_header("if-match");
+    let without_if_match = Event::of(&DELETE_ACCOUNT).caller(ADA).without_header("if-match");
     app.send(&DELETE_ACCOUNT, without_if_match)
         .await
         .assert_problem(428, "PRECONDITION_REQUIRED");

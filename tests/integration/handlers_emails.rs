@@ -224,7 +224,7 @@ async fn verification_errors() {
     app.set_primary_email(ADA, "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
         .await
         .assert_problem(404, "NOT_FOUND");
-    let event = Event::of(&SET_PRIMARY_EMAIL).body(json!({ "emailId": 7 }));
+    let event = Event::of(&SET_PRIMARY_EMAIL).caller(ADA).body(json!({ "emailId": 7 }));
     app.send(&SET_PRIMARY_EMAIL, event)
         .await
         .assert_problem(400, "VALIDATION_FAILED");

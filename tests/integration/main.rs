@@ -32,6 +32,7 @@ mod migration;
 mod preconditions;
 mod publishing;
 mod races;
+mod reauthentication;
 mod routes;
 mod secrets;
 mod store_emails;

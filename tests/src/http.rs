@@ -19,8 +19,25 @@ impl Event {
         Self::load(function.name)
     }
 
+    /// As `sub`, signed in just now (the token's `auth_time` and `iat`): the
+    /// routes that need a recent sign-in admit it.
     pub fn caller(mut self, sub: &str) -> Self {
         self.0["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub);
+        self.signed_in_at(user_service::domain::Timestamp::now().unix_seconds())
+    }
+
+    /// A token whose user signed in at `unix_seconds` (`auth_time`), as an
+    /// HTTP API passes the claim: a string.
+    pub fn signed_in_at(mut self, unix_seconds: i64) -> Self {
+        self.0["requestContext"]["authorizer"]["jwt"]["claims"]["auth_time"] = json!(unix_seconds.to_string());
+        self
+    }
+
+    /// A token without `auth_time`.
+    pub fn without_auth_time(mut self) -> Self {
+        if let Some(claims) = self.0["requestContext"]["authorizer"]["jwt"]["claims"].as_object_mut() {
+            claims.remove("auth_time");
+        }
         self
     }
 

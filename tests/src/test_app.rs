@@ -99,40 +99,43 @@ impl TestApp {
         Reply::from(response)
     }
 
-    /// The route's event from `events/`, as `sub`.
-    fn event(function: &Function, sub: &str) -> Event {
-        Event::of(function).caller(sub)
+    /// The route's event from `events/`, as `sub`, signed in at the app's
+    /// clock: a test that moves its clock keeps a recent sign-in.
+    fn event(&self, function: &Function, sub: &str) -> Event {
+        Event::of(function)
+            .caller(sub)
+            .signed_in_at(self.clock.now().unix_seconds())
     }
 
     /// GET /me
     pub async fn get_profile(&self, sub: &str) -> Reply {
         let f = &catalog::GET_PROFILE;
-        self.send(f, Self::event(f, sub)).await
+        self.send(f, self.event(f, sub)).await
     }
 
     /// GET /me/account
     pub async fn get_account(&self, sub: &str) -> Reply {
         let f = &catalog::GET_ACCOUNT;
-        self.send(f, Self::event(f, sub)).await
+        self.send(f, self.event(f, sub)).await
     }
 
     /// PATCH /me with `If-Match: <if_match>` (the header as sent, e.g. `"\"1\""`).
     pub async fn update_profile(&self, sub: &str, if_match: &str, body: Value) -> Reply {
         let f = &catalog::UPDATE_PROFILE;
-        let event = Self::event(f, sub).header("if-match", if_match).body(body);
+        let event = self.event(f, sub).header("if-match", if_match).body(body);
         self.send(f, event).await
     }
 
     /// GET /me/emails
     pub async fn list_emails(&self, sub: &str) -> Reply {
         let f = &catalog::LIST_EMAILS;
-        self.send(f, Self::event(f, sub)).await
+        self.send(f, self.event(f, sub)).await
     }
 
     /// POST /me/emails
     pub async fn add_email(&self, sub: &str, email: &str) -> Reply {
         let f = &catalog::ADD_EMAIL;
-        let event = Self::event(f, sub).body(json!({ "email": email }));
+        let event = self.event(f, sub).body(json!({ "email": email }));
         self.send(f, event).await
     }
 
@@ -146,14 +149,15 @@ impl TestApp {
     /// POST /me/emails/{emailId}/verification
     pub async fn send_verification(&self, sub: &str, email_id: &str) -> Reply {
         let f = &catalog::SEND_VERIFICATION;
-        let event = Self::event(f, sub).path_param("emailId", email_id);
+        let event = self.event(f, sub).path_param("emailId", email_id);
         self.send(f, event).await
     }
 
     /// POST /me/emails/{emailId}/verify
     pub async fn verify_email(&self, sub: &str, email_id: &str, code: &str) -> Reply {
         let f = &catalog::VERIFY_EMAIL;
-        let event = Self::event(f, sub)
+        let event = self
+            .event(f, sub)
             .path_param("emailId", email_id)
             .body(json!({ "code": code }));
         self.send(f, event).await
@@ -162,48 +166,48 @@ impl TestApp {
     /// PUT /me/primary-email
     pub async fn set_primary_email(&self, sub: &str, email_id: &str) -> Reply {
         let f = &catalog::SET_PRIMARY_EMAIL;
-        let event = Self::event(f, sub).body(json!({ "emailId": email_id }));
+        let event = self.event(f, sub).body(json!({ "emailId": email_id }));
         self.send(f, event).await
     }
 
     /// DELETE /me/emails/{emailId}
     pub async fn remove_email(&self, sub: &str, email_id: &str) -> Reply {
         let f = &catalog::REMOVE_EMAIL;
-        let event = Self::event(f, sub).path_param("emailId", email_id);
+        let event = self.event(f, sub).path_param("emailId", email_id);
         self.send(f, event).await
     }
 
     /// GET /me/emails/{emailId}
     pub async fn get_email(&self, sub: &str, email_id: &str) -> Reply {
         let f = &catalog::GET_EMAIL;
-        let event = Self::event(f, sub).path_param("emailId", email_id);
+        let event = self.event(f, sub).path_param("emailId", email_id);
         self.send(f, event).await
     }
 
     /// DELETE /me with `If-Match: <if_match>` (the header as sent).
     pub async fn delete_account(&self, sub: &str, if_match: &str) -> Reply {
         let f = &catalog::DELETE_ACCOUNT;
-        let event = Self::event(f, sub).header("if-match", if_match);
+        let event = self.event(f, sub).header("if-match", if_match);
         self.send(f, event).await
     }
 
     /// GET /emails/availability?email=…
     pub async fn check_email(&self, sub: &str, email: &str) -> Reply {
         let f = &catalog::CHECK_EMAIL;
-        let event = Self::event(f, sub).query("email", email);
+        let event = self.event(f, sub).query("email", email);
         self.send(f, event).await
     }
 
     /// GET /me/export
     pub async fn export_account(&self, sub: &str) -> Reply {
         let f = &catalog::EXPORT_ACCOUNT;
-        self.send(f, Self::event(f, sub)).await
+        self.send(f, self.event(f, sub)).await
     }
 
     /// GET /admin/users?email=…, as `admin_sub` in the event's groups (`[admin]`).
     pub async fn find_user_by_email(&self, admin_sub: &str, email: &str) -> Reply {
         let f = &catalog::FIND_USER_BY_EMAIL;
-        let event = Self::event(f, admin_sub).query("email", email);
+        let event = self.event(f, admin_sub).query("email", email);
         self.send(f, event).await
     }
 
@@ -211,14 +215,15 @@ impl TestApp {
     /// are dropped), as `admin_sub` in the event's groups (`[admin]`).
     pub async fn list_users(&self, admin_sub: &str, params: &[(&str, &str)]) -> Reply {
         let f = &catalog::LIST_USERS;
-        let event = Self::event(f, admin_sub).queries(params);
+        let event = self.event(f, admin_sub).queries(params);
         self.send(f, event).await
     }
 
     /// PUT /admin/users/{userId}/status, as `admin_sub` in the event's groups (`[admin]`).
     pub async fn set_user_status(&self, admin_sub: &str, user: &str, status: &str) -> Reply {
         let f = &catalog::SET_USER_STATUS;
-        let event = Self::event(f, admin_sub)
+        let event = self
+            .event(f, admin_sub)
             .path_param("userId", user)
             .body(json!({ "status": status }));
         self.send(f, event).await

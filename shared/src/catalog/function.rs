@@ -153,6 +153,11 @@ pub struct Function {
     /// Whether it puts domain events on the stack's event bus
     /// (`events:PutEvents` on that bus alone).
     pub publishes_events: bool,
+    /// Whether its change can hand the account to someone else (switching the
+    /// primary address, removing one, deleting the account), and so needs a
+    /// sign-in within `REAUTHENTICATION_WINDOW_SECONDS`: a stolen access token
+    /// alone is not enough. Checked before the handler runs.
+    pub needs_recent_sign_in: bool,
     /// Its memory, and so its share of CPU (one vCPU at 1,769 MB): the
     /// cheapest size whose measured cold start and warm p99 meet its target,
     /// chosen by `make bench` (docs/performance.md, "Memory per function");
@@ -192,6 +197,7 @@ pub(super) const fn function(
         cognito_actions: &[],
         sends_email: false,
         publishes_events: false,
+        needs_recent_sign_in: false,
         memory_mb: UNMEASURED_MEMORY_MB,
         memory_floor_mb: MIN_MEMORY_MB,
     }
@@ -238,6 +244,7 @@ impl Function {
             Need::Mail => self.sends_email,
             Need::Bus => self.publishes_events,
             Need::Reconcile => self.runs_the_reconcile(),
+            Need::RecentSignIn => self.needs_recent_sign_in,
         }
     }
 

@@ -98,6 +98,11 @@ fn number(lookup: &impl Fn(&str) -> Option<String>, setting: Setting) -> Result<
     Ok(Some(value))
 }
 
+/// A setting of whole seconds, given or its default, in its range.
+pub fn seconds(lookup: impl Fn(&str) -> Option<String>, setting: Setting) -> Result<std::time::Duration, ConfigError> {
+    number_or_default(&lookup, setting).map(|secs| std::time::Duration::from_secs(u64::from(secs)))
+}
+
 /// A whole-number setting's value: given, or its default.
 fn number_or_default(lookup: &impl Fn(&str) -> Option<String>, setting: Setting) -> Result<u32, ConfigError> {
     Ok(number(lookup, setting)?.unwrap_or(setting.default_number()))

@@ -106,6 +106,8 @@ pub enum Need {
     Bus,
     /// It runs the reconcile.
     Reconcile,
+    /// Its change needs a recent sign-in (`needs_recent_sign_in`).
+    RecentSignIn,
 }
 
 impl Need {
@@ -117,6 +119,7 @@ impl Need {
             Self::Mail => "functions that send mail",
             Self::Bus => "functions that publish events",
             Self::Reconcile => "the reconcile",
+            Self::RecentSignIn => "the routes that hand over an account",
         }
     }
 }

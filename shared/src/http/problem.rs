@@ -25,6 +25,9 @@ pub struct Problem {
     pub reason: Option<crate::address_policy::Refusal>,
     /// Seconds the client should wait before retrying, sent as `Retry-After`.
     pub retry_after_secs: Option<u64>,
+    /// `REAUTHENTICATION_REQUIRED`: how recent a sign-in must be, in seconds,
+    /// sent as RFC 9470's `max_age` in `WWW-Authenticate` and as `maxAge`.
+    pub max_age_secs: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -42,6 +45,8 @@ struct Body9457<'a> {
     attempts_left: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_age: Option<u32>,
 }
 
 /// The media type of every problem response (RFC 9457).
@@ -52,6 +57,7 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 /// (tests/contract checks it; the tests below check the code emits no other).
 pub const CODES: &[&str] = &[
     "UNAUTHENTICATED",
+    "REAUTHENTICATION_REQUIRED",
     "FORBIDDEN",
     "ACCOUNT_INACTIVE",
     "NOT_FOUND",
@@ -90,6 +96,7 @@ impl Problem {
             attempts_left: None,
             reason: None,
             retry_after_secs: None,
+            max_age_secs: None,
         }
     }
 
@@ -101,6 +108,21 @@ impl Problem {
             "Authentication required",
             "The request carries no verified identity.",
         )
+    }
+
+    /// 401: a change that hands over an account (switching the primary
+    /// address, removing one, deleting the account) needs a sign-in within
+    /// `max_age_secs`, and the token's is older. RFC 9470's step-up challenge
+    /// tells the client what to do: sign in again, then retry.
+    pub fn reauthentication_required(max_age_secs: u32) -> Self {
+        let mut problem = Self::new(
+            StatusCode::UNAUTHORIZED,
+            "REAUTHENTICATION_REQUIRED",
+            "Recent sign-in required",
+            format!("This change needs a sign-in within the last {max_age_secs} seconds. Sign in again, then retry."),
+        );
+        problem.max_age_secs = Some(max_age_secs);
+        problem
     }
 
     /// 403: an admin route called by someone outside the admin group.
@@ -228,6 +250,7 @@ impl Problem {
             field: self.field.as_deref(),
             attempts_left: self.attempts_left,
             reason: self.reason.map(crate::address_policy::Refusal::code),
+            max_age: self.max_age_secs,
         };
         let json = serde_json::to_string(&body).unwrap_or_default();
         let mut builder = Response::builder()
@@ -235,6 +258,14 @@ impl Problem {
             .header(header::CONTENT_TYPE, PROBLEM_JSON);
         if let Some(secs) = self.retry_after_secs {
             builder = builder.header(header::RETRY_AFTER, secs.to_string());
+        }
+        if let Some(secs) = self.max_age_secs {
+            builder = builder.header(
+                header::WWW_AUTHENTICATE,
+                format!(
+                    r#"Bearer error="insufficient_user_authentication", error_description="A more recent sign-in is required", max_age="{secs}""#
+                ),
+            );
         }
         builder.body(Body::Text(json)).unwrap_or_else(|_| {
             let mut fallback = Response::new(Body::Empty);
@@ -270,6 +301,7 @@ impl From<Problem> for Failure {
 pub(crate) fn edge_problems() -> Vec<Problem> {
     vec![
         Problem::unauthenticated(),
+        Problem::reauthentication_required(600),
         Problem::forbidden(),
         Problem::forbidden_inactive_admin(),
         Problem::validation("field", "reason"),

@@ -7,24 +7,38 @@ use lambda_http::{Body, Request, RequestExt};
 use serde::de::DeserializeOwned;
 
 use super::problem::Problem;
-use crate::domain::{EmailId, IfMatch, Invalid, UserId};
+use crate::domain::{EmailId, IfMatch, Invalid, Timestamp, UserId};
 
 /// Bodies larger than this are refused before parsing.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
-/// The verified identity of the request: the token's `sub` and its groups.
+/// The verified identity of the request: the token's `sub`, its groups and
+/// when its user signed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// The token's `sub`: whose account the request acts on.
     pub user_id: UserId,
     /// The token's `cognito:groups`; the admin group, with an active account, opens the admin routes.
     pub groups: Vec<String>,
+    /// The token's `auth_time` (Unix seconds): when the user last proved who
+    /// they are (password, MFA). Refreshing the tokens keeps it, so a stolen
+    /// refresh token cannot make a sign-in recent. `None` when absent or unreadable.
+    pub signed_in_at: Option<i64>,
 }
 
 impl Caller {
     /// Whether the token lists the caller in `group`.
     pub fn is_in(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)
+    }
+
+    /// Whether the user signed in at most `window` before `now`. A token
+    /// without `auth_time` never counts as recent. One from a little ahead of
+    /// our clock does: Cognito signed it, and only the clocks differ.
+    pub fn signed_in_within(&self, now: Timestamp, window: std::time::Duration) -> bool {
+        let window = i64::try_from(window.as_secs()).unwrap_or(i64::MAX);
+        self.signed_in_at
+            .is_some_and(|at| now.unix_seconds().saturating_sub(at) <= window)
     }
 }
 
@@ -50,7 +64,21 @@ pub fn caller(req: &Request) -> Result<Caller, Problem> {
         .get("cognito:groups")
         .map(|g| parse_groups(g))
         .unwrap_or_default();
-    Ok(Caller { user_id, groups })
+    let signed_in_at = claims.get("auth_time").and_then(|t| parse_seconds(t));
+    Ok(Caller {
+        user_id,
+        groups,
+        signed_in_at,
+    })
+}
+
+/// A NumericDate claim as an HTTP API passes it (`"1763721900"`); a JSON
+/// number with a fraction is cut to its seconds.
+fn parse_seconds(raw: &str) -> Option<i64> {
+    let raw = raw.trim();
+    raw.parse::<i64>()
+        .ok()
+        .or_else(|| raw.parse::<f64>().ok().filter(|f| f.is_finite()).map(|f| f as i64))
 }
 
 /// An HTTP API passes a list claim as `[admin editors]`; other issuers send a
@@ -293,6 +321,33 @@ fn version_of_tag(tag: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sign_in_is_recent_up_to_the_window_and_never_without_auth_time() {
+        let now = Timestamp::from_unix_millis(1_800_000_000_000);
+        let window = std::time::Duration::from_secs(600);
+        let at = |signed_in_at| Caller {
+            user_id: UserId::parse_sub("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
+            groups: Vec::new(),
+            signed_in_at,
+        };
+        let secs = now.unix_seconds();
+        assert!(at(Some(secs)).signed_in_within(now, window));
+        assert!(at(Some(secs - 600)).signed_in_within(now, window));
+        assert!(!at(Some(secs - 601)).signed_in_within(now, window));
+        assert!(at(Some(secs + 30)).signed_in_within(now, window));
+        assert!(!at(None).signed_in_within(now, window));
+        assert!(!at(Some(i64::MIN)).signed_in_within(now, window));
+    }
+
+    #[test]
+    fn auth_time_as_an_http_api_passes_it() {
+        assert_eq!(parse_seconds("1763721900"), Some(1_763_721_900));
+        assert_eq!(parse_seconds(" 1763721900.9 "), Some(1_763_721_900));
+        assert_eq!(parse_seconds("soon"), None);
+        assert_eq!(parse_seconds("NaN"), None);
+        assert_eq!(parse_seconds(""), None);
+    }
 
     #[test]
     fn groups_in_every_form() {

@@ -7,6 +7,10 @@
 // - an error is an RFC 9457 problem: the client branches on `code` and shows
 //   `detail` (or `title`), never the raw body; API Gateway's own answers
 //   (no token, throttled) are `{"message"}` and read as such;
+// - a change that can hand the account over (switching the primary, removing an
+//   address, deleting the account) may answer 401 REAUTHENTICATION_REQUIRED
+//   (RFC 9470's step-up challenge): the page asks the user to sign in again,
+//   then retries the change, instead of ending the session as on other 401s;
 // - nothing from the API is ever put into the page as HTML (textContent only).
 //
 // Only `localCognito` is make dev's own: a deployed page gets its token from
@@ -31,6 +35,39 @@ const localCognito = {
   signUp: (email) => localCall("/local/sign-up", { email }),
   signIn: (email) => localCall("/local/token", { email }),
 };
+
+// A recent sign-in, asked for when a change answers REAUTHENTICATION_REQUIRED:
+// resolves once the user has signed in again (a new token, a new auth_time),
+// rejects when they cancel. Deployed, this is Cognito's sign-in with the
+// password (Amplify's signIn), not a click.
+function signInAgain(err) {
+  const box = $("reauth");
+  $("reauth-detail").textContent = err.message;
+  box.hidden = false;
+  $("reauth-confirm").focus();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      box.hidden = true;
+      $("reauth-confirm").onclick = null;
+      $("reauth-cancel").onclick = null;
+    };
+    $("reauth-confirm").onclick = async () => {
+      try {
+        const token = await localCognito.signIn($("signed-in-as").textContent);
+        sessionStorage.setItem(TOKEN_KEY, token);
+        done();
+        resolve();
+      } catch (failed) {
+        done();
+        reject(failed);
+      }
+    };
+    $("reauth-cancel").onclick = () => {
+      done();
+      reject(new ApiError(401, "REAUTHENTICATION_REQUIRED", "Nothing was changed: the change needs a recent sign-in."));
+    };
+  });
+}
 
 async function localCall(path, body) {
   const { data } = await request("POST", path, { body, auth: false });
@@ -137,12 +174,20 @@ async function act(form, work) {
   $("error").textContent = "";
   $("status").textContent = "";
   try {
-    const done = await work();
+    let done;
+    try {
+      done = await work();
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === "REAUTHENTICATION_REQUIRED")) throw err;
+      // The session is fine but its sign-in is old: sign in again, retry once.
+      await signInAgain(err);
+      done = await work();
+    }
     if (done) say(done);
   } catch (err) {
     if (err instanceof Superseded) return;
     // No valid token (API Gateway's 401 or a function's UNAUTHENTICATED): sign in again.
-    if (err instanceof ApiError && err.status === 401) signOut();
+    if (err instanceof ApiError && err.status === 401 && err.code !== "REAUTHENTICATION_REQUIRED") signOut();
     fail(err);
   } finally {
     buttons.forEach((b) => (b.disabled = false));
@@ -160,6 +205,7 @@ function show(signedIn) {
 // Forgets the session and everything shown of it.
 function signOut() {
   sessionStorage.removeItem(TOKEN_KEY);
+  $("reauth").hidden = true;
   etag = null;
   for (const id of ["first-name", "last-name", "phone", "new-email"]) $(id).value = "";
   for (const id of ["primary-email", "signed-in-as", "profile-version"]) $(id).textContent = "";

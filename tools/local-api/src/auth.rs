@@ -61,8 +61,10 @@ impl DevKey {
         Ok(Self { secret, issuer })
     }
 
-    /// An access token like Cognito's, valid for an hour.
-    pub fn issue(&self, sub: &str, groups: &[String]) -> Result<String, AuthError> {
+    /// An access token like Cognito's, valid for an hour, whose user signed in
+    /// `signed_in_ago` before now (`auth_time`): a token refreshed that long
+    /// after the sign-in, as Cognito's refresh keeps `auth_time`.
+    pub fn issue(&self, sub: &str, groups: &[String], signed_in_ago: u64) -> Result<String, AuthError> {
         let now = unix_now();
         let mut claims = json!({
             "sub": sub,
@@ -70,7 +72,7 @@ impl DevKey {
             "client_id": AUDIENCE,
             "token_use": "access",
             "scope": REQUIRED_SCOPE,
-            "auth_time": now,
+            "auth_time": now.saturating_sub(signed_in_ago),
             "iat": now,
             "exp": now + 3600,
             "username": sub,
@@ -166,7 +168,7 @@ mod tests {
     fn issued_tokens_verify_and_others_do_not() {
         let dir = std::env::temp_dir().join(format!("local-api-{}", uuid::Uuid::new_v4()));
         let key = key(&dir);
-        let token = key.issue("u-1", &["admin".into()]).unwrap();
+        let token = key.issue("u-1", &["admin".into()], 0).unwrap();
         let claims = key.verify(&token).unwrap();
         assert_eq!(claims["sub"], "u-1");
         assert_eq!(claims["token_use"], "access");

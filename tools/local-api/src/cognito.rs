@@ -56,11 +56,16 @@ pub struct AdminVerifyEmail {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TokenRequest {
     email: String,
     #[serde(default)]
     groups: Vec<String>,
+    /// A session this old (seconds, at most a day): the token a refresh gives
+    /// that long after the sign-in, whose `auth_time` a route needing a recent
+    /// sign-in refuses. To try the settings page's sign-in-again path.
+    #[serde(default)]
+    signed_in_seconds_ago: u64,
 }
 
 /// What every trigger event starts with. The structs are the ones the trigger
@@ -199,7 +204,7 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     {
         return refused(err);
     }
-    sign_in(&shared, &user, &[], StatusCode::CREATED).await
+    sign_in(&shared, &user, &[], 0, StatusCode::CREATED).await
 }
 
 /// The function Cognito invokes for `trigger`, as the catalog says. A catalog
@@ -216,7 +221,16 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     let mut user = shared.pool.find(email.as_str()).await;
     let Some(mirror) = &shared.mirror else {
         return match user {
-            Some(user) => sign_in(&shared, &user, &body.groups, StatusCode::OK).await,
+            Some(user) => {
+                sign_in(
+                    &shared,
+                    &user,
+                    &body.groups,
+                    body.signed_in_seconds_ago.min(86_400),
+                    StatusCode::OK,
+                )
+                .await
+            }
             None => no_such_user(),
         };
     };
@@ -244,7 +258,14 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
                     return pool_failure(&err);
                 }
             }
-            sign_in(&shared, &user, &body.groups, StatusCode::OK).await
+            sign_in(
+                &shared,
+                &user,
+                &body.groups,
+                body.signed_in_seconds_ago.min(86_400),
+                StatusCode::OK,
+            )
+            .await
         }
     }
 }
@@ -330,7 +351,13 @@ pub async fn admin_verify_email(State(shared): State<Shared>, Json(body): Json<A
     json_response(StatusCode::OK, &json!({ "emailVerified": true }))
 }
 
-async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: StatusCode) -> Response<Body> {
+async fn sign_in(
+    shared: &Shared,
+    user: &PoolUser,
+    groups: &[String],
+    signed_in_ago: u64,
+    status: StatusCode,
+) -> Response<Body> {
     if let Err(err) = shared
         .lambda
         .invoke(
@@ -341,11 +368,11 @@ async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], status: St
     {
         return refused(err);
     }
-    issue(shared, &user.sub, groups, status)
+    issue(shared, &user.sub, groups, signed_in_ago, status)
 }
 
-fn issue(shared: &Shared, sub: &str, groups: &[String], status: StatusCode) -> Response<Body> {
-    match shared.key.issue(sub, groups) {
+fn issue(shared: &Shared, sub: &str, groups: &[String], signed_in_ago: u64, status: StatusCode) -> Response<Body> {
+    match shared.key.issue(sub, groups, signed_in_ago) {
         Ok(token) => json_response(status, &json!({ "sub": sub, "token": token, "groups": groups })),
         Err(err) => {
             tracing::error!(cause = %user_service::error::chain(&err), "token not issued");

@@ -147,7 +147,7 @@ async fn main() -> Result<(), Error> {
     }
     println!("  POST /local/sign-up  {{email}} -> {{sub, token}}");
     println!(
-        "  POST /local/token    {{email, groups?}} -> {{sub, token}} (a sign-in: runs the PostAuthentication trigger)"
+        "  POST /local/token    {{email, groups?, signedInSecondsAgo?}} -> {{sub, token}} (a sign-in: runs the PostAuthentication trigger)"
     );
     println!("  POST /local/admin-create-user   {{email, emailVerified, givenName?, familyName?}} -> {{sub}}");
     println!("  POST /local/admin-verify-email  {{email}}");

@@ -21,9 +21,11 @@ pub(crate) fn routes(functions: &[Function]) -> String {
         let Trigger::Http { method, path, access } = f.trigger else {
             continue;
         };
-        let access = match access {
-            Access::User => "any user",
-            Access::Admin => "admins",
+        let access = match (access, f.needs_recent_sign_in) {
+            (Access::User, false) => "any user",
+            (Access::User, true) => "any user, [signed in recently](#recent-sign-in)",
+            (Access::Admin, false) => "admins",
+            (Access::Admin, true) => "admins, [signed in recently](#recent-sign-in)",
         };
         let _ = writeln!(
             out,

@@ -68,7 +68,7 @@ mod handler {
 
     /// The Lambda entry point of POST /me/emails: 201 with the new address and its Location; the code goes out by mail.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, ADD_EMAIL.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &ADD_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -53,7 +53,7 @@ mod handler {
 
     /// The Lambda entry point of GET /emails/availability?email=: the address and whether the caller may add it now.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, CHECK_EMAIL.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &CHECK_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -60,7 +60,7 @@ mod handler {
 
     /// The Lambda entry point of DELETE /me: 204 once the account is erased and its addresses released.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, DELETE_ACCOUNT.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &DELETE_ACCOUNT, |caller, req| run(app, caller, req)).await
     }
 
     /// `DELETE /me` with `If-Match`: the caller's addresses are released and the

@@ -32,7 +32,7 @@ mod handler {
 
     /// The Lambda entry point of GET /me/export: the caller's export document.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, EXPORT_ACCOUNT.access(), |caller, _| run(app, caller)).await
+        serve(app, req, &EXPORT_ACCOUNT, |caller, _| run(app, caller)).await
     }
 
     async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {

@@ -51,10 +51,7 @@ mod handler {
 
     /// The Lambda entry point of GET /admin/users?email=: the account holding the address, profile and addresses.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, FIND_USER_BY_EMAIL.access(), |caller, req| {
-            run(app, caller, req)
-        })
-        .await
+        serve(app, req, &FIND_USER_BY_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -28,7 +28,7 @@ mod handler {
 
     /// The Lambda entry point of GET /me/account: the caller's profile with all their addresses.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, GET_ACCOUNT.access(), |caller, _| run(app, caller)).await
+        serve(app, req, &GET_ACCOUNT, |caller, _| run(app, caller)).await
     }
 
     async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {

@@ -48,7 +48,7 @@ mod handler {
 
     /// The Lambda entry point of GET /me/emails/{emailId}: that address, if it is the caller's.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, GET_EMAIL.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &GET_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     /// The target of add-email's `Location`. Another user's id is not found.

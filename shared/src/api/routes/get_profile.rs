@@ -27,7 +27,7 @@ mod handler {
 
     /// The Lambda entry point of GET /me: the caller's profile with its ETag.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, GET_PROFILE.access(), |caller, _| run(app, caller)).await
+        serve(app, req, &GET_PROFILE, |caller, _| run(app, caller)).await
     }
 
     async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {

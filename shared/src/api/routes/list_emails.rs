@@ -29,7 +29,7 @@ mod handler {
 
     /// The Lambda entry point of GET /me/emails: the caller's addresses under `emails`, oldest first.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, LIST_EMAILS.access(), |caller, _| run(app, caller)).await
+        serve(app, req, &LIST_EMAILS, |caller, _| run(app, caller)).await
     }
 
     async fn run(app: &App, caller: Caller) -> Result<Response<Body>, Failure> {

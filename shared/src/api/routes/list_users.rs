@@ -76,7 +76,7 @@ mod handler {
 
     /// The Lambda entry point of GET /admin/user-list: a page of users and where the next starts.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, LIST_USERS.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &LIST_USERS, |caller, req| run(app, caller, req)).await
     }
 
     /// The response: a page of users, and the cursor of the next page while there may be one.

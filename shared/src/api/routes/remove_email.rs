@@ -53,7 +53,7 @@ mod handler {
 
     /// The Lambda entry point of DELETE /me/emails/{emailId}: 204 once the address is gone and free for others.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, REMOVE_EMAIL.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &REMOVE_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

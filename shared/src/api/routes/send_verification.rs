@@ -54,10 +54,7 @@ mod handler {
 
     /// The Lambda entry point of POST /me/emails/{emailId}/verification: 202 once a new code is issued; delivery failures are only logged.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, SEND_VERIFICATION.access(), |caller, req| {
-            run(app, caller, req)
-        })
-        .await
+        serve(app, req, &SEND_VERIFICATION, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -62,10 +62,7 @@ mod handler {
 
     /// The Lambda entry point of PUT /me/primary-email: the caller's profile with the new primary and its new ETag.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, SET_PRIMARY_EMAIL.access(), |caller, req| {
-            run(app, caller, req)
-        })
-        .await
+        serve(app, req, &SET_PRIMARY_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -64,7 +64,7 @@ mod handler {
 
     /// The Lambda entry point of PUT /admin/users/{userId}/status: the user's profile with its new status.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, SET_USER_STATUS.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &SET_USER_STATUS, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, admin: Caller, req: Request) -> Result<Response<Body>, Failure> {

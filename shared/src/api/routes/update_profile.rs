@@ -109,7 +109,7 @@ mod handler {
 
     /// The Lambda entry point of PATCH /me: the updated profile with its new ETag.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, UPDATE_PROFILE.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &UPDATE_PROFILE, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -70,7 +70,7 @@ mod handler {
 
     /// The Lambda entry point of POST /me/emails/{emailId}/verify: the address, now verified.
     pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
-        serve(app, req, VERIFY_EMAIL.access(), |caller, req| run(app, caller, req)).await
+        serve(app, req, &VERIFY_EMAIL, |caller, req| run(app, caller, req)).await
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {

@@ -29,6 +29,25 @@ pub const ADMIN_GROUP: Setting = Setting {
     reaches: Reaches::Every(From::Parameter),
 };
 
+/// How recent a sign-in must be, in seconds, for a change that can hand the
+/// account to someone else: switching the primary address, removing an
+/// address, deleting the account.
+pub const REAUTHENTICATION_WINDOW_SECONDS: Setting = Setting {
+    variable: Some("REAUTHENTICATION_WINDOW_SECONDS"),
+    parameter: Some("ReauthenticationWindowSeconds"),
+    value: Value::Number(Range {
+        default: 600,
+        min: 60,
+        max: Some(86_400),
+    }),
+    about: "How recent a sign-in must be, in seconds, for a change that can hand the account to someone else: switching the primary address, removing an address, deleting the account.",
+    why: &[
+        "Read from the access token's auth_time, which a refresh keeps: whoever holds a stolen access or refresh token cannot make the sign-in recent.",
+        "Past it the API answers 401 REAUTHENTICATION_REQUIRED with RFC 9470's challenge; the client signs in again and retries.",
+    ],
+    reaches: Reaches::Functions(Need::RecentSignIn, From::Parameter),
+};
+
 /// The table every function reads and writes.
 pub const TABLE_NAME: Setting = Setting {
     variable: Some("TABLE_NAME"),

@@ -18,7 +18,7 @@ use super::{Failure, Problem, request};
 use crate::StoreError;
 use crate::app::App;
 use crate::audit::AdminAction;
-use crate::catalog::Access;
+use crate::catalog::{Access, Function};
 use crate::deadline;
 use crate::domain::UserStatus;
 use crate::metrics::Metric;
@@ -120,10 +120,17 @@ fn mark_unreadable(mut req: Request, unreadable: bool) -> Request {
     req
 }
 
-/// Runs `handler` for the verified caller and turns every outcome into a
-/// response: expected failures are problem responses, never `Err` (API Gateway
-/// would answer 502) and never a panic. Logs carry the request id and `sub`.
-pub async fn serve<F, Fut>(app: &App, req: Request, access: Access, handler: F) -> Result<Response<Body>, Infallible>
+/// Runs `handler` for the verified caller of `function`'s route and turns every
+/// outcome into a response: expected failures are problem responses, never
+/// `Err` (API Gateway would answer 502) and never a panic. Before the handler:
+/// the admin admission of an admin route, and the recent sign-in of a route
+/// that can hand over an account. Logs carry the request id and `sub`.
+pub async fn serve<F, Fut>(
+    app: &App,
+    req: Request,
+    function: &Function,
+    handler: F,
+) -> Result<Response<Body>, Infallible>
 where
     F: FnOnce(Caller, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, Failure>>,
@@ -137,7 +144,7 @@ where
     let outcome = Box::pin(deadline::within(deadline, async {
         let caller = request::caller(&req)?;
         tracing::Span::current().record("sub", caller.user_id.as_str());
-        if access == Access::Admin {
+        if function.access() == Access::Admin {
             admit_admin(app, &caller).await.inspect_err(|refused| {
                 AdminAction {
                     action: "admit",
@@ -148,6 +155,10 @@ where
                 }
                 .record();
             })?;
+        }
+        if function.needs_recent_sign_in && !caller.signed_in_within(app.clock.now(), app.reauthentication_window) {
+            let max_age = u32::try_from(app.reauthentication_window.as_secs()).unwrap_or(u32::MAX);
+            return Err(Problem::reauthentication_required(max_age).into());
         }
         if req.extensions().get::<request::UnreadableBody>().is_some() {
             return Err(Problem::validation("body", "is marked base64 but does not decode").into());
