@@ -47,7 +47,7 @@ use serde_json::{Value, json};
 use user_service::Store;
 use user_service::domain::{EmailAddress, Timestamp, UserId};
 
-use crate::callgrind::callgrind;
+use crate::callgrind::{callgrind, callgrind_cold, cold_cpu_ms};
 use crate::plan::{BENCH_CODES_PER_USER, Plan};
 use crate::programs::{FLOOR_HELLO, FLOOR_SDK, GET_PROFILE_AT_INIT, PYTHON, check_answer, profile_event};
 use crate::proxy::{Proxy, Tls};
@@ -222,10 +222,15 @@ async fn main() {
 
     if plan.runs("callgrind") && !smoke {
         for program in [FLOOR_HELLO, FLOOR_SDK, "get-profile"] {
-            let launch = plan.launch(program, &table, &plain.url, None);
-            let per = callgrind(&plan, &launch, &profile_event(program, ADA)).await;
-            println!("bench: callgrind {program}: {per} instructions per warm invocation");
-            report.instructions(program, per);
+            let event = profile_event(program, ADA);
+            let warm = callgrind(&plan, &plan.launch(program, &table, &plain.url, None), &event).await;
+            let over_tls = plan.launch(program, &table, &secure.url, Some(tls.ca_file.as_path()));
+            let cold = callgrind_cold(&plan, &over_tls, &event).await;
+            let cpu = cold_cpu_ms(&over_tls, &event, 31).await;
+            println!(
+                "bench: callgrind {program}: {warm} instructions per warm invocation, {cold} per cold start, {cpu:.2} ms of CPU per cold start"
+            );
+            report.instructions(program, warm, cold, cpu);
         }
     }
     report.write().unwrap();

@@ -368,6 +368,19 @@ impl Environment {
         self.child.id()
     }
 
+    /// The CPU time its threads have used so far, in ns (the first field of
+    /// each `/proc/<pid>/task/*/schedstat`): what a CPU quota stretches.
+    pub(crate) fn cpu_ns(&self) -> Option<u64> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.pid()?)).ok()?;
+        let used = tasks
+            .filter_map(|task| {
+                let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+                stat.split_whitespace().next()?.parse::<u64>().ok()
+            })
+            .sum();
+        Some(used)
+    }
+
     /// What the process printed so far (stdout and stderr).
     pub(crate) fn output(&self) -> Vec<String> {
         self.output.lock().unwrap().clone()

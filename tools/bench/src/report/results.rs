@@ -40,7 +40,9 @@ pub(crate) struct Report {
     pub(super) cold: Vec<Cold>,
     pub(super) warm: Vec<Warm>,
     pub(super) memory: Vec<Memory>,
-    pub(super) instructions: Vec<(String, u64)>,
+    /// Per program: instructions per warm invocation and per cold start over
+    /// TLS, and the CPU time (ms) of a cold start.
+    pub(super) instructions: Vec<(String, u64, u64, f64)>,
     pub(super) requests: Vec<RequestRow>,
     /// The migration's paths beside the success paths.
     pub(super) requests_beside: Vec<RequestRow>,
@@ -129,8 +131,15 @@ impl Report {
         });
     }
 
-    pub(crate) fn instructions(&mut self, program: &str, per_invocation: u64) {
-        self.instructions.push((program.to_owned(), per_invocation));
+    pub(crate) fn instructions(
+        &mut self,
+        program: &str,
+        per_warm_invocation: u64,
+        per_cold_start: u64,
+        cold_cpu_ms: f64,
+    ) {
+        self.instructions
+            .push((program.to_owned(), per_warm_invocation, per_cold_start, cold_cpu_ms));
     }
 
     pub(crate) fn requests(&mut self, rows: Vec<RequestRow>, beside: Vec<RequestRow>) {
