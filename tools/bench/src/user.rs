@@ -9,11 +9,13 @@ use user_service::domain::{EmailAddress, NewUser, Timestamp, UserId};
 pub(crate) const ADA: &str = "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e";
 pub(crate) const ADA_EMAIL: &str = "ada@example.com";
 
-/// An HTTP event for another caller.
+/// An HTTP event for `user`, signed in just now: the routes that need a
+/// recent sign-in refuse the files' own `auth_time`, the day they were captured.
 pub(crate) fn with_sub(mut event: Value, user: &str) -> Value {
     if let Some(claims) = event.pointer_mut("/requestContext/authorizer/jwt/claims") {
         claims["sub"] = json!(user);
         claims["username"] = json!(user);
+        claims["auth_time"] = json!(Timestamp::now().unix_seconds().to_string());
     }
     event
 }
