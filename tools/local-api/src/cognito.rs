@@ -218,19 +218,12 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     let Ok(email) = EmailAddress::parse(&body.email) else {
         return invalid_email();
     };
+    // A session at most a day old: an access token lives a day at most.
+    let signed_in_ago = body.signed_in_seconds_ago.min(86_400);
     let mut user = shared.pool.find(email.as_str()).await;
     let Some(mirror) = &shared.mirror else {
         return match user {
-            Some(user) => {
-                sign_in(
-                    &shared,
-                    &user,
-                    &body.groups,
-                    body.signed_in_seconds_ago.min(86_400),
-                    StatusCode::OK,
-                )
-                .await
-            }
+            Some(user) => sign_in(&shared, &user, &body.groups, signed_in_ago, StatusCode::OK).await,
             None => no_such_user(),
         };
     };
@@ -258,14 +251,7 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
                     return pool_failure(&err);
                 }
             }
-            sign_in(
-                &shared,
-                &user,
-                &body.groups,
-                body.signed_in_seconds_ago.min(86_400),
-                StatusCode::OK,
-            )
-            .await
+            sign_in(&shared, &user, &body.groups, signed_in_ago, StatusCode::OK).await
         }
     }
 }
