@@ -19,11 +19,15 @@ impl Event {
         Self::load(function.name)
     }
 
-    /// As `sub`, signed in just now (the token's `auth_time` and `iat`): the
-    /// routes that need a recent sign-in admit it.
+    /// As `sub`, with a token issued just now (`iat`) whose user signed in
+    /// just now (`auth_time`): the routes that need a recent sign-in admit it.
+    /// `signed_in_at` then moves the sign-in alone, as a refresh does.
     pub fn caller(mut self, sub: &str) -> Self {
-        self.0["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub);
-        self.signed_in_at(user_service::domain::Timestamp::now().unix_seconds())
+        let now = user_service::domain::Timestamp::now().unix_seconds();
+        let claims = &mut self.0["requestContext"]["authorizer"]["jwt"]["claims"];
+        claims["sub"] = json!(sub);
+        claims["iat"] = json!(now.to_string());
+        self.signed_in_at(now)
     }
 
     /// A token whose user signed in at `unix_seconds` (`auth_time`), as an
