@@ -7,7 +7,7 @@ use crate::config::{ClientTimeouts, ConfigError, ReconcileConfig, StoreConfig};
 use crate::identity::UserPool;
 use crate::mail::Sender;
 use crate::metrics::Emf;
-use crate::store::{Store, sdk_config};
+use crate::store::{Store, lambda_sdk_config};
 use crate::verification_key::VerificationKey;
 
 use std::future::Future;
@@ -31,6 +31,9 @@ pub struct App {
     /// Mail delivery, for the functions whose catalog entry sends mail; no
     /// other function builds an SES client.
     pub sender: Option<Sender>,
+    /// The page a recovery link opens (`ADDRESS_RECOVERY_URL`), for the
+    /// functions that send mail; without it a notice goes without a link.
+    pub recovery_page: Option<String>,
     /// The time every handler decides by; tests set it.
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
@@ -68,6 +71,7 @@ impl App {
             admin_group: DEFAULT_ADMIN_GROUP.to_owned(),
             reauthentication_window: DEFAULT_REAUTHENTICATION_WINDOW,
             sender: Some(Sender::Log),
+            recovery_page: None,
             clock: Clock::System,
             users: None,
             reconcile: ReconcileConfig::default(),
@@ -121,7 +125,7 @@ impl App {
         } else {
             DEFAULT_REAUTHENTICATION_WINDOW
         };
-        let sdk = sdk_config(timeouts).await;
+        let sdk = lambda_sdk_config(timeouts).await;
         let policy = crate::address_policy::AddressPolicy::from_lookup(lookup)?;
         let mut store = Store::new(aws_sdk_dynamodb::Client::new(&sdk), config).with_policy(policy);
         if open_at_init(lookup) {
@@ -131,6 +135,11 @@ impl App {
             store = store.with_key(key(lookup, &sdk).await?);
         }
         let sender = clients.sender.map(|sender| sender(lookup, &sdk)).transpose()?;
+        let recovery_page = sender
+            .is_some()
+            .then(|| crate::config::optional(lookup, crate::config::ADDRESS_RECOVERY_URL))
+            .flatten()
+            .filter(|page| !page.trim().is_empty());
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
         let bus = clients.bus.map(|bus| bus(lookup, &sdk)).transpose()?;
         let reconcile = if function.runs_the_reconcile() {
@@ -144,6 +153,7 @@ impl App {
             admin_group,
             reauthentication_window,
             sender,
+            recovery_page,
             clock: Clock::System,
             users,
             reconcile,

@@ -112,7 +112,8 @@ pub const SET_PRIMARY_EMAIL: Function = Function {
         "/me/primary-email",
         Access::User,
         "Makes a verified address the caller's primary address.",
-        &["Query", "UpdateItem"],
+        // PutItem: the switch, kept for its undoing.
+        &["Query", "UpdateItem", "PutItem"],
     )
 };
 /// `DELETE /me/emails/{emailId}`: drops an address that is not primary and releases its claim.
@@ -177,6 +178,40 @@ pub const EXPORT_ACCOUNT: Function = Function {
         Access::User,
         "Exports everything the service holds about the caller (a per-user daily limit).",
         &["GetItem", "Query", "ConditionCheckItem", "PutItem"],
+    )
+};
+/// `GET /recovery`: the page a recovery link opens. It asks before it
+/// recovers (a mail scanner that opens the link changes nothing) and posts the
+/// token from the link's fragment, which browsers never send.
+pub const RECOVERY_PAGE: Function = Function {
+    ..http(
+        "recovery-page",
+        "GET",
+        "/recovery",
+        Access::Anyone,
+        "The page a recovery link opens: it asks, then posts the link's token.",
+        &[],
+    )
+};
+/// `POST /recovery`: a former primary address takes the account back with the
+/// one-time token its notice carried. GetItem: the source's counter of refused
+/// links; Query: the account; the recovery is one transaction.
+pub const RECOVER_ACCOUNT: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "recover-account",
+        "POST",
+        "/recovery",
+        Access::Anyone,
+        "Takes an account back from a switch of its primary address, with the link mailed to the former address.",
+        &[
+            "GetItem",
+            "Query",
+            "UpdateItem",
+            "PutItem",
+            "DeleteItem",
+            "ConditionCheckItem",
+        ],
     )
 };
 /// `GET /admin/users`: an admin finds an address's owner through GSI1.
@@ -350,17 +385,23 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
         "AdminDisableUser",
         "AdminEnableUser",
         "AdminDeleteUser",
+        // A recovery: a new password at the next sign-in.
+        "AdminResetUserPassword",
     ],
     sends_email: true,
+    // The recovery link's token is stored as a keyed hash.
+    reads_verification_key: true,
     ..function(
         "sync-cognito-email",
         Trigger::TableStream {
             event: "ProfileChanges",
             filters: &[PROFILE_CHANGES],
         },
-        "profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.",
-        // Records the address Cognito now holds on the profile.
-        &["UpdateItem"],
+        "profile changes reach Cognito (email follows the primary; suspend, re-activate, delete; a recovery signs out and asks for a new password); notifies the old primary with its recovery link.",
+        // Records the address Cognito now holds on the profile, and a
+        // recovery token on its switch; an erasure's switches are queried
+        // and deleted with the addresses they reserve.
+        &["UpdateItem", "Query", "DeleteItem"],
     )
 };
 
@@ -416,6 +457,8 @@ pub const FUNCTIONS: &[Function] = &[
     DELETE_ACCOUNT,
     CHECK_EMAIL,
     EXPORT_ACCOUNT,
+    RECOVERY_PAGE,
+    RECOVER_ACCOUNT,
     FIND_USER_BY_EMAIL,
     LIST_USERS,
     SET_USER_STATUS,
@@ -460,6 +503,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 16);
+        assert_eq!(count, 18);
     }
 }

@@ -312,6 +312,23 @@ impl UserPool {
         }
     }
 
+    /// The user must set a new password at their next sign-in: Cognito mails a
+    /// code to their (verified) address, and the old password no longer signs
+    /// in. A recovery's: whoever took the account may know the old one.
+    pub async fn require_new_password(&self, user: &UserId) -> Result<Applied, IdentityError> {
+        match applied(on_user!(
+            self,
+            admin_reset_user_password,
+            "AdminResetUserPassword",
+            user
+        )) {
+            // A user who has yet to choose a password (FORCE_CHANGE_PASSWORD)
+            // must choose one anyway; a disabled one cannot sign in.
+            Err(err) if err.is_not_authorized() => Ok(Applied::Done),
+            other => other,
+        }
+    }
+
     /// The user can no longer sign in and their tokens stop working: Cognito's side of a suspension.
     pub async fn disable(&self, user: &UserId) -> Result<Applied, IdentityError> {
         applied(on_user!(self, admin_disable_user, "AdminDisableUser", user))

@@ -34,6 +34,7 @@ pub mod metrics;
 pub mod reconcile;
 #[cfg(feature = "aws")]
 pub mod reconciler;
+pub mod recovery;
 #[cfg(feature = "aws")]
 pub mod secrets;
 #[cfg(feature = "aws")]

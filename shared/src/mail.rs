@@ -1,7 +1,8 @@
 //! The mail the service sends, and the sender that delivers it.
 //!
 //! Two messages: a verification code, and a notice to a former primary address.
-//! Neither carries a link: a code is typed in, and a notice asks for nothing.
+//! A code is typed in and carries no link. The notice carries one link, when
+//! the switch can still be undone: the way back for the account's owner.
 
 use aws_sdk_sesv2::error::SdkError;
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
@@ -29,7 +30,27 @@ pub enum Mail<'a> {
     PrimaryChanged {
         /// The account whose primary moved; logged by the log sender, never put in the message.
         user_id: &'a UserId,
+        /// The way back, while the switch can be undone.
+        recovery: Option<&'a RecoveryLink>,
     },
+}
+
+/// A recovery link as the notice gives it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RecoveryLink {
+    /// The page, with the token after `#token=`.
+    pub url: String,
+    /// Until when it works.
+    pub valid_until: crate::domain::Timestamp,
+}
+
+impl std::fmt::Debug for RecoveryLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecoveryLink")
+            .field("url", &"<redacted>")
+            .field("valid_until", &self.valid_until)
+            .finish()
+    }
 }
 
 /// Subject and bodies, as sent.
@@ -83,7 +104,7 @@ impl Mail<'_> {
                     html,
                 }
             }
-            Self::PrimaryChanged { .. } => {
+            Self::PrimaryChanged { recovery: None, .. } => {
                 let body = "The primary email address of your account was changed to another address. \
                             This address no longer receives sign-in or password-reset mail for it.";
                 let act = "If you made this change, there is nothing to do. If you did not, \
@@ -92,6 +113,28 @@ impl Mail<'_> {
                     subject: "Your primary email address was changed".to_owned(),
                     text: format!("{body}\n\n{act}\n"),
                     html: html_page(&format!("<p>{body}</p><p>{act}</p>")),
+                }
+            }
+            Self::PrimaryChanged {
+                recovery: Some(link), ..
+            } => {
+                let body = "The primary email address of your account was changed to another address. \
+                            This address no longer receives sign-in or password-reset mail for it.";
+                let ok = "If you made this change, there is nothing to do.";
+                let until = link.valid_until.to_string();
+                let act = format!(
+                    "If you did not, take your account back with this link before {until} (UTC). \
+                     It makes this address the primary one again, removes the addresses added with the change, \
+                     signs everyone out, and asks for a new password at the next sign-in. It works once."
+                );
+                let url = &link.url;
+                let href = escape_html(url);
+                Rendered {
+                    subject: "Your primary email address was changed: was it you?".to_owned(),
+                    text: format!("{body}\n\n{ok}\n\n{act}\n\n{url}\n"),
+                    html: html_page(&format!(
+                        "<p>{body}</p><p>{ok}</p><p>{act}</p><p><a href=\"{href}\">{href}</a></p>"
+                    )),
                 }
             }
         }
@@ -108,7 +151,16 @@ fn expires_in(seconds: i64) -> String {
     }
 }
 
-/// Every interpolated value is a digit string or fixed text: nothing to escape.
+/// A value for an HTML attribute or text: the recovery page's URL is configured.
+fn escape_html(raw: &str) -> String {
+    raw.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Every interpolated value is a digit string, fixed text or escaped: nothing else to escape.
 fn html_page(content: &str) -> String {
     format!(
         "<!doctype html><html><body style=\"font-family:sans-serif;font-size:16px;line-height:1.5\">\
@@ -263,8 +315,12 @@ impl Sender {
                     Mail::VerificationCode { email_id, code, .. } => {
                         tracing::info!(email_id = %email_id, code = code.reveal(), "verification code issued");
                     }
-                    Mail::PrimaryChanged { user_id } => {
-                        tracing::info!(sub = %user_id, "primary change notice sent to the former primary address");
+                    Mail::PrimaryChanged { user_id, recovery } => {
+                        tracing::info!(
+                            sub = %user_id,
+                            recovery_link = recovery.map(|link| link.url.as_str()),
+                            "primary change notice sent to the former primary address"
+                        );
                     }
                 }
                 Ok(())
@@ -309,7 +365,11 @@ mod tests {
     #[test]
     fn the_notice_carries_no_code_and_no_link() {
         let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
-        let rendered = Mail::PrimaryChanged { user_id: &user }.render();
+        let rendered = Mail::PrimaryChanged {
+            user_id: &user,
+            recovery: None,
+        }
+        .render();
         assert_eq!(rendered.subject, "Your primary email address was changed");
         for body in [&rendered.text, &rendered.html] {
             assert!(body.contains("If you did not"));
@@ -318,6 +378,32 @@ mod tests {
             assert!(!body.contains("code"), "no code");
         }
         assert!(!rendered.text.bytes().any(|b| b.is_ascii_digit()), "no code");
+    }
+
+    #[test]
+    fn the_notice_of_an_undoable_switch_carries_its_link_once_escaped() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let link = RecoveryLink {
+            url: "https://app.example.com/recover?a=1&b=\"2\"#token=abc_-".to_owned(),
+            valid_until: crate::domain::Timestamp::parse("2026-12-04T10:00:00.000Z").unwrap(),
+        };
+        let rendered = Mail::PrimaryChanged {
+            user_id: &user,
+            recovery: Some(&link),
+        }
+        .render();
+        assert!(rendered.subject.contains("was it you?"));
+        assert!(rendered.text.contains(&link.url));
+        assert!(rendered.text.contains("before 2026-12-04T10:00:00.000Z (UTC)"));
+        assert!(rendered.text.contains("It works once."));
+        assert!(
+            rendered
+                .html
+                .contains("href=\"https://app.example.com/recover?a=1&amp;b=&quot;2&quot;#token=abc_-\"")
+        );
+        assert!(!rendered.html.contains("b=\"2\""), "escaped in the HTML");
+        assert!(!rendered.text.contains(user.as_str()));
+        assert!(!format!("{link:?}").contains("token="), "Debug hides the token");
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum Metric {
     PrimarySwitches,
     /// An address was removed from an account.
     EmailsRemoved,
+    /// A former primary address followed its recovery link and took the account back.
+    AccountsRecovered,
+    /// A recovery link that undid nothing (unknown, used, lapsed): guesses show here.
+    RecoveryLinksRefused,
     /// An account was deleted and its personal data erased (by its user, an
     /// admin, or reconcile-users after a deletion in Cognito).
     UsersDeleted,
@@ -107,6 +111,8 @@ impl Metric {
         Metric::VerificationsRefusedByLimit,
         Metric::PrimarySwitches,
         Metric::EmailsRemoved,
+        Metric::AccountsRecovered,
+        Metric::RecoveryLinksRefused,
         Metric::UsersDeleted,
         Metric::ReconcilePassesCompleted,
         Metric::ContentionRetries,
@@ -138,6 +144,8 @@ impl Metric {
             Metric::VerificationsRefusedByLimit => "VerificationsRefusedByLimit",
             Metric::PrimarySwitches => "PrimarySwitches",
             Metric::EmailsRemoved => "EmailsRemoved",
+            Metric::AccountsRecovered => "AccountsRecovered",
+            Metric::RecoveryLinksRefused => "RecoveryLinksRefused",
             Metric::UsersDeleted => "UsersDeleted",
             Metric::ReconcilePassesCompleted => "ReconcilePassesCompleted",
             Metric::ContentionRetries => "ContentionRetries",
@@ -165,6 +173,8 @@ impl Metric {
             | Metric::AddressesNotAllowed
             | Metric::PrimarySwitches
             | Metric::EmailsRemoved
+            | Metric::AccountsRecovered
+            | Metric::RecoveryLinksRefused
             | Metric::UsersDeleted
             | Metric::ReconcilePassesCompleted
             | Metric::MigrationsStarted

@@ -24,6 +24,11 @@ impl TryFrom<String> for VerificationCode {
 #[error("the OS random source failed")]
 pub struct RandomSourceError(#[source] getrandom::Error);
 
+/// Fills `bytes` from the OS random source.
+pub(crate) fn fill_random(bytes: &mut [u8]) -> Result<(), RandomSourceError> {
+    getrandom::fill(bytes).map_err(RandomSourceError)
+}
+
 impl VerificationCode {
     /// A fresh code, uniform over 000000 to 999999, drawn from the OS random source.
     pub fn generate() -> Result<Self, RandomSourceError> {
@@ -33,7 +38,7 @@ impl VerificationCode {
         const LIMIT: u32 = u32::MAX - (u32::MAX % RANGE);
         loop {
             let mut bytes = [0u8; 4];
-            getrandom::fill(&mut bytes).map_err(RandomSourceError)?;
+            fill_random(&mut bytes)?;
             let value = u32::from_le_bytes(bytes);
             if value < LIMIT {
                 return Ok(Self(format!("{:06}", value % RANGE)));

@@ -17,6 +17,7 @@ pub struct VerificationKey {
     code_key: hmac::Key,
     address_key: hmac::Key,
     import_key: hmac::Key,
+    recovery_key: hmac::Key,
 }
 
 /// Why a secret cannot be a key.
@@ -37,6 +38,7 @@ impl VerificationKey {
             code_key: derive(secret, b"user-service/verification-code/v2"),
             address_key: derive(secret, b"user-service/address/v1"),
             import_key: derive(secret, b"user-service/erased-import/v1"),
+            recovery_key: derive(secret, b"user-service/recovery-token/v1"),
         })
     }
 
@@ -58,6 +60,30 @@ impl VerificationKey {
         let tag = hmac::sign(&self.import_key, primary.as_str().as_bytes());
         ImportKey::parse(&hex::encode(&tag.as_ref()[..16]))
             .unwrap_or_else(|_| unreachable!("16 bytes in hex are 32 hex digits"))
+    }
+}
+
+impl VerificationKey {
+    /// A keyed, non-reversible name for a network source (an IP address), for
+    /// the counter of its refused recovery links: the table never holds it.
+    pub fn source_hash(&self, source_ip: &str) -> String {
+        let mut context = hmac::Context::with_key(&self.recovery_key);
+        context.update(b"source\0");
+        context.update(source_ip.as_bytes());
+        hex::encode(&context.sign().as_ref()[..16])
+    }
+
+    /// The stored form of a recovery token's `secret`: an HMAC bound to its
+    /// account and switch (the profile version it wrote), so a hash copied to
+    /// another switch matches nothing.
+    pub fn recovery_hash(&self, user: &crate::domain::UserId, version: u64, secret: &[u8]) -> String {
+        let mut context = hmac::Context::with_key(&self.recovery_key);
+        context.update(b"token\0");
+        context.update(user.as_str().as_bytes());
+        context.update(b"\0");
+        context.update(&version.to_be_bytes());
+        context.update(secret);
+        hex::encode(context.sign().as_ref())
     }
 }
 
@@ -145,5 +171,20 @@ mod tests {
             i,
             key("another development key, 32 bytes long").import_key(&address("ada@example.com"))
         );
+    }
+
+    #[test]
+    fn a_recovery_hash_is_bound_to_its_account_and_switch() {
+        use crate::domain::UserId;
+        let k = key(&"k".repeat(32));
+        let (ada, grace) = (UserId::parse("ada").unwrap(), UserId::parse("grace").unwrap());
+        let secret = [7u8; 32];
+        let hash = k.recovery_hash(&ada, 3, &secret);
+        assert_eq!(hash, k.recovery_hash(&ada, 3, &secret));
+        assert_eq!(hash.len(), 64);
+        assert_ne!(hash, key(&"j".repeat(32)).recovery_hash(&ada, 3, &secret), "keyed");
+        assert_ne!(hash, k.recovery_hash(&ada, 4, &secret), "bound to the switch");
+        assert_ne!(hash, k.recovery_hash(&grace, 3, &secret), "bound to the account");
+        assert_ne!(hash, k.recovery_hash(&ada, 3, &[8u8; 32]));
     }
 }

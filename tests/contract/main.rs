@@ -124,6 +124,7 @@ fn security_is_each_routes_access() {
         let expected = match access {
             Access::User => json!([{ "cognito": [] }]),
             Access::Admin => json!([{ "cognito": [admin_group.clone()] }]),
+            Access::Anyone => json!([]),
         };
         assert_eq!(effective, &expected, "security of {method} {path} ({})", f.name);
         let codes = documented_codes(op);
@@ -164,14 +165,20 @@ fn possible_problems(name: &str, access: Access) -> Vec<Problem> {
     let route = route(name);
     let reads = route.reads();
     let mut problems = vec![
-        Problem::unauthenticated(),
         // Any route: a body marked base64 that does not decode.
         Problem::validation("body", "is marked base64 but does not decode"),
         Problem::from(&StoreError::Contended),
         Problem::from(&StoreError::Inconsistent("a bug")),
     ];
-    if access == Access::Admin {
-        problems.extend([Problem::forbidden(), Problem::forbidden_inactive_admin()]);
+    match access {
+        Access::Admin => problems.extend([
+            Problem::unauthenticated(),
+            Problem::forbidden(),
+            Problem::forbidden_inactive_admin(),
+        ]),
+        // A recovery since the session signed in ends it, on every route of the user's own.
+        Access::User => problems.extend([Problem::unauthenticated(), Problem::from(&StoreError::SessionRevoked)]),
+        Access::Anyone => {}
     }
     if reads.json_body {
         problems.extend([
@@ -235,8 +242,14 @@ fn every_status_a_handler_can_answer_is_documented() {
                 );
             }
         }
-        // API Gateway's own answers, before or instead of the function.
-        for status in [401, 404, 413, 429, 500, 503] {
+        // API Gateway's own answers, before or instead of the function; no
+        // authorizer runs on a route anyone may call.
+        let gateway: &[u16] = if access == Access::Anyone {
+            &[404, 413, 429, 500, 503]
+        } else {
+            &[401, 404, 413, 429, 500, 503]
+        };
+        for &status in gateway {
             let response = response(&spec, op, status)
                 .unwrap_or_else(|| panic!("{method} {path}: API Gateway's {status} is undocumented"));
             let schema = &response["content"]["application/json"]["schema"];
@@ -249,7 +262,7 @@ fn every_status_a_handler_can_answer_is_documented() {
         let possible: BTreeSet<u16> = possible_problems(f.name, access)
             .iter()
             .map(|p| p.status.as_u16())
-            .chain([401, 404, 413, 429, 500, 503])
+            .chain(gateway.iter().copied())
             .collect();
         for (status, _) in op["responses"].as_object().unwrap() {
             let status: u16 = status.parse().expect("explicit statuses only");

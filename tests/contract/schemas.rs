@@ -207,6 +207,24 @@ fn export(full: bool) -> AccountExport {
             first_added_at: full.then_some(now),
         })
         .collect(),
+        switches: vec![user_service::domain::SwitchExport {
+            version: 3,
+            former_email: EmailAddress::parse("ada.old@example.com").unwrap(),
+            changed_at: now,
+            recoverable_until: now,
+            links_mailed: 1,
+        }]
+        .into_iter()
+        .filter(|_| full)
+        .collect(),
+        recoveries: vec![user_service::domain::RecoveryExport {
+            undone_version: 3,
+            version: 4,
+            recovered_at: now,
+        }]
+        .into_iter()
+        .filter(|_| full)
+        .collect(),
     }
 }
 

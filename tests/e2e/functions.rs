@@ -315,6 +315,20 @@ fn every_event_file_against_the_real_binaries() {
     assert_eq!(export.body["emails"].as_array().unwrap().len(), 2);
     assert!(!export.body.to_string().contains("verificationCodeHash"));
     note("export-account");
+    // The recovery link's page, and a link the file made up: no such switch.
+    let page = run.http_as_captured("recovery-page", "recovery-page");
+    page.expect(200);
+    assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
+    assert!(
+        page.headers["content-security-policy"]
+            .as_str()
+            .unwrap()
+            .contains("script-src 'sha256-")
+    );
+    note("recovery-page");
+    run.http_as_captured("recover-account", "recover-account")
+        .problem(404, "RECOVERY_LINK_INVALID");
+    note("recover-account");
 
     run.http("send-verification", "send-verification")
         .problem(404, "NOT_FOUND");
@@ -468,6 +482,11 @@ fn every_event_file_against_the_real_binaries() {
     assert!(lines.iter().any(|l| l["message"] == "request handled"));
     for line in lines.iter().filter(|l| l["message"] == "request handled") {
         let sub = line["span"]["sub"].as_str();
+        if line["span"]["access"] == "anyone" {
+            // A route anyone may call: no caller, no sub (recovery-page, recover-account).
+            assert!(sub.is_none(), "{line}");
+            continue;
+        }
         if line["status"] == 401 && sub.is_none() {
             // Refused before any identity: the forged sub is not logged. A
             // verified caller whose sign-in is too old (REAUTHENTICATION_REQUIRED)
@@ -501,6 +520,8 @@ fn every_event_file_against_the_real_binaries() {
         ("list-users", Metric::AdminLookups, 1),
         ("set-primary-email", Metric::PrimarySwitches, 1),
         ("remove-email", Metric::EmailsRemoved, 1),
+        // The file's link undoes nothing: a stranger's guess, counted.
+        ("recover-account", Metric::RecoveryLinksRefused, 1),
         ("set-user-status", Metric::AdminStatusChanges, 1),
         ("reconcile-users", Metric::ReconcilePassesCompleted, 1),
         // The pending user's password matched (the two refusals count nothing).

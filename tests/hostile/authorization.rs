@@ -201,7 +201,9 @@ async fn route_matrix(route: &'static Function) -> Cells {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_answers_every_caller_as_its_access_says() {
     let started = Instant::now();
-    let routes = routes();
+    // A route anyone may call answers no caller differently: what it reads is
+    // its own proof (integration/recovery.rs holds it to that).
+    let routes: Vec<_> = routes().into_iter().filter(|r| r.access() != Access::Anyone).collect();
     let results = join_all(routes.iter().map(|route| route_matrix(route))).await;
     let mut checked = 0;
     let mut failures = Vec::new();

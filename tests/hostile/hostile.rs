@@ -195,85 +195,88 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
     };
     let unauthenticated = Expect::Exactly(401, "UNAUTHENTICATED");
 
-    // ---- Claims: every route.
-    add(
-        "claims",
-        "no authorizer".into(),
-        base.clone().anonymous(),
-        unauthenticated,
-    );
-    let mut e = base.clone();
-    e.0["requestContext"]["authorizer"] = json!({});
-    add("claims", "an authorizer without a JWT".into(), e, unauthenticated);
-    let mut e = base.clone();
-    e.0["requestContext"]["authorizer"]["jwt"] = json!({ "scopes": ["aws.cognito.signin.user.admin"] });
-    add("claims", "a JWT without claims".into(), e, unauthenticated);
-    let mut e = base.clone();
-    claims(&mut e).remove("sub");
-    add("claims", "no sub".into(), e, unauthenticated);
-    for (label, sub) in [
-        ("empty sub", String::new()),
-        ("blank sub", " ".to_owned()),
-        ("a key as sub", format!("USER#{}", victim.sub)),
-        ("a lone # as sub", "#".to_owned()),
-        ("sub with a sort key", format!("{}#PROFILE", victim.sub)),
-        ("traversal in sub", format!("../{}", victim.sub)),
-        ("NUL in sub", format!("{}\u{0}", victim.sub)),
-        ("space in sub", format!("{} x", victim.sub)),
-        ("wildcard sub", "*".to_owned()),
-        ("129-character sub", "a".repeat(129)),
-        ("percent-encoded sub", format!("{}%23", victim.sub)),
-    ] {
-        add("claims", label.into(), base.clone().caller(&sub), unauthenticated);
-    }
-    for (label, token_use) in [
-        ("an ID token", Some("id")),
-        ("no token_use", None),
-        ("token_use ACCESS", Some("ACCESS")),
-        ("token_use with a space", Some("access ")),
-    ] {
-        let mut e = base.clone();
-        match token_use {
-            Some(t) => {
-                claims(&mut e).insert("token_use".into(), json!(t));
-            }
-            None => {
-                claims(&mut e).remove("token_use");
-            }
-        }
-        add("claims", label.into(), e, unauthenticated);
-    }
-    // Cognito's subs are lower-case UUIDs: anything else never came from the
-    // pool, so it is refused before the table is asked (a sub of `admin` once
-    // reached it and got 404).
-    for (label, sub) in [
-        ("a sub that is not a UUID", "not-a-uuid".to_owned()),
-        ("admin as sub", "admin".to_owned()),
-        ("the victim's sub in capitals", victim.sub.to_uppercase()),
-        ("the victim's sub without hyphens", victim.sub.replace('-', "")),
-        ("the victim's sub in braces", format!("{{{}}}", victim.sub)),
-        ("PROFILE as sub", "PROFILE".to_owned()),
-    ] {
+    // ---- Claims: every route that reads a caller; a route anyone may call
+    // reads none, and its own proof is the recovery suite's.
+    if route.access() != Access::Anyone {
         add(
             "claims",
-            label.into(),
-            base.clone().caller(&sub),
-            Expect::BeforeTheTable(401, "UNAUTHENTICATED"),
+            "no authorizer".into(),
+            base.clone().anonymous(),
+            unauthenticated,
+        );
+        let mut e = base.clone();
+        e.0["requestContext"]["authorizer"] = json!({});
+        add("claims", "an authorizer without a JWT".into(), e, unauthenticated);
+        let mut e = base.clone();
+        e.0["requestContext"]["authorizer"]["jwt"] = json!({ "scopes": ["aws.cognito.signin.user.admin"] });
+        add("claims", "a JWT without claims".into(), e, unauthenticated);
+        let mut e = base.clone();
+        claims(&mut e).remove("sub");
+        add("claims", "no sub".into(), e, unauthenticated);
+        for (label, sub) in [
+            ("empty sub", String::new()),
+            ("blank sub", " ".to_owned()),
+            ("a key as sub", format!("USER#{}", victim.sub)),
+            ("a lone # as sub", "#".to_owned()),
+            ("sub with a sort key", format!("{}#PROFILE", victim.sub)),
+            ("traversal in sub", format!("../{}", victim.sub)),
+            ("NUL in sub", format!("{}\u{0}", victim.sub)),
+            ("space in sub", format!("{} x", victim.sub)),
+            ("wildcard sub", "*".to_owned()),
+            ("129-character sub", "a".repeat(129)),
+            ("percent-encoded sub", format!("{}%23", victim.sub)),
+        ] {
+            add("claims", label.into(), base.clone().caller(&sub), unauthenticated);
+        }
+        for (label, token_use) in [
+            ("an ID token", Some("id")),
+            ("no token_use", None),
+            ("token_use ACCESS", Some("ACCESS")),
+            ("token_use with a space", Some("access ")),
+        ] {
+            let mut e = base.clone();
+            match token_use {
+                Some(t) => {
+                    claims(&mut e).insert("token_use".into(), json!(t));
+                }
+                None => {
+                    claims(&mut e).remove("token_use");
+                }
+            }
+            add("claims", label.into(), e, unauthenticated);
+        }
+        // Cognito's subs are lower-case UUIDs: anything else never came from the
+        // pool, so it is refused before the table is asked (a sub of `admin` once
+        // reached it and got 404).
+        for (label, sub) in [
+            ("a sub that is not a UUID", "not-a-uuid".to_owned()),
+            ("admin as sub", "admin".to_owned()),
+            ("the victim's sub in capitals", victim.sub.to_uppercase()),
+            ("the victim's sub without hyphens", victim.sub.replace('-', "")),
+            ("the victim's sub in braces", format!("{{{}}}", victim.sub)),
+            ("PROFILE as sub", "PROFILE".to_owned()),
+        ] {
+            add(
+                "claims",
+                label.into(),
+                base.clone().caller(&sub),
+                Expect::BeforeTheTable(401, "UNAUTHENTICATED"),
+            );
+        }
+        // A UUID nobody has: what GET /me answers a deleted or unknown caller, on
+        // every route (an admin route admits no such admin).
+        let stranger = if route.access() == Access::Admin {
+            Expect::Exactly(403, "FORBIDDEN")
+        } else {
+            Expect::Exactly(404, "NOT_FOUND")
+        };
+        add(
+            "claims",
+            "a UUID nobody has".into(),
+            base.clone().caller(&uuid::Uuid::new_v4().to_string()),
+            stranger,
         );
     }
-    // A UUID nobody has: what GET /me answers a deleted or unknown caller, on
-    // every route (an admin route admits no such admin).
-    let stranger = if route.access() == Access::Admin {
-        Expect::Exactly(403, "FORBIDDEN")
-    } else {
-        Expect::Exactly(404, "NOT_FOUND")
-    };
-    add(
-        "claims",
-        "a UUID nobody has".into(),
-        base.clone().caller(&uuid::Uuid::new_v4().to_string()),
-        stranger,
-    );
 
     // ---- A body marked base64 that does not decode: every route. It once
     // panicked inside lambda_http (API Gateway answered 500).
@@ -685,7 +688,10 @@ struct Tally {
 /// only thing wrong with each variant.
 async fn attack(route: &'static Function) -> Tally {
     let (app, calls) = spawn_recorded().await;
-    let victim = account(&app, "victim").await;
+    let mut victim = account(&app, "victim").await;
+    if route.access() == Access::Anyone {
+        victim = with_recovery(&app, victim).await;
+    }
     let admin = profile_only(&app, "admin").await;
     // Past the minute between codes: the valid send-verification is allowed.
     app.clock.advance(61);

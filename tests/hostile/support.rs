@@ -121,6 +121,7 @@ pub(crate) async fn profile_only(app: &TestApp, label: &'static str) -> Account 
         unverified: uuid::Uuid::new_v4().to_string(),
         secondary: uuid::Uuid::new_v4().to_string(),
         email_of_secondary: format!("{label}.old@example.com"),
+        recovery: String::new(),
     }
 }
 
@@ -135,6 +136,25 @@ pub(crate) struct Account {
     pub(crate) unverified: String,
     pub(crate) secondary: String,
     pub(crate) email_of_secondary: String,
+    /// A recovery link's token for the account, once [`with_recovery`] made one.
+    pub(crate) recovery: String,
+}
+
+/// `account` after a switch of its primary to its secondary, with a token
+/// for the link that undoes it: what the recovery route's valid request sends.
+pub(crate) async fn with_recovery(app: &TestApp, mut account: Account) -> Account {
+    let user = UserId::parse(&account.sub).unwrap();
+    let secondary = user_service::domain::EmailId::parse(&account.secondary).unwrap();
+    let now = app.clock.now();
+    let profile = app.store.set_primary(&user, secondary, now).await.unwrap();
+    let (token, _) = app
+        .store
+        .issue_recovery_token(&user, profile.version, now)
+        .await
+        .unwrap()
+        .expect("a fresh switch takes a token");
+    account.recovery = token.encode();
+    account
 }
 
 /// A user with the full fixture shape, built through the store (fixtures are
@@ -216,6 +236,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
             ("{code}", CODE),
             ("{extra}", extra.as_str()),
             ("{free}", "free@example.com"),
+            ("{recovery}", owner.recovery.as_str()),
         ]
         .iter()
         .fold(value.to_owned(), |value, (placeholder, filled)| {
@@ -252,6 +273,7 @@ pub(crate) fn names_an_email_id(route: &Function) -> bool {
         unverified: "00000000-0000-4000-8000-0000000000aa".into(),
         secondary: "00000000-0000-4000-8000-0000000000bb".into(),
         email_of_secondary: "x.old@example.com".into(),
+        recovery: String::new(),
     };
     let target = Target {
         caller: &dummy,
@@ -279,7 +301,7 @@ pub(crate) async fn snapshot(app: &TestApp) -> Snapshot {
         .into_iter()
         .map(|item| {
             let key = (s(&item, "PK"), s(&item, "SK"));
-            let attrs = item.into_iter().map(|(k, v)| (k, format!("{v:?}"))).collect();
+            let attrs = item.into_iter().map(|(k, v)| (k, canonical(&v))).collect();
             (key, attrs)
         })
         .collect()
@@ -293,6 +315,19 @@ pub(crate) fn items_naming(snapshot: &Snapshot, sub: &str) -> Snapshot {
         .filter(|((pk, _), attrs)| pk.contains(sub) || attrs.values().any(|v| v.contains(sub)))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// An attribute value as text, a map's entries in key order (a HashMap's
+/// Debug order differs between two reads of one item).
+fn canonical(value: &AttributeValue) -> String {
+    match value {
+        AttributeValue::M(map) => {
+            let entries: BTreeMap<&String, String> = map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            format!("M({entries:?})")
+        }
+        AttributeValue::L(list) => format!("L({:?})", list.iter().map(canonical).collect::<Vec<_>>()),
+        other => format!("{other:?}"),
+    }
 }
 
 /// What changed between two snapshots, one line per item; empty when nothing did.

@@ -110,9 +110,14 @@ async fn a_canonical_address_lives_its_whole_life_as_typed_and_frees_every_spell
     let err = app.pre_sign_up(NOBODY, "ada+other@gmail.com").await.unwrap_err();
     assert_eq!(err.error_type, "EMAIL_TAKEN", "{err:?}");
 
-    // Removed: every spelling is free again.
+    // Removed: reserved to Ada while her switch away from it can be undone,
+    // in every spelling; then every spelling is free again.
     let old = app.email_id_of(ADA, "ada@example.com").await;
     app.remove_email(ADA, &old).await.assert_status(204);
+    app.add_email(BOB, "ada+again@example.com")
+        .await
+        .assert_problem(409, "EMAIL_TAKEN");
+    app.clock.advance(app.store.config().address_recovery_seconds + 1);
     app.add_address(BOB, "ada+again@example.com").await;
     app.assert_invariants().await;
 

@@ -172,11 +172,11 @@ async fn racing_verify_remove_and_switch_keep_the_rules() {
     let (s, u) = (Arc::clone(&store), user.clone());
     let switch = tokio::spawn(async move { s.set_primary(&u, a, now()).await.map(|_| ()) });
     let (s, u) = (Arc::clone(&store), user.clone());
-    let remove = tokio::spawn(async move { s.remove_email(&u, a).await });
+    let remove = tokio::spawn(async move { s.remove_email(&u, a, user_service::domain::Timestamp::now()).await });
     let (s, u) = (Arc::clone(&store), user.clone());
     let verify = tokio::spawn(async move { s.verify_email(&u, b, &code("123456"), now()).await.map(|_| ()) });
     let (s, u) = (Arc::clone(&store), user.clone());
-    let remove_b = tokio::spawn(async move { s.remove_email(&u, b).await });
+    let remove_b = tokio::spawn(async move { s.remove_email(&u, b, user_service::domain::Timestamp::now()).await });
     for r in [
         switch.await.unwrap(),
         remove.await.unwrap(),

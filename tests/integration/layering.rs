@@ -43,6 +43,7 @@ const CORE: Floors = Floors {
         ("mail", 3),
         ("bus", 3),
         ("verification_key", 3),
+        ("recovery", 3),
         ("secrets", 4),
         ("legacy_password", 4),
         ("store", 4),

@@ -33,6 +33,7 @@ mod preconditions;
 mod publishing;
 mod races;
 mod reauthentication;
+mod recovery;
 mod routes;
 mod secrets;
 mod store_emails;

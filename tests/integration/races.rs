@@ -131,7 +131,10 @@ async fn a_delete_racing_a_remove_and_an_add_deletes_everything() {
         Arc::new(move |other| {
             let user = user.clone();
             Box::pin(async move {
-                other.remove_email(&user, work).await.unwrap();
+                other
+                    .remove_email(&user, work, user_service::domain::Timestamp::now())
+                    .await
+                    .unwrap();
                 other
                     .add_email(&user, &addr("late@example.com"), &code("123456"), now())
                     .await

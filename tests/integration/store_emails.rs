@@ -355,14 +355,26 @@ async fn remove_email_releases_the_address() {
     let work = with_verified(&store, &ada, "work@example.com").await;
 
     let primary = store.list_emails(&ada).await.unwrap()[0].email_id;
-    let err = store.remove_email(&ada, primary).await.unwrap_err();
+    let err = store
+        .remove_email(&ada, primary, user_service::domain::Timestamp::now())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::PrimaryEmail), "{err:?}");
-    let err = store.remove_email(&grace, work).await.unwrap_err();
+    let err = store
+        .remove_email(&grace, work, user_service::domain::Timestamp::now())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
 
-    store.remove_email(&ada, work).await.unwrap();
+    store
+        .remove_email(&ada, work, user_service::domain::Timestamp::now())
+        .await
+        .unwrap();
     assert_eq!(store.get_account(&ada).await.unwrap().profile.email_count, 1);
-    let err = store.remove_email(&ada, work).await.unwrap_err();
+    let err = store
+        .remove_email(&ada, work, user_service::domain::Timestamp::now())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::NotFound), "{err:?}");
     assert!(store.is_available(&addr("work@example.com"), now()).await.unwrap());
     store

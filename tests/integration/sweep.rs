@@ -129,7 +129,7 @@ fn last_tally(answers: &[Value]) -> &Value {
 async fn users_deleted_in_cognito_are_erased_by_the_pass_and_nobody_else() {
     let moto = Moto::start();
     let addresses = addresses(3);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     app.add_address(&subs[1], "second.pending@example.com").await;
     delete_in_cognito(&cognito, &pool, &subs[1]).await;
 
@@ -191,7 +191,7 @@ async fn a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted() 
     let moto = Moto::start();
     let n = scale_users();
     let addresses = addresses(n);
-    let (mut app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // 1 % deleted themselves in Cognito.
     let deleted: BTreeSet<&String> = subs.iter().step_by(100).collect();
     for sub in &deleted {
@@ -244,7 +244,7 @@ async fn a_pass_over_many_users_in_many_short_runs_erases_exactly_the_deleted() 
 async fn a_pass_whose_runs_each_list_one_page_of_a_partition_still_completes() {
     let moto = Moto::start();
     let addresses = addresses(300);
-    let (mut app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     let deleted = [&subs[0], &subs[150], &subs[299]];
     for sub in deleted {
         delete_in_cognito(&cognito, &pool, sub).await;
@@ -278,7 +278,7 @@ async fn a_sign_up_confirmed_while_a_pass_runs_keeps_its_account() {
     let _guard = logs.install();
     let moto = Moto::start();
     let addresses = addresses(120);
-    let (mut app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // Signed up in Cognito, not yet confirmed.
     let late = users_added(&cognito, &pool, &["late@example.com".to_owned()])
         .await
@@ -339,7 +339,7 @@ async fn a_sign_up_confirmed_while_a_pass_runs_keeps_its_account() {
 async fn a_run_killed_between_checkpoints_is_taken_over_once_its_lease_expires() {
     let moto = Moto::start();
     let addresses = addresses(400);
-    let (mut app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     let deleted = [&subs[7], &subs[123], &subs[399]];
     for sub in deleted {
         delete_in_cognito(&cognito, &pool, sub).await;
@@ -393,7 +393,7 @@ async fn a_run_killed_between_checkpoints_is_taken_over_once_its_lease_expires()
 async fn two_runs_at_once_one_moves_the_pass_the_other_refuses() {
     let moto = Moto::start();
     let addresses = addresses(300);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     delete_in_cognito(&cognito, &pool, &subs[42]).await;
     // Deadlines far beyond the pass: the one that holds the lease completes it
     // however slow a loaded machine makes it (30 s once did not).
@@ -417,7 +417,7 @@ async fn two_runs_at_once_one_moves_the_pass_the_other_refuses() {
 async fn users_who_sign_up_while_a_pass_runs_are_never_erased() {
     let moto = Moto::start();
     let addresses = addresses(200);
-    let (mut app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     delete_in_cognito(&cognito, &pool, &subs[3]).await;
     // The pass starts, and its run stops after 2 of the 4 ListUsers calls.
     app.reconcile.list_calls_per_run = Some(2);
@@ -462,7 +462,7 @@ async fn users_added(cognito: &aws_sdk_cognitoidentityprovider::Client, pool: &s
 async fn a_confirmed_cognito_user_without_a_profile_is_counted_and_left_to_the_repair_path() {
     let moto = Moto::start();
     let addresses = addresses(5);
-    let (app, cognito, pool, _) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, _) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // Confirmed in Cognito before the pass, with no profile here.
     let orphan = users_added(&cognito, &pool, &["orphan@example.com".to_owned()]).await;
     confirm(&cognito, &pool, &orphan[0]).await;
@@ -519,7 +519,7 @@ async fn a_pool_that_lacks_most_of_the_table_erases_nobody_and_fails() {
     // looks deleted in Cognito. Nobody is erased; the run fails (its alarm).
     let moto = Moto::start();
     let addresses = addresses(30);
-    let (mut app, right, right_pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (mut app, right, right_pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     delete_in_cognito(&right, &right_pool, &subs[4]).await;
     let (cognito, empty, _) = moto.user_pool(&[]).await;
     app.users = Some(UserPool::new(cognito, empty));
@@ -552,7 +552,7 @@ async fn a_pool_that_lacks_most_of_the_table_erases_nobody_and_fails() {
 async fn a_request_for_a_pass_while_a_run_holds_the_lease_is_not_lost() {
     let moto = Moto::start();
     let addresses = addresses(3);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     assert_eq!(app.reconcile_users().await.unwrap()["complete"], true);
     delete_in_cognito(&cognito, &pool, &subs[0]).await;
     app.clock.advance(60);
@@ -583,7 +583,7 @@ async fn a_request_for_a_pass_while_a_run_holds_the_lease_is_not_lost() {
 async fn a_delete_whose_cognito_side_never_happened_is_completed_by_the_pass() {
     let moto = Moto::start();
     let addresses = addresses(3);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // The first closes her account; the stream's record never reaches the sync:
     // Cognito keeps her, enabled, with the address nobody can now sign up with.
     app.delete_account(&subs[0], "*").await.assert_status(204);
@@ -636,7 +636,7 @@ async fn the_pass_records_the_address_cognito_holds_on_older_profiles() {
     let _guard = logs.install();
     let moto = Moto::start();
     let addresses = addresses(3);
-    let (app, _, _, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, _, _, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // An older profile: written before the attribute existed.
     ddb::client()
         .update_item()
@@ -674,7 +674,7 @@ async fn the_pass_closes_a_stranded_sign_up_whose_address_another_account_verifi
     let _guard = logs.install();
     let moto = Moto::start();
     let addresses = addresses(2);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     let stranded = users_added(&cognito, &pool, &["late@example.com".to_owned()]).await;
     let waiting = users_added(&cognito, &pool, &["waiting@example.com".to_owned()]).await;
     for sub in [&stranded[0], &waiting[0]] {
@@ -707,7 +707,7 @@ async fn the_pass_closes_a_stranded_sign_up_whose_address_another_account_verifi
 async fn a_delete_user_record_erases_that_user_once_the_pool_confirms_it() {
     let moto = Moto::start();
     let addresses = addresses(2);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     app.add_address(&subs[0], "zero.pending@example.com").await;
     delete_in_cognito(&cognito, &pool, &subs[0]).await;
 
@@ -729,7 +729,7 @@ async fn a_delete_user_record_erases_that_user_once_the_pool_confirms_it() {
 async fn a_record_for_a_user_the_pool_still_has_or_another_pools_user_changes_nothing() {
     let moto = Moto::start();
     let addresses = addresses(2);
-    let (app, _cognito, _pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, _cognito, _pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     let items = app.item_count().await;
     // Still in this pool: a record from another pool with the same sub, or a forged one.
     let still = app.cognito_delete_user_record(Some(&subs[0])).await.unwrap();
@@ -747,7 +747,7 @@ async fn a_record_for_a_user_the_pool_still_has_or_another_pools_user_changes_no
 async fn an_old_record_never_touches_the_user_who_signed_up_again_with_the_address() {
     let moto = Moto::start();
     let addresses = addresses(1);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // Deleted in Cognito, erased by the pass, then signed up again: a new sub.
     delete_in_cognito(&cognito, &pool, &subs[0]).await;
     let pass = app.reconcile_users().await.unwrap();
@@ -766,7 +766,7 @@ async fn an_old_record_never_touches_the_user_who_signed_up_again_with_the_addre
 async fn a_record_that_names_no_user_starts_a_pass_at_once() {
     let moto = Moto::start();
     let addresses = addresses(3);
-    let (app, cognito, pool, subs) = pool_and_table(&moto, &addresses).await;
+    let (app, cognito, pool, subs) = Box::pin(pool_and_table(&moto, &addresses)).await;
     // A pass completed a moment ago: none is due for a day.
     let first = app.reconcile_users().await.unwrap();
     assert_eq!(first["complete"], true);

@@ -170,7 +170,7 @@ impl Synced {
 async fn cognito_follows_real_profile_changes_from_the_stream() {
     let logs = LogCapture::default();
     let _guard = logs.install();
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     let (records, passed) = s.changes().await;
     assert!(!records.is_empty(), "sign-up wrote to the stream");
     assert!(passed.is_empty(), "sign-up's INSERTs are not passed");
@@ -268,7 +268,7 @@ async fn cognito_follows_real_profile_changes_from_the_stream() {
 async fn an_address_another_cognito_user_holds_is_retried_and_logged_by_sub_only() {
     // Bob's Cognito user still holds Ada's new address: his own switch away from
     // it has not reached Cognito yet (another shard).
-    let mut s = Synced::start(&["ada@example.com", "ada.work@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com", "ada.work@example.com"])).await;
     let bob = s.subs[1].clone();
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
@@ -317,7 +317,7 @@ async fn an_address_another_cognito_user_holds_is_retried_and_logged_by_sub_only
 
 #[tokio::test]
 async fn a_notice_that_cannot_be_sent_retries_the_record() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     let (_, passed) = s.changes().await;
@@ -491,7 +491,7 @@ async fn records_the_invocation_has_no_time_for_are_retried_untouched() {
 
 #[tokio::test]
 async fn a_suspended_user_who_is_deleted_is_gone_from_cognito() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     let now = s.app.clock.now();
     s.app
@@ -529,7 +529,7 @@ async fn signing_out_a_user_cognito_already_disabled_counts_as_done() {
 
 #[tokio::test]
 async fn switching_back_and_forth_in_one_batch_ends_at_the_last_primary() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     // And back (undo, then redo within one batch of the stream).
@@ -568,7 +568,7 @@ async fn switching_back_and_forth_in_one_batch_ends_at_the_last_primary() {
 /// set the new one there and recorded it.
 #[tokio::test]
 async fn a_former_primary_cannot_be_removed_until_cognito_holds_the_new_one() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     let (_, passed) = s.changes().await;
@@ -604,7 +604,7 @@ async fn a_former_primary_cannot_be_removed_until_cognito_holds_the_new_one() {
 /// stream's order, with a notice to the address Cognito held.
 #[tokio::test]
 async fn a_switch_that_never_reached_cognito_is_applied_again_through_the_stream() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     s.changes().await; // the switch's record, lost
@@ -645,7 +645,7 @@ async fn a_switch_that_never_reached_cognito_is_applied_again_through_the_stream
 /// Cognito ends on the primary the user chose last.
 #[tokio::test]
 async fn a_switch_after_the_pass_asked_is_applied_after_it() {
-    let mut s = Synced::start(&["ada@example.com"]).await;
+    let mut s = Box::pin(Synced::start(&["ada@example.com"])).await;
     s.changes().await;
     s.switch_primary_to("ada.work@example.com").await;
     s.changes().await; // lost

@@ -299,6 +299,8 @@ async fn a_replayed_confirmation_of_an_existing_user_never_closes_their_account(
     app.cognito_holds_primary(grace).await;
     let first = app.email_id_of(grace, "grace@example.com").await;
     app.remove_email(grace, &first).await.assert_status(204);
+    // Reserved to Grace while her switch away from it can be undone; then free.
+    app.clock.advance(app.store.config().address_recovery_seconds + 1);
     app.sign_up(ADA, "ada@example.com").await;
     let taken = app.add_address(ADA, "grace@example.com").await;
     app.verify_email(ADA, &taken, &logs.code_for(&taken))

@@ -512,7 +512,11 @@ async fn a_rerun_never_brings_back_a_person_erased_since_their_line_was_imported
     assert_eq!(app.item_count().await, items, "nothing written");
     for address in ["user0@example.com", "user1@example.com", "user3@example.com"] {
         let email = user_service::domain::EmailAddress::parse(address).unwrap();
-        assert_eq!(app.store.verified_holder(&email).await.unwrap(), None, "{address}");
+        assert_eq!(
+            app.store.verified_holder(&email, app.clock.now()).await.unwrap(),
+            None,
+            "{address}"
+        );
         assert!(
             !cognito_users(&cognito, &pool_id)
                 .await

@@ -71,6 +71,9 @@ pub(crate) struct Record {
     pub(crate) code: Option<Code>,
     /// `None` once verified: the claim is permanent.
     pub(crate) claim_expires_at: Option<i64>,
+    /// Until when a switch away from it can be undone: removed before then,
+    /// its claim stays, reserved to its owner.
+    pub(crate) reserved_until: Option<i64>,
 }
 
 impl Record {
@@ -296,6 +299,8 @@ pub(crate) struct Snapshot {
     pub(crate) records: [Option<Record>; ADDRS],
     /// The holder each address's claim names.
     pub(crate) claims: [Option<usize>; ADDRS],
+    /// Until when the claim of an address removed from its owner reserves it.
+    pub(crate) reservations: [Option<i64>; ADDRS],
     pub(crate) codes_issued: [Vec<i64>; ADDRS],
     pub(crate) codes_requested: [[Vec<i64>; ADDRS]; USERS],
     pub(crate) codes_sent: [Vec<i64>; USERS],
@@ -331,6 +336,10 @@ impl Snapshot {
             assert_eq!(self.records[a], expected.records[a], "record of address {a} {when}");
             assert_eq!(self.claims[a], expected.claims[a], "claim of address {a} {when}");
             assert_eq!(
+                self.reservations[a], expected.reservations[a],
+                "reservation of address {a} {when}"
+            );
+            assert_eq!(
                 self.codes_issued[a], expected.codes_issued[a],
                 "codes issued to address {a} {when}"
             );
@@ -345,6 +354,9 @@ pub(crate) struct Model {
     pub(crate) now: i64,
     pub(crate) users: [Option<User>; USERS],
     pub(crate) records: [Option<Record>; ADDRS],
+    /// An address removed while a switch away from it could be undone: its
+    /// owner, and until when its claim reserves it to them.
+    pub(crate) reserved: [Option<(usize, i64)>; ADDRS],
     pub(crate) codes_issued: [Vec<i64>; ADDRS],
     pub(crate) codes_requested: [[Vec<i64>; ADDRS]; USERS],
     pub(crate) codes_sent: [Vec<i64>; USERS],
@@ -441,6 +453,7 @@ impl Model {
             now: 0,
             users: Default::default(),
             records: Default::default(),
+            reserved: Default::default(),
             codes_issued: Default::default(),
             codes_requested: Default::default(),
             codes_sent: Default::default(),
@@ -464,7 +477,13 @@ impl Model {
         Snapshot {
             users: self.users.clone(),
             records: self.records.clone(),
-            claims: std::array::from_fn(|a| self.records[a].as_ref().map(|r| r.owner)),
+            claims: std::array::from_fn(|a| {
+                self.records[a]
+                    .as_ref()
+                    .map(|r| r.owner)
+                    .or(self.reserved[a].map(|(owner, _)| owner))
+            }),
+            reservations: std::array::from_fn(|a| self.reserved[a].map(|(_, until)| until)),
             codes_issued: std::array::from_fn(|a| recent(&self.codes_issued[a], now)),
             codes_requested: std::array::from_fn(|u| std::array::from_fn(|a| recent(&self.codes_requested[u][a], now))),
             codes_sent: std::array::from_fn(|u| recent(&self.codes_sent[u], now)),
@@ -544,15 +563,26 @@ impl Model {
 
     pub(crate) fn address_view(&self, addr: usize) -> AddressView {
         let record = self.records[addr].as_ref();
+        let reserved = self.reserved[addr].filter(|(_, until)| *until > self.now);
         AddressView {
-            available: record.is_none_or(|r| !r.claim_live(self.now)),
-            owned: record.is_some_and(|r| r.verified),
+            available: record.is_none_or(|r| !r.claim_live(self.now)) && reserved.is_none(),
+            owned: record.is_some_and(|r| r.verified) || reserved.is_some(),
             holder: record.map(|r| r.owner),
         }
     }
 
     fn user_mut(&mut self, user: usize) -> &mut User {
         self.users[user].as_mut().expect("the model checked the user exists")
+    }
+
+    /// Whether the address is reserved to a user for a recovery, removed or
+    /// added back unverified.
+    fn is_reserved(&self, addr: usize) -> bool {
+        let now = self.now;
+        self.reserved[addr].is_some_and(|(_, until)| until > now)
+            || self.records[addr]
+                .as_ref()
+                .is_some_and(|r| !r.verified && r.reserved_until.is_some_and(|until| until > now))
     }
 
     /// Removes an unverified record another user's claim takes over.
@@ -566,6 +596,11 @@ impl Model {
         for record in &mut self.records {
             if record.as_ref().is_some_and(|r| r.owner == user) {
                 *record = None;
+            }
+        }
+        for reservation in &mut self.reserved {
+            if reservation.is_some_and(|(owner, _)| owner == user) {
+                *reservation = None;
             }
         }
         let now = self.now;
@@ -591,11 +626,13 @@ impl Model {
         if self.users[user].is_some() {
             return Ok(Value::Created { new: false });
         }
-        if self.records[addr].as_ref().is_some_and(|r| r.verified) {
+        if self.records[addr].as_ref().is_some_and(|r| r.verified) || self.is_reserved(addr) {
             return Err(Fail::EmailTaken);
         }
-        // A confirmed sign-up takes over any unverified claim, live or not.
+        // A confirmed sign-up takes over any unverified claim, live or not,
+        // and a lapsed reservation.
         self.take_over(addr);
+        self.reserved[addr] = None;
         let now = self.now;
         self.users[user] = Some(User {
             status: Status::Active,
@@ -617,6 +654,7 @@ impl Model {
             created_at: now,
             code: None,
             claim_expires_at: None,
+            reserved_until: None,
         });
         Ok(Value::Created { new: true })
     }
@@ -693,11 +731,20 @@ impl Model {
             Some(r) if r.verified || r.claim_live(now) => return Err(Fail::EmailTaken),
             _ => {}
         }
+        // Reserved to another: taken; to the caller, theirs to take back.
+        let reservation = self.reserved[addr];
+        if reservation.is_some_and(|(owner, _)| owner != user) && self.is_reserved(addr) {
+            return Err(Fail::EmailTaken);
+        }
         self.admit_code(user, addr)?;
         if self.user_mut(user).email_count >= self.config.max_emails_per_user {
             return Err(Fail::LimitReached);
         }
         self.take_over(addr);
+        self.reserved[addr] = None;
+        let reserved_until = reservation
+            .filter(|(owner, until)| *owner == user && *until > now)
+            .map(|(_, until)| until);
         let window = &mut self.user_address[user][addr];
         // The hold runs from the first add in the last 24 hours.
         let first_added = window.first_added_at.filter(|f| f + WINDOW > now).unwrap_or(now);
@@ -716,6 +763,7 @@ impl Model {
                 sent_at: now,
             }),
             claim_expires_at: Some(first_added + self.config.verification_ttl_seconds),
+            reserved_until,
         });
         self.user_mut(user).email_count += 1;
         Ok(Value::Email(self.email_view(addr).expect("just added")))
@@ -809,13 +857,17 @@ impl Model {
         if !record.verified {
             return Err(Fail::NotVerified);
         }
+        let now = self.now;
+        let until = now + self.config.address_recovery_seconds;
         for r in self.records.iter_mut().flatten().filter(|r| r.owner == user) {
+            if r.primary {
+                r.reserved_until = Some(until);
+            }
             r.primary = false;
         }
         if let Some(r) = self.records[addr].as_mut() {
             r.primary = true;
         }
-        let now = self.now;
         let u = self.user_mut(user);
         u.email = Some(addr);
         u.version += 1;
@@ -833,7 +885,14 @@ impl Model {
         if self.user_mut(user).cognito_email == Some(addr) {
             return Err(Fail::SignInAddressPending);
         }
-        self.records[addr] = None;
+        let now = self.now;
+        if let Some(until) = self.records[addr]
+            .take()
+            .and_then(|r| r.reserved_until)
+            .filter(|u| *u > now)
+        {
+            self.reserved[addr] = Some((user, until));
+        }
         self.user_mut(user).email_count -= 1;
         Ok(Value::Done)
     }

@@ -244,7 +244,7 @@ impl System {
                 Ok(Value::Profile(self.profile(p)))
             }
             Transition::RemoveEmail { user, addr } => {
-                block_on(store.remove_email(&self.users[user], self.email_id(addr))).map_err(fail)?;
+                block_on(store.remove_email(&self.users[user], self.email_id(addr), now)).map_err(fail)?;
                 Ok(Value::Done)
             }
             Transition::DeleteAccount { user, expected_version } => {
@@ -286,7 +286,7 @@ impl System {
                 Ok(Value::Flag(free))
             }
             Transition::IsOwned { addr } => {
-                let holder = block_on(store.verified_holder(&self.spell(addr, Spelling::Lower))).map_err(fail)?;
+                let holder = block_on(store.verified_holder(&self.spell(addr, Spelling::Lower), now)).map_err(fail)?;
                 Ok(Value::Flag(holder.is_some()))
             }
             Transition::FindByEmail { addr, spelling } => {
@@ -346,8 +346,11 @@ impl System {
                         created_at: self.seconds(r.created_at),
                         code,
                         claim_expires_at: None,
+                        reserved_until: r.reserved_until.map(|t| self.seconds(t)),
                     });
                 }
+                // The model does not recover; a switch's undoing is the recovery suite's.
+                ItemKind::PrimaryChange => {}
                 ItemKind::Claim => {
                     let c: ClaimItem = items::from_item(item).expect("a claim");
                     let address = EmailAddress::parse(keys::claim_address(&pk).unwrap()).unwrap();
@@ -379,8 +382,16 @@ impl System {
         for (a, claim) in claims.into_iter().enumerate() {
             let Some(claim) = claim else { continue };
             out.claims[a] = Some(self.user_of(&claim.user_id));
-            if let Some(r) = out.records[a].as_mut() {
-                r.claim_expires_at = claim.expires_at.map(|t| self.seconds(t));
+            match out.records[a].as_mut() {
+                Some(r) => r.claim_expires_at = claim.expires_at.map(|t| self.seconds(t)),
+                None => {
+                    let until = claim.reserved_until.map(|t| self.seconds(t));
+                    assert!(
+                        claim.is_reservation_only(),
+                        "a claim of address {a} without a record reserves nothing"
+                    );
+                    out.reservations[a] = until;
+                }
             }
         }
         out

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use user_service::domain::UserStatus;
-use user_service::store::items::{ClaimItem, EmailItem, ErasedImportItem, LegacyPasswordItem, ProfileItem};
+use user_service::store::items::{
+    ClaimItem, EmailItem, ErasedImportItem, LegacyPasswordItem, PrimaryChangeItem, ProfileItem,
+};
 use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
 
@@ -27,6 +29,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut records: Vec<EmailItem> = Vec::new();
     let mut claims: HashMap<String, ClaimItem> = HashMap::new();
     let mut legacy: Vec<LegacyPasswordItem> = Vec::new();
+    let mut switches: Vec<PrimaryChangeItem> = Vec::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
@@ -68,6 +71,20 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                     records.push(r)
                 }
                 Err(e) => out.push(format!("record {pk}/{sk} does not parse: {e}")),
+            },
+            ItemKind::PrimaryChange => match serde_dynamo::from_item::<_, PrimaryChangeItem>(item.clone()) {
+                Ok(c) => {
+                    if item.contains_key(keys::GSI1PK) {
+                        out.push(format!("switch {pk}/{sk} is in GSI1"));
+                    }
+                    if sk != keys::change_sk(c.version) || c.former.is_primary {
+                        out.push(format!(
+                            "switch {pk}/{sk} is not keyed by its version, or its former is primary"
+                        ));
+                    }
+                    switches.push(c);
+                }
+                Err(e) => out.push(format!("switch {pk}/{sk} does not parse: {e}")),
             },
             ItemKind::Claim => match serde_dynamo::from_item::<_, ClaimItem>(item) {
                 Ok(c) => {
@@ -145,8 +162,17 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
         let has_record = records
             .iter()
             .any(|r| r.user_id == c.user_id && r.email_id == c.email_id && r.canonical().as_str() == address);
-        if !has_record {
+        // A removed former primary's claim only reserves it, for its own user.
+        let reserved = c.is_reservation_only() && profiles.contains_key(c.user_id.as_str());
+        if !has_record && !reserved {
             out.push(format!("claim of {address} has no record"));
+        }
+    }
+    // A switch kept for its undoing belongs to a user; a deleted user's are
+    // erased by the stream (EraseSwitches), after the erasure's transaction.
+    for c in &switches {
+        if !profiles.contains_key(c.user_id.as_str()) {
+            out.push(format!("switch {}/{} has no profile", c.user_id, c.version));
         }
     }
 

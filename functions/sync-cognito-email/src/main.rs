@@ -1,4 +1,4 @@
-//! profile changes reach Cognito (email follows the primary; suspend, re-activate, delete); notifies the old primary.
+//! profile changes reach Cognito (email follows the primary; suspend, re-activate, delete; a recovery signs out and asks for a new password); notifies the old primary with its recovery link.
 //! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_runtime::{Error, run, service_fn};
 use user_service::{App, Clients, api::events::sync_cognito_email, catalog};

@@ -9,6 +9,9 @@ pub enum Access {
     User,
     /// Members of the admin group only.
     Admin,
+    /// Anyone, without a token: what the request carries is its own proof (a
+    /// recovery link's token). The HTTP API runs no authorizer on the route.
+    Anyone,
 }
 
 /// What invokes a function; the template writes its event or trigger wiring from it.

@@ -1,12 +1,14 @@
 //! What the store needs to know: the table, and the limits it enforces in its writes.
 
 use super::{
-    AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, MAX_EMAILS_PER_USER, TABLE_NAME,
-    VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS, VERIFICATION_MAX_CODES_PER_ADDRESS,
+    ADDRESS_RECOVERY_DAYS, AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, MAX_EMAILS_PER_USER,
+    TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS, VERIFICATION_MAX_CODES_PER_ADDRESS,
     VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
     VERIFICATION_MAX_WRONG_CODES_PER_USER, VERIFICATION_RESEND_INTERVAL_SECONDS, VERIFICATION_TTL_SECONDS,
     override_number, required,
 };
+
+const DAY_SECONDS: i64 = 86_400;
 
 /// What the store needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +41,9 @@ pub struct StoreConfig {
     pub max_availability_checks: u32,
     /// Exports of their own account per user in a rolling 24 hours.
     pub max_exports: u32,
+    /// How long the address a switch moved away from can recover the account,
+    /// and stays reserved to it.
+    pub address_recovery_seconds: i64,
 }
 
 impl StoreConfig {
@@ -81,6 +86,7 @@ impl StoreConfig {
             resend_interval_seconds: Self::RESEND_INTERVAL_SECONDS,
             max_availability_checks: AVAILABILITY_CHECKS_PER_USER.default_number(),
             max_exports: EXPORTS_PER_USER.default_number(),
+            address_recovery_seconds: i64::from(ADDRESS_RECOVERY_DAYS.default_number()) * DAY_SECONDS,
         }
     }
 
@@ -114,6 +120,9 @@ impl StoreConfig {
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;
         set_seconds(&mut c.resend_interval_seconds, VERIFICATION_RESEND_INTERVAL_SECONDS)?;
+        let mut days = ADDRESS_RECOVERY_DAYS.default_number();
+        set(&mut days, ADDRESS_RECOVERY_DAYS)?;
+        c.address_recovery_seconds = i64::from(days) * DAY_SECONDS;
         Ok(c)
     }
 }
@@ -174,7 +183,7 @@ mod tests {
         let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "ten")])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 49; got \"ten\""
+            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 48; got \"ten\""
         );
         let err =
             StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("VERIFICATION_MAX_ATTEMPTS", "0")])).unwrap_err();
@@ -190,12 +199,12 @@ mod tests {
         // the acting admin's own profile: at most 100 items.
         const ITEMS: u32 = 1 + StoreConfig::MAX_EMAILS_CAP * 2 + 1;
         const { assert!(ITEMS <= 100) };
-        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "50")])).unwrap_err();
+        let err = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "49")])).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 49; got \"50\""
+            "MAX_EMAILS_PER_USER is invalid: must be a whole number from 1 to 48; got \"49\""
         );
-        let c = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "49")])).unwrap();
-        assert_eq!(c.max_emails_per_user, 49);
+        let c = StoreConfig::from_lookup(lookup(&[("TABLE_NAME", "t"), ("MAX_EMAILS_PER_USER", "48")])).unwrap();
+        assert_eq!(c.max_emails_per_user, 48);
     }
 }

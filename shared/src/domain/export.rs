@@ -32,6 +32,39 @@ pub struct AccountExport {
     pub emails: Vec<EmailExport>,
     /// The user's own rate-limit counters.
     pub limits: Vec<LimitExport>,
+    /// Switches of the primary still undoable from their former address.
+    pub switches: Vec<SwitchExport>,
+    /// The account's recoveries of the last window.
+    pub recoveries: Vec<RecoveryExport>,
+}
+
+/// A switch of the primary kept for its undoing: the former address is the
+/// user's data, kept (and reserved to them) for the window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SwitchExport {
+    /// The profile version the switch wrote.
+    pub version: u64,
+    /// The address it moved away from.
+    pub former_email: EmailAddress,
+    /// When.
+    pub changed_at: Timestamp,
+    /// Until when its link works.
+    pub recoverable_until: Timestamp,
+    /// How many notices carried a link for it (the tokens are never kept).
+    pub links_mailed: u32,
+}
+
+/// A recovery of the account: which switches it undid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryExport {
+    /// The version of the switch whose link was followed; later ones were undone with it.
+    pub undone_version: u64,
+    /// The profile version the recovery wrote.
+    pub version: u64,
+    /// When.
+    pub recovered_at: Timestamp,
 }
 
 /// The profile as stored: what `GET /me` shows, and the internal fields.

@@ -15,7 +15,7 @@ mod timestamp;
 pub use email_address::EmailAddress;
 pub use export::{
     AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, PendingVerification,
-    ProfileExport,
+    ProfileExport, RecoveryExport, SwitchExport,
 };
 pub use ids::{EmailId, ImportKey, PENDING_USER_PREFIX, UserId};
 pub use invalid::Invalid;

@@ -14,6 +14,8 @@ pub enum EventType {
     UserReactivated,
     /// The user was deleted and their personal data erased.
     UserDeleted,
+    /// A former primary address took the account back.
+    UserRecovered,
     /// An address was added (at sign-up, verified and primary).
     EmailAdded,
     /// An address was verified with its code.
@@ -83,12 +85,13 @@ pub const PROFILE_FIELDS: [&str; 3] = ["firstName", "lastName", "phone"];
 
 impl EventType {
     /// Every type, in catalogue order.
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 10] = [
         EventType::UserCreated,
         EventType::UserUpdated,
         EventType::UserSuspended,
         EventType::UserReactivated,
         EventType::UserDeleted,
+        EventType::UserRecovered,
         EventType::EmailAdded,
         EventType::EmailVerified,
         EventType::EmailPrimaryChanged,
@@ -103,6 +106,7 @@ impl EventType {
             EventType::UserSuspended => "user.suspended",
             EventType::UserReactivated => "user.reactivated",
             EventType::UserDeleted => "user.deleted",
+            EventType::UserRecovered => "user.recovered",
             EventType::EmailAdded => "email.added",
             EventType::EmailVerified => "email.verified",
             EventType::EmailPrimaryChanged => "email.primary_changed",
@@ -120,6 +124,9 @@ impl EventType {
             EventType::UserDeleted => {
                 "the user was deleted (by themselves, an admin, or because Cognito no longer has them) and their personal data erased: erase yours"
             }
+            EventType::UserRecovered => {
+                "a former primary address followed its notice's link: the switch away from it, and every later one, undone; every session ended"
+            }
             EventType::EmailAdded => "an address was added: unverified, or verified and primary at sign-up",
             EventType::EmailVerified => "an address was verified with its code",
             EventType::EmailPrimaryChanged => "an address became the primary one (Cognito's address follows it)",
@@ -136,6 +143,7 @@ impl EventType {
             EventType::UserUpdated => USER_UPDATED,
             EventType::UserSuspended | EventType::UserReactivated => USER_STATUS,
             EventType::UserDeleted => USER_DELETED,
+            EventType::UserRecovered => USER_RECOVERED,
             EventType::EmailAdded => EMAIL_ADDED,
             EventType::EmailVerified => EMAIL_VERIFIED,
             EventType::EmailPrimaryChanged => EMAIL_PRIMARY_CHANGED,
@@ -167,6 +175,15 @@ const USER_DELETED: &[Field] = &[
         "erased because the user deleted themselves in Cognito",
     ),
     field("deletedAt", FieldType::Time, "when"),
+];
+const USER_RECOVERED: &[Field] = &[
+    VERSION,
+    field(
+        "undoneVersion",
+        FieldType::Integer,
+        "the version of the switch of the primary it undid (later switches were undone with it)",
+    ),
+    field("recoveredAt", FieldType::Time, "when"),
 ];
 const EMAIL_ADDED: &[Field] = &[
     EMAIL_ID,

@@ -11,6 +11,8 @@ pub struct UserImage {
     pub profile: Profile,
     /// Erased because the user deleted themselves in Cognito.
     pub gone_from_cognito: bool,
+    /// The latest recovery: the version of the switch it undid, and when.
+    pub last_recovery: Option<(u64, crate::domain::Timestamp)>,
 }
 
 /// One side of a change, as the events read it.

@@ -23,7 +23,7 @@ pub struct Event {
 pub fn derive(old: Option<&Image>, new: Option<&Image>, personal: Personal) -> Vec<Event> {
     match (old, new) {
         (None, Some(Image::User(new))) => vec![user_created(&new.profile)],
-        (Some(Image::User(old)), Some(Image::User(new))) => user_changed(&old.profile, new),
+        (Some(Image::User(old)), Some(Image::User(new))) => user_changed(&old.profile, old.last_recovery, new),
         (None, Some(Image::Email { user_id, email, .. })) => {
             vec![email_event(EventType::EmailAdded, user_id, email, personal)]
         }
@@ -69,7 +69,7 @@ fn user_created(profile: &Profile) -> Event {
     )
 }
 
-fn user_changed(old: &Profile, image: &UserImage) -> Vec<Event> {
+fn user_changed(old: &Profile, old_recovery: Option<(u64, crate::domain::Timestamp)>, image: &UserImage) -> Vec<Event> {
     let new = &image.profile;
     let status_event = match (old.status, new.status) {
         (from, UserStatus::Deleted) if from != UserStatus::Deleted => Some(EventType::UserDeleted),
@@ -78,6 +78,19 @@ fn user_changed(old: &Profile, image: &UserImage) -> Vec<Event> {
         _ => None,
     };
     let mut events = Vec::new();
+    if let Some((undone, at)) = image.last_recovery.filter(|_| new.status == UserStatus::Active)
+        && old_recovery != image.last_recovery
+    {
+        events.push(event(
+            EventType::UserRecovered,
+            &new.user_id,
+            [
+                ("version", json!(new.version)),
+                ("undoneVersion", json!(undone)),
+                ("recoveredAt", json!(at.to_string())),
+            ],
+        ));
+    }
     match status_event {
         // The erasure empties the names: that is the deletion, not an update.
         Some(EventType::UserDeleted) => {
@@ -207,6 +220,7 @@ mod tests {
         let gone = Image::User(UserImage {
             profile: erased.clone(),
             gone_from_cognito: true,
+            last_recovery: None,
         });
         let events = derive(Some(&user(profile(1, UserStatus::Active))), Some(&gone), Personal::None);
         assert_eq!(events[0].data["goneFromCognito"], true);
@@ -237,5 +251,17 @@ mod tests {
         // Addresses only when the deployment asks.
         let with = derive(None, Some(&email(true, true)), Personal::Addresses);
         assert_eq!(with[0].data["address"], "ada.work@example.com");
+    }
+
+    #[test]
+    fn a_recovery_is_one_user_recovered_naming_the_switch_it_undid() {
+        let before = user(profile(6, UserStatus::Active));
+        let after = super::super::fixtures::recovered(profile(7, UserStatus::Active));
+        let events = derive(Some(&before), Some(&after), Personal::None);
+        assert_eq!(kinds(&events), ["user.recovered"]);
+        assert_eq!(events[0].data["undoneVersion"], 5);
+        assert_eq!(events[0].data["version"], 7);
+        // The same recovery seen again (Cognito's address recorded after): nothing.
+        assert!(derive(Some(&after), Some(&after), Personal::None).is_empty());
     }
 }

@@ -37,9 +37,19 @@ pub(super) fn email(verified: bool, primary: bool) -> Image {
     }
 }
 
+/// The profile after a recovery that undid the switch that wrote version 5.
+pub(super) fn recovered(profile: Profile) -> Image {
+    Image::User(UserImage {
+        profile,
+        gone_from_cognito: false,
+        last_recovery: Some((5, t("2026-11-25T12:00:00.000Z"))),
+    })
+}
+
 pub(super) fn user(profile: Profile) -> Image {
     Image::User(UserImage {
         profile,
         gone_from_cognito: false,
+        last_recovery: None,
     })
 }

@@ -67,7 +67,7 @@ mod tests {
     use crate::events::catalogue::Personal;
     use crate::events::derive::derive;
     use crate::events::envelope::envelope;
-    use crate::events::fixtures::{email, profile, t, user};
+    use crate::events::fixtures::{email, profile, recovered, t, user};
 
     #[test]
     fn every_event_fits_its_schema_and_the_schema_lists_exactly_its_fields() {
@@ -87,7 +87,8 @@ mod tests {
                 Some(user(profile(2, UserStatus::Suspended))),
                 Some(user(active.clone())),
             ),
-            (Some(user(active)), Some(user(erased))),
+            (Some(user(active.clone())), Some(user(erased))),
+            (Some(user(active)), Some(recovered(profile(7, UserStatus::Active)))),
             (None, Some(email(false, false))),
             (Some(email(false, false)), Some(email(true, false))),
             (Some(email(true, false)), Some(email(true, true))),

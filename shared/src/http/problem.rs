@@ -58,9 +58,11 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 pub const CODES: &[&str] = &[
     "UNAUTHENTICATED",
     "REAUTHENTICATION_REQUIRED",
+    "SESSION_REVOKED",
     "FORBIDDEN",
     "ACCOUNT_INACTIVE",
     "NOT_FOUND",
+    "RECOVERY_LINK_INVALID",
     "VALIDATION_FAILED",
     "PAYLOAD_TOO_LARGE",
     "UNSUPPORTED_MEDIA_TYPE",

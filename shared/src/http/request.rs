@@ -24,9 +24,19 @@ pub struct Caller {
     /// they are (password, MFA). Refreshing the tokens keeps it, so a stolen
     /// refresh token cannot make a sign-in recent. `None` when absent or unreadable.
     pub signed_in_at: Option<i64>,
+    /// The token's `iat` (Unix seconds): when it was issued, by a sign-in or a refresh.
+    pub issued_at: Option<i64>,
 }
 
 impl Caller {
+    /// When the session this token belongs to signed in: `auth_time`, which a
+    /// refresh keeps, else `iat`; a token with neither is from the beginning
+    /// of time. A recovery refuses every session older than itself, so a
+    /// refresh token that outlived Cognito's sign-out mints nothing we accept.
+    pub fn session_signed_in_at(&self) -> i64 {
+        self.signed_in_at.or(self.issued_at).unwrap_or(0)
+    }
+
     /// Whether the token lists the caller in `group`.
     pub fn is_in(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)
@@ -65,10 +75,12 @@ pub fn caller(req: &Request) -> Result<Caller, Problem> {
         .map(|g| parse_groups(g))
         .unwrap_or_default();
     let signed_in_at = claims.get("auth_time").and_then(|t| parse_seconds(t));
+    let issued_at = claims.get("iat").and_then(|t| parse_seconds(t));
     Ok(Caller {
         user_id,
         groups,
         signed_in_at,
+        issued_at,
     })
 }
 
@@ -323,6 +335,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_session_began_at_its_sign_in_which_a_refresh_keeps() {
+        let caller = |signed_in_at, issued_at| Caller {
+            user_id: UserId::parse_sub("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
+            groups: Vec::new(),
+            signed_in_at,
+            issued_at,
+        };
+        assert_eq!(
+            caller(Some(100), Some(5_000)).session_signed_in_at(),
+            100,
+            "refreshed later"
+        );
+        assert_eq!(caller(None, Some(5_000)).session_signed_in_at(), 5_000);
+        assert_eq!(caller(None, None).session_signed_in_at(), 0);
+    }
+
+    #[test]
     fn a_sign_in_is_recent_up_to_the_window_and_never_without_auth_time() {
         let now = Timestamp::from_unix_millis(1_800_000_000_000);
         let window = std::time::Duration::from_secs(600);
@@ -330,6 +359,7 @@ mod tests {
             user_id: UserId::parse_sub("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap(),
             groups: Vec::new(),
             signed_in_at,
+            issued_at: None,
         };
         let secs = now.unix_seconds();
         assert!(at(Some(secs)).signed_in_within(now, window));

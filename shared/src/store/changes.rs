@@ -26,6 +26,10 @@ pub struct ProfileImage {
     pub cognito_email: Option<EmailAddress>,
     /// When the reconcile's pass last asked for the primary to be applied again.
     pub sync_requested_at: Option<Timestamp>,
+    /// The profile's version: a switch's names the switch.
+    pub version: u64,
+    /// Set by a recovery: tokens issued before it are refused.
+    pub tokens_valid_after: Option<i64>,
 }
 
 /// One change of a profile: its image before and after.
@@ -67,6 +71,8 @@ impl From<ProfileItem> for ProfileImage {
             gone_from_cognito: item.gone_from_cognito,
             cognito_email: item.cognito_email,
             sync_requested_at: item.sync_requested_at,
+            version: item.version,
+            tokens_valid_after: item.tokens_valid_after,
         }
     }
 }
@@ -104,9 +110,11 @@ pub fn change_of_record(record: &EventRecord) -> Result<Option<Change>, Unreadab
             keys::ItemKind::Profile => {
                 let item: ProfileItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
                 let gone_from_cognito = item.gone_from_cognito;
+                let last_recovery = item.recoveries.last().map(|r| (r.from_version, r.at));
                 Image::User(UserImage {
                     profile: item.into_domain(),
                     gone_from_cognito,
+                    last_recovery,
                 })
             }
             _ => {

@@ -4,6 +4,7 @@
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::get_item::GetItemError;
 use aws_sdk_dynamodb::operation::query::QueryError;
 use aws_sdk_dynamodb::operation::scan::ScanError;
@@ -30,6 +31,9 @@ pub enum DynamoError {
     /// A single-item update of a profile failed.
     #[error("UpdateItem failed")]
     UpdateItem(#[from] SdkError<UpdateItemError, HttpResponse>),
+    /// A single-item delete (an erased user's kept switches) failed.
+    #[error("DeleteItem failed")]
+    DeleteItem(#[from] SdkError<DeleteItemError, HttpResponse>),
     /// A transactional write of several items failed.
     #[error("TransactWriteItems failed")]
     TransactWriteItems(#[from] SdkError<TransactWriteItemsError, HttpResponse>),
@@ -104,6 +108,14 @@ transient_variants!(
         TransactionConflictException,
         ReplicatedWriteConflictException
     ],
+    DeleteItemError => [
+        InternalServerError,
+        ProvisionedThroughputExceededException,
+        RequestLimitExceeded,
+        ThrottlingException,
+        TransactionConflictException,
+        ReplicatedWriteConflictException
+    ],
     TransactWriteItemsError => [
         InternalServerError,
         ProvisionedThroughputExceededException,
@@ -156,6 +168,7 @@ impl DynamoError {
             Self::Scan(e) => sdk_error_is_retryable(e),
             Self::BatchGetItem(e) => sdk_error_is_retryable(e),
             Self::UpdateItem(e) => sdk_error_is_retryable(e),
+            Self::DeleteItem(e) => sdk_error_is_retryable(e),
             Self::TransactWriteItems(e) => sdk_error_is_retryable(e),
         }
     }
@@ -168,6 +181,7 @@ impl DynamoError {
             Self::Scan(e) => sdk_error_metric(e, &[]),
             Self::BatchGetItem(e) => sdk_error_metric(e, &[]),
             Self::UpdateItem(e) => sdk_error_metric(e, &[]),
+            Self::DeleteItem(e) => sdk_error_metric(e, &[]),
             Self::TransactWriteItems(e) => {
                 let reasons = match e.as_service_error() {
                     Some(TransactWriteItemsError::TransactionCanceledException(canceled)) => canceled
@@ -190,6 +204,7 @@ impl DynamoError {
             Self::Scan(e) => e.code(),
             Self::BatchGetItem(e) => e.code(),
             Self::UpdateItem(e) => e.code(),
+            Self::DeleteItem(e) => e.code(),
             Self::TransactWriteItems(e) => e.code(),
         }
     }
@@ -250,6 +265,24 @@ pub enum StoreError {
     /// The primary address cannot be removed; another must be made primary first.
     #[error("the primary address cannot be removed")]
     PrimaryEmail,
+    /// Too many recovery links that undid nothing came from this source in 24 hours.
+    #[error("too many refused recovery links from this source")]
+    TooManyRecoveryAttempts {
+        /// Seconds until the window frees an attempt.
+        retry_after_secs: u64,
+    },
+    /// A recovery of the account ended the session the request comes in: its
+    /// token's sign-in is older than the recovery.
+    #[error("a recovery ended this session")]
+    SessionRevoked,
+    /// The OS random source failed: no token could be drawn.
+    #[error("the OS random source failed")]
+    NoRandomSource,
+    /// A recovery link that undoes nothing: no such switch, its token is not
+    /// one of it, it was used or undone already, its window ended, or the
+    /// account is gone or suspended.
+    #[error("the recovery link is not valid")]
+    RecoveryLinkInvalid,
     /// Cognito still signs the user in with this address (its password reset
     /// mails it): the switch of the primary has not reached Cognito yet.
     #[error("Cognito still signs the user in with this address")]
@@ -378,6 +411,7 @@ store_error_from_sdk!(
     ScanError,
     BatchGetItemError,
     UpdateItemError,
+    DeleteItemError,
     TransactWriteItemsError
 );
 

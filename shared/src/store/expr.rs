@@ -166,6 +166,18 @@ impl Expr {
         format!("attribute_not_exists({})", self.name(attribute))
     }
 
+    /// `contains(#a, :a)`: a list or set attribute holds `value`.
+    pub(super) fn contains(&mut self, attribute: &'static str, value: impl Value) -> String {
+        format!("contains({}, {})", self.name(attribute), self.value(attribute, value))
+    }
+
+    /// `size(#a) < :aSize`: a list attribute holds fewer than `n` elements.
+    pub(super) fn size_lt(&mut self, attribute: &'static str, n: u32) -> String {
+        let name = self.name(attribute);
+        let value = self.register(format!(":{attribute}Size"), n.into_value());
+        format!("size({name}) < {value}")
+    }
+
     pub(super) fn begins_with(&mut self, attribute: &'static str, prefix: impl Value) -> String {
         format!(
             "begins_with({}, {})",

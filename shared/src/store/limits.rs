@@ -43,6 +43,8 @@ pub struct Seen {
     pub availability_checks: Option<LimitItem>,
     /// The user's exports of their account.
     pub exports: Option<LimitItem>,
+    /// A network source's recovery links that undid nothing.
+    pub recovery_guesses: Option<LimitItem>,
 }
 
 impl Seen {
@@ -56,6 +58,7 @@ impl Seen {
             Counter::UserAddress => self.user_address.as_ref(),
             Counter::AvailabilityChecks => self.availability_checks.as_ref(),
             Counter::Exports => self.exports.as_ref(),
+            Counter::RecoveryGuesses => self.recovery_guesses.as_ref(),
         }
     }
 
@@ -69,6 +72,7 @@ impl Seen {
             Counter::UserAddress => self.user_address = item,
             Counter::AvailabilityChecks => self.availability_checks = item,
             Counter::Exports => self.exports = item,
+            Counter::RecoveryGuesses => self.recovery_guesses = item,
         }
     }
 }

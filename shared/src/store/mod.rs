@@ -14,6 +14,8 @@ mod ops;
 mod plan;
 mod reads;
 pub mod schema;
+mod sdk;
+pub mod session;
 mod user_list;
 
 // The stored items and the retry bounds are the store's own: public for the
@@ -27,8 +29,6 @@ pub mod limits;
 #[doc(hidden)]
 pub mod retry;
 
-use aws_config::BehaviorVersion;
-use aws_config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
@@ -45,12 +45,13 @@ pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
-    Adopted, BATCH_GET_KEYS, ChunkAt, Filed, MAX_WRONG_PASSWORDS, Moved, PasswordSlot, PendingUser, RecordPage,
-    ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView, Slot, StatusSet, UnlistedPage, UnlistedProfile,
-    password_admitted,
+    Adopted, BATCH_GET_KEYS, ChunkAt, Filed, MAX_TOKENS_PER_CHANGE, MAX_WRONG_PASSWORDS, Moved, PasswordSlot,
+    PendingUser, RECOVERY_GUESSES_PER_SOURCE, RecordPage, Recovered, ScanPage, ScannedProfile, ScannedRecord,
+    SignInSettled, SignInView, Slot, StatusSet, UnlistedPage, UnlistedProfile, password_admitted,
 };
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};
+pub use sdk::{lambda_sdk_config, sdk_config};
 pub use user_list::UserPage;
 
 /// Who deletes a user, which decides the write's conditions.
@@ -86,20 +87,6 @@ pub struct Store {
     key: Option<VerificationKey>,
     /// Which spellings are one address, and which new ones are refused.
     policy: AddressPolicy,
-}
-
-/// The SDK configuration, once, from the standard AWS environment (`AWS_REGION`,
-/// credentials, `AWS_ENDPOINT_URL_<SERVICE>` for emulators), with the timeouts.
-pub async fn sdk_config(timeouts: ClientTimeouts) -> aws_config::SdkConfig {
-    let timeout_config = TimeoutConfig::builder()
-        .connect_timeout(timeouts.connect)
-        .operation_attempt_timeout(timeouts.attempt)
-        .operation_timeout(timeouts.operation)
-        .build();
-    aws_config::defaults(BehaviorVersion::latest())
-        .timeout_config(timeout_config)
-        .load()
-        .await
 }
 
 /// The DynamoDB client, for tools that need nothing else.

@@ -57,6 +57,9 @@ impl From<StoreError> for Rejection {
 /// What a failed condition on one item means, given the item as it was.
 type Reading = Box<dyn Fn(Option<&Item>) -> Result<Rejection, StoreError> + Send + Sync>;
 
+/// The most items DynamoDB takes in one TransactWriteItems.
+pub(crate) const MAX_ITEMS: usize = 100;
+
 /// One TransactWriteItems: its items and, position by position, their readings.
 pub(crate) struct TxPlan {
     items: Vec<TransactWriteItem>,

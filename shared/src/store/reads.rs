@@ -90,13 +90,15 @@ impl Store {
     /// Never a yes or no: whoever decides about a user from it must tell that
     /// user's own claim from another's. An unverified claim is nobody's here:
     /// it never blocks a sign-up (the confirmed sign-up takes it over), so no
-    /// one can squat an address they cannot verify.
-    pub async fn verified_holder(&self, email: &EmailAddress) -> Result<Option<UserId>, StoreError> {
+    /// one can squat an address they cannot verify. A removed former primary
+    /// reserved for its account's recovery is that account's until `now`
+    /// passes the reservation.
+    pub async fn verified_holder(&self, email: &EmailAddress, now: Timestamp) -> Result<Option<UserId>, StoreError> {
         Ok(self
             .claims(email)
             .await?
             .into_iter()
-            .find(|c| c.expires_at.is_none())
+            .find(|c| c.expires_at.is_none() && (!c.is_reservation_only() || c.is_reserved(now)))
             .map(|c| c.user_id))
     }
 
@@ -132,7 +134,7 @@ impl Store {
         primary: &EmailAddress,
         import_key: &ImportKey,
     ) -> Result<Option<UserId>, StoreError> {
-        let Some(holder) = self.verified_holder(primary).await? else {
+        let Some(holder) = self.verified_holder(primary, Timestamp::now()).await? else {
             return Ok(None);
         };
         let profile: Option<ProfileItem> = self

@@ -139,6 +139,7 @@ fn counted_by(metric: Metric) -> &'static [&'static str] {
         }
         Metric::PrimarySwitches => &["set-primary-email"],
         Metric::EmailsRemoved => &["remove-email"],
+        Metric::AccountsRecovered | Metric::RecoveryLinksRefused => &["recover-account"],
         Metric::UsersDeleted => &["delete-account", "set-user-status", "reconcile-users"],
         Metric::ReconcilePassesCompleted => &["reconcile-users"],
         Metric::AdminLookups => &["find-user-by-email", "list-users"],

@@ -375,7 +375,7 @@ async fn warm(plan: &Plan, report: &mut Report, store: &Store, proxy: &Proxy, pr
             let email = EmailAddress::parse(&format!("direct{i}@example.com")).unwrap();
             let code = user_service::verification::VerificationCode::generate().unwrap();
             let added = direct.add_email(user, &email, &code, Timestamp::now()).await?;
-            direct.remove_email(user, added.email_id).await
+            direct.remove_email(user, added.email_id, Timestamp::now()).await
         }
     })
     .await;

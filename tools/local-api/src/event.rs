@@ -103,7 +103,8 @@ pub fn api_gateway_v2(
     context.account_id = Some("000000000000".into());
     context.stage = Some("$default".into());
     context.request_id = Some(uuid::Uuid::new_v4().to_string());
-    context.authorizer = Some(authorizer);
+    // A route open to anyone runs no authorizer: the event carries none.
+    context.authorizer = (!route.public).then_some(authorizer);
     context.apiid = Some("local".into());
     context.domain_name = Some(request.host.clone());
     context.domain_prefix = request.host.split('.').next().map(str::to_owned);
@@ -195,6 +196,7 @@ mod tests {
             function: "verify-email".into(),
             method: "POST".into(),
             path: "/me/emails/{emailId}/verify".into(),
+            public: false,
         };
         let mut headers = HeaderMap::new();
         headers.append("cookie", HeaderValue::from_static("a=1; b=2"));

@@ -350,7 +350,11 @@ mod tests {
     fn the_services_own_mail_becomes_its_text_body() {
         // The rendered HTML reads as the rendered text, paragraph for paragraph.
         let user = user_service::domain::UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
-        let rendered = user_service::mail::Mail::PrimaryChanged { user_id: &user }.render();
+        let rendered = user_service::mail::Mail::PrimaryChanged {
+            user_id: &user,
+            recovery: None,
+        }
+        .render();
         assert_eq!(html_to_text(&rendered.html), rendered.text.trim_end());
     }
 

@@ -17,6 +17,8 @@ pub struct Route {
     pub method: String,
     /// As declared, e.g. `/me/emails/{emailId}` (axum's syntax too).
     pub path: String,
+    /// Declared with `Auth: Authorizer: NONE`: no token is asked for or passed on.
+    pub public: bool,
 }
 
 impl Route {
@@ -36,10 +38,16 @@ pub fn not_found() -> Response<Body> {
 
 impl Routes {
     pub fn from_template(template: &serde_norway::Value) -> Self {
+        let public = template::public_routes(template);
         Self(
             template::http_routes(template)
                 .into_iter()
-                .map(|(function, method, path)| Route { function, method, path })
+                .map(|(function, method, path)| Route {
+                    public: public.contains(&(method.clone(), path.clone())),
+                    function,
+                    method,
+                    path,
+                })
                 .collect(),
         )
     }
@@ -99,6 +107,7 @@ mod tests {
             function: f.into(),
             method: m.into(),
             path: p.into(),
+            public: false,
         };
         Routes(vec![
             r("list-emails", "GET", "/me/emails"),

@@ -68,6 +68,22 @@ pub fn text(value: &Value) -> String {
 }
 
 /// The HTTP routes template.yaml declares: (function binary, method, path).
+/// The routes the template opens to anyone (`Auth: Authorizer: NONE`): method and path.
+pub fn public_routes(template: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (_, function) in of_type(template, "AWS::Serverless::Function") {
+        if let Some(events) = function["Properties"]["Events"].as_mapping() {
+            for event in events.values().filter(|e| e["Type"].as_str() == Some("HttpApi")) {
+                let p = &event["Properties"];
+                if p["Auth"]["Authorizer"].as_str() == Some("NONE") {
+                    out.push((text(&p["Method"]).to_uppercase(), text(&p["Path"])));
+                }
+            }
+        }
+    }
+    out
+}
+
 pub fn http_routes(template: &Value) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for (_, function) in of_type(template, "AWS::Serverless::Function") {

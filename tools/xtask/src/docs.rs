@@ -26,6 +26,7 @@ pub(crate) fn routes(functions: &[Function]) -> String {
             (Access::User, true) => "any user, [signed in recently](#recent-sign-in)",
             (Access::Admin, false) => "admins",
             (Access::Admin, true) => "admins, [signed in recently](#recent-sign-in)",
+            (Access::Anyone, _) => "anyone, no token: the request carries its own proof",
         };
         let _ = writeln!(
             out,
@@ -128,6 +129,6 @@ mod tests {
     fn every_http_route_has_a_row() {
         let routes = routes(user_service::catalog::FUNCTIONS);
         assert!(routes.contains("| `GET /me` | get-profile | any user |"), "{routes}");
-        assert_eq!(routes.lines().count(), 2 + 16);
+        assert_eq!(routes.lines().count(), 2 + 18);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use user_service::catalog::{Function, Trigger};
+use user_service::catalog::{Access, Function, Trigger};
 use user_service::events::{self, EventType};
 use user_service::store::keys;
 
@@ -310,7 +310,7 @@ fn policies(y: &mut Yaml, f: &Function) {
 
 fn events(y: &mut Yaml, f: &Function, id: &str) {
     match f.trigger {
-        Trigger::Http { method, path, .. } => {
+        Trigger::Http { method, path, access } => {
             y.line(3, "Events:");
             y.line(4, "Api:");
             y.line(5, "Type: HttpApi");
@@ -318,6 +318,11 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
             y.line(6, "ApiId: !Ref HttpApi");
             y.line(6, &format!("Method: {method}"));
             y.line(6, &format!("Path: {path}"));
+            if access == Access::Anyone {
+                // The request carries its own proof; the handler checks it.
+                y.line(6, "Auth:");
+                y.line(7, "Authorizer: NONE");
+            }
         }
         Trigger::Schedule { event, rate, api_calls } => {
             y.line(3, "Events:");

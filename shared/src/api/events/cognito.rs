@@ -103,7 +103,7 @@ pub async fn create(
             // Closed only for another account's verified claim: an unverified
             // one not yet moved to the policy's new form blocks for a while,
             // and never costs the sign-up.
-            return match app.store.verified_holder(&user.email).await {
+            return match app.store.verified_holder(&user.email, app.clock.now()).await {
                 Ok(Some(holder)) if holder != user.user_id => {
                     close_sign_up(app, pool_id, &user.user_id).await;
                     Err(refuse("EMAIL_TAKEN", SIGN_UP_CLOSED))

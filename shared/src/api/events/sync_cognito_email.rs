@@ -4,12 +4,16 @@
 //! the latest state to Cognito:
 //! - a new primary address becomes Cognito's `email`, verified, and is recorded
 //!   on the profile as Cognito's (until then the former primary cannot be
-//!   removed); the former primary gets a notice (no code, no link), so a
-//!   takeover cannot go unnoticed;
+//!   removed); the former primary gets a notice, so a takeover cannot go
+//!   unnoticed, with a one-time link that undoes the switch while it can be;
+//! - a recovery (the former primary followed that link) makes the restored
+//!   primary Cognito's `email`, signs the user out everywhere, and has them set
+//!   a new password at their next sign-in; the address it replaced is told nothing;
 //! - a suspension signs the user out everywhere and disables them; re-activation
 //!   enables them;
 //! - a deletion signs them out everywhere and deletes the Cognito user, which
-//!   frees the address for the next owner's sign-up.
+//!   frees the address for the next owner's sign-up, and erases the switches
+//!   kept for their undoing (with the addresses they reserve).
 //!
 //! The images decide what changed; each write then sets the state the new image
 //! names (this email, disabled, gone), so applying a record again leaves
@@ -25,7 +29,7 @@ use lambda_runtime::LambdaEvent;
 use crate::app::App;
 use crate::deadline;
 use crate::domain::{EmailAddress, UserId, UserStatus};
-use crate::mail::Mail;
+use crate::mail::{Mail, RecoveryLink};
 use crate::store::changes::{NotAProfile, ProfileChange, ProfileImage, user_of_record};
 
 /// One write to bring Cognito, or the former primary's inbox, up to date.
@@ -41,14 +45,19 @@ pub enum Step {
     Delete,
     /// Make this address Cognito's `email`, already verified: the new primary.
     SetEmail(EmailAddress),
-    /// Mail this former primary address that the primary moved away from it.
-    NotifyFormerPrimary(EmailAddress),
+    /// Mail this former primary address that the primary moved away from it,
+    /// with a recovery link when the switch that wrote this version can be undone.
+    NotifyFormerPrimary(EmailAddress, Option<u64>),
+    /// The user must choose a new password at their next sign-in: a recovery's.
+    RequireNewPassword,
+    /// Erase the switches kept for a deleted user's recovery, and the addresses they reserve.
+    EraseSwitches,
 }
 
 /// What a profile change asks of Cognito. Pure: the images alone decide.
 pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
     if new.status == UserStatus::Deleted {
-        return match old.status {
+        let mut steps = match old.status {
             // Erased because Cognito has no such user: a call would spend the
             // UserUpdate quota (25 requests a second, not adjustable) on nothing.
             _ if new.gone_from_cognito => Vec::new(),
@@ -57,7 +66,12 @@ pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
             UserStatus::Suspended => vec![Step::Delete],
             UserStatus::Active => vec![Step::SignOutEverywhere, Step::Delete],
         };
+        if old.status != UserStatus::Deleted {
+            steps.push(Step::EraseSwitches);
+        }
+        return steps;
     }
+    let recovered = new.tokens_valid_after.is_some() && new.tokens_valid_after != old.tokens_valid_after;
     let mut steps = Vec::new();
     match (old.status, new.status) {
         (UserStatus::Suspended, UserStatus::Suspended) => {}
@@ -73,16 +87,22 @@ pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
         && (old.email.as_ref() != Some(primary) || resync)
     {
         steps.push(Step::SetEmail(primary.clone()));
-        // Whoever held the address Cognito signed the user in with is told.
-        let former = if old.email.as_ref() == Some(primary) {
-            new.cognito_email.as_ref().filter(|held| *held != primary)
+        // Whoever held the address Cognito signed the user in with is told,
+        // with the way back if this record is the switch itself; never the
+        // address a recovery took the account back from.
+        let (former, switch) = if old.email.as_ref() == Some(primary) {
+            (new.cognito_email.as_ref().filter(|held| *held != primary), None)
         } else {
-            old.email.as_ref()
+            (old.email.as_ref(), Some(new.version))
         };
         // Last: a failure before it retries the record, and the notice is sent once.
-        if let Some(former) = former {
-            steps.push(Step::NotifyFormerPrimary(former.clone()));
+        if let Some(former) = former.filter(|_| !recovered) {
+            steps.push(Step::NotifyFormerPrimary(former.clone(), switch));
         }
+    }
+    if recovered {
+        // After the address: Cognito's reset mails the restored primary.
+        steps.extend([Step::SignOutEverywhere, Step::RequireNewPassword]);
     }
     steps
 }
@@ -182,8 +202,13 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
                 }
                 applied
             }
-            Step::NotifyFormerPrimary(former) => {
-                notify(app, user, former).await?;
+            Step::NotifyFormerPrimary(former, switch) => {
+                notify(app, user, former, *switch).await?;
+                crate::identity::Applied::Done
+            }
+            Step::RequireNewPassword => users.require_new_password(user).await?,
+            Step::EraseSwitches => {
+                app.store.erase_switches(user).await.map_err(RecordError::Store)?;
                 crate::identity::Applied::Done
             }
         };
@@ -196,12 +221,34 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
     Ok(())
 }
 
-async fn notify(app: &App, user: &UserId, former: &EmailAddress) -> Result<(), RecordError> {
+async fn notify(app: &App, user: &UserId, former: &EmailAddress, switch: Option<u64>) -> Result<(), RecordError> {
     let sender = app.sender.as_ref().ok_or(RecordError::NotConfigured("a mail sender"))?;
-    sender
-        .send(former, &Mail::PrimaryChanged { user_id: user })
-        .await
-        .map_err(RecordError::Notice)
+    let link = match switch {
+        Some(version) => recovery_link(app, user, version).await?,
+        None => None,
+    };
+    let mail = Mail::PrimaryChanged {
+        user_id: user,
+        recovery: link.as_ref(),
+    };
+    sender.send(former, &mail).await.map_err(RecordError::Notice)
+}
+
+/// A fresh token for the switch, its hash recorded on it, as the notice's
+/// link; `None` when the switch takes none (undone, lapsed, older than
+/// recovery links, or mailed often enough) or no page is configured.
+async fn recovery_link(app: &App, user: &UserId, version: u64) -> Result<Option<RecoveryLink>, RecordError> {
+    let Some(page) = app.recovery_page.as_deref() else {
+        tracing::warn!(sub = %user, "no ADDRESS_RECOVERY_URL: the notice goes without a recovery link");
+        return Ok(None);
+    };
+    let issued = app.store.issue_recovery_token(user, version, app.clock.now()).await;
+    Ok(issued
+        .map_err(RecordError::Store)?
+        .map(|(token, valid_until)| RecoveryLink {
+            url: format!("{page}#token={}", token.encode()),
+            valid_until,
+        }))
 }
 
 impl Step {
@@ -213,7 +260,9 @@ impl Step {
             Self::Enable => "enable",
             Self::Delete => "delete",
             Self::SetEmail(_) => "set-email",
-            Self::NotifyFormerPrimary(_) => "notify-former-primary",
+            Self::NotifyFormerPrimary(..) => "notify-former-primary",
+            Self::RequireNewPassword => "require-new-password",
+            Self::EraseSwitches => "erase-switches",
         }
     }
 }
@@ -234,6 +283,8 @@ mod tests {
             gone_from_cognito: false,
             cognito_email: email.map(address),
             sync_requested_at: None,
+            version: 1,
+            tokens_valid_after: None,
         }
     }
 
@@ -254,7 +305,7 @@ mod tests {
             plan(&old, &asked),
             [
                 Step::SetEmail(address("new@example.com")),
-                Step::NotifyFormerPrimary(address("old@example.com")),
+                Step::NotifyFormerPrimary(address("old@example.com"), None),
             ]
         );
         // The same request seen again (the record of recording the address): nothing.
@@ -278,13 +329,17 @@ mod tests {
     #[test]
     fn a_primary_switch_sets_the_email_then_tells_the_former_address() {
         let old = profile(Some("old@example.com"), Active);
-        let new = profile(Some("new@example.com"), Active);
+        let new = ProfileImage {
+            version: 2,
+            ..profile(Some("new@example.com"), Active)
+        };
         assert_eq!(
             plan(&old, &new),
             [
                 Step::SetEmail(address("new@example.com")),
-                Step::NotifyFormerPrimary(address("old@example.com")),
-            ]
+                Step::NotifyFormerPrimary(address("old@example.com"), Some(2)),
+            ],
+            "the notice carries the way back: the switch that wrote version 2"
         );
     }
 
@@ -307,10 +362,45 @@ mod tests {
     fn deletion_signs_out_then_deletes_once() {
         let old = profile(Some("ada@example.com"), Active);
         let new = profile(None, Deleted);
-        assert_eq!(plan(&old, &new), [Step::SignOutEverywhere, Step::Delete]);
+        assert_eq!(
+            plan(&old, &new),
+            [Step::SignOutEverywhere, Step::Delete, Step::EraseSwitches]
+        );
         let suspended = profile(Some("a@example.com"), Suspended);
-        assert_eq!(plan(&suspended, &new), [Step::Delete], "disabling revoked its tokens");
+        assert_eq!(
+            plan(&suspended, &new),
+            [Step::Delete, Step::EraseSwitches],
+            "disabling revoked its tokens"
+        );
         assert_eq!(plan(&new, &new), [], "an erased profile that changes again");
+    }
+
+    #[test]
+    fn a_recovery_restores_the_address_signs_out_and_asks_a_new_password_telling_no_one() {
+        let taken = ProfileImage {
+            version: 6,
+            ..profile(Some("thief@example.com"), Active)
+        };
+        let recovered = ProfileImage {
+            version: 7,
+            tokens_valid_after: Some(1_800_000_000),
+            ..profile(Some("owner@example.com"), Active)
+        };
+        assert_eq!(
+            plan(&taken, &recovered),
+            [
+                Step::SetEmail(address("owner@example.com")),
+                Step::SignOutEverywhere,
+                Step::RequireNewPassword,
+            ],
+            "the address taken back from gets no notice, and no link to undo the recovery"
+        );
+        // Recorded afterwards (Cognito's address): nothing more.
+        let settled = ProfileImage {
+            cognito_email: Some(address("owner@example.com")),
+            ..recovered.clone()
+        };
+        assert_eq!(plan(&recovered, &settled), []);
     }
 
     #[test]
@@ -320,7 +410,11 @@ mod tests {
             ..profile(None, Deleted)
         };
         for status in [Active, Suspended] {
-            assert_eq!(plan(&profile(Some("ada@example.com"), status), &gone), []);
+            // The table's own erasure alone: its kept switches.
+            assert_eq!(
+                plan(&profile(Some("ada@example.com"), status), &gone),
+                [Step::EraseSwitches]
+            );
         }
     }
 

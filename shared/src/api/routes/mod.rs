@@ -68,7 +68,9 @@ macro_rules! route {
             }
 
             fn parse(&self, $req: &::lambda_http::Request) -> Result<(), $crate::http::Problem> {
-                $crate::http::request::caller($req)?;
+                if $function.access() != $crate::catalog::Access::Anyone {
+                    $crate::http::request::caller($req)?;
+                }
                 $values
             }
 
@@ -108,6 +110,8 @@ pub mod get_email;
 pub mod get_profile;
 pub mod list_emails;
 pub mod list_users;
+pub mod recover_account;
+pub mod recovery_page;
 pub mod remove_email;
 pub mod send_verification;
 pub mod set_primary_email;
@@ -130,6 +134,8 @@ pub static ROUTES: &[&dyn Route] = &[
     &delete_account::DeleteAccount,
     &check_email::CheckEmail,
     &export_account::ExportAccount,
+    &recovery_page::RecoveryPage,
+    &recover_account::RecoverAccount,
     &find_user_by_email::FindUserByEmail,
     &list_users::ListUsers,
     &set_user_status::SetUserStatus,

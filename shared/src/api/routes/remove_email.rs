@@ -58,7 +58,9 @@ mod handler {
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
         let email_id = super::parse(&req)?;
-        app.store.remove_email(&caller.user_id, email_id).await?;
+        app.store
+            .remove_email(&caller.user_id, email_id, app.clock.now())
+            .await?;
         Ok(response::empty(StatusCode::NO_CONTENT))
     }
 }

@@ -2,16 +2,16 @@
 
 use super::super::setting::{From, Need, Range, Reaches, Setting, Value};
 
-/// Most email addresses one user may hold (49 at most, so deleting a user fits one 100-item transaction).
+/// Most email addresses one user may hold (48 at most, so deleting or recovering a user fits one 100-item transaction).
 pub const MAX_EMAILS_PER_USER: Setting = Setting {
     variable: Some("MAX_EMAILS_PER_USER"),
     parameter: Some("MaxEmailsPerUser"),
     value: Value::Number(Range {
         default: 10,
         min: 1,
-        max: Some(49),
+        max: Some(48),
     }),
-    about: "Most email addresses one user may hold (49 at most, so deleting a user fits one 100-item transaction).",
+    about: "Most email addresses one user may hold (48 at most, so deleting or recovering a user fits one 100-item transaction).",
     why: &[],
     reaches: Reaches::Every(From::Parameter),
 };
@@ -27,6 +27,22 @@ pub const VERIFICATION_TTL_SECONDS: Setting = Setting {
     }),
     about: "How long an unverified address holds its claim, from the user's first add of it in the last 24 hours; resends never extend it.",
     why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
+/// How long, in days, the address a switch of the primary moved away from can take the account back.
+pub const ADDRESS_RECOVERY_DAYS: Setting = Setting {
+    variable: Some("ADDRESS_RECOVERY_DAYS"),
+    parameter: Some("AddressRecoveryDays"),
+    value: Value::Number(Range {
+        default: 7,
+        min: 1,
+        max: Some(30),
+    }),
+    about: "How long, in days, the address a switch of the primary moved away from can take the account back: the notice to it carries a one-time recovery link, and the address stays reserved to the account, even if removed.",
+    why: &[
+        "Firebase Auth's recoverEmail link, as OWASP ASVS asks: whoever takes an account over through a stolen session cannot also take the owner's way back.",
+    ],
     reaches: Reaches::Every(From::Parameter),
 };
 

@@ -76,6 +76,28 @@ pub const AWS_ENDPOINT_URL_DYNAMODB: Setting = Setting {
     reaches: Reaches::Local,
 };
 
+/// The page a recovery link opens, with the token in its fragment.
+pub const ADDRESS_RECOVERY_URL: Setting = Setting {
+    variable: Some("ADDRESS_RECOVERY_URL"),
+    parameter: Some("AddressRecoveryUrl"),
+    value: Value::Text {
+        default: Some(""),
+        pattern: Some("^(https://[^ #]+)?$"),
+        constraint: None,
+    },
+    about: "The page the recovery link in a former primary's notice opens, the token after `#token=`; empty means the stack's own page, GET /recovery on the HTTP API.",
+    why: &[
+        "The token rides in the fragment, which browsers never send: it stays out of access logs and Referer headers.",
+        "The page asks before it recovers (a POST): mail scanners that open links change nothing.",
+    ],
+    reaches: Reaches::Functions(
+        Need::Mail,
+        From::Template(
+            "!If [HasAddressRecoveryUrl, !Ref AddressRecoveryUrl, !Sub \"https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/recovery\"]",
+        ),
+    ),
+};
+
 /// The SES configuration set every message goes through.
 pub const SES_CONFIGURATION_SET: Setting = Setting {
     variable: Some("SES_CONFIGURATION_SET"),

@@ -144,17 +144,22 @@ where
     let outcome = Box::pin(deadline::within(deadline, async {
         let caller = request::caller(&req)?;
         tracing::Span::current().record("sub", caller.user_id.as_str());
+        let session = caller.session_signed_in_at();
         if function.access() == Access::Admin {
-            admit_admin(app, &caller).await.inspect_err(|refused| {
-                AdminAction {
-                    action: "admit",
-                    admin: &caller.user_id,
-                    target: None,
-                    outcome: refused.problem.code,
-                    metric: Some(Metric::AdminActionsRefused),
-                }
-                .record();
-            })?;
+            // The admin's own session, on their own profile; what they then
+            // read and change is someone else's.
+            crate::store::session::within(session, admit_admin(app, &caller))
+                .await
+                .inspect_err(|refused| {
+                    AdminAction {
+                        action: "admit",
+                        admin: &caller.user_id,
+                        target: None,
+                        outcome: refused.problem.code,
+                        metric: Some(Metric::AdminActionsRefused),
+                    }
+                    .record();
+                })?;
         }
         if function.needs_recent_sign_in && !caller.signed_in_within(app.clock.now(), app.reauthentication_window) {
             let max_age = u32::try_from(app.reauthentication_window.as_secs()).unwrap_or(u32::MAX);
@@ -163,16 +168,48 @@ where
         if req.extensions().get::<request::UnreadableBody>().is_some() {
             return Err(Problem::validation("body", "is marked base64 but does not decode").into());
         }
-        handler(caller, req).await
+        match function.access() {
+            Access::User => crate::store::session::within(session, handler(caller, req)).await,
+            Access::Admin | Access::Anyone => handler(caller, req).await,
+        }
     }))
     .instrument(span.clone())
     .await;
+    Ok(respond(&span, outcome))
+}
+
+/// Runs `handler` for a route anyone may call ([`Access::Anyone`]): no
+/// caller, and every outcome turned into a response as [`serve`] does. What
+/// the request carries must prove itself (a recovery link's token).
+pub async fn serve_anyone<F, Fut>(req: Request, handler: F) -> Result<Response<Body>, Infallible>
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, Failure>>,
+{
+    // No caller to name: the span says so, as the log checks read it.
+    let span = tracing::info_span!("request", request_id = %request::request_id(&req), access = "anyone");
+    let deadline = req
+        .lambda_context_ref()
+        .and_then(|ctx| deadline::from_lambda(ctx.deadline, None));
+    let outcome = Box::pin(deadline::within(deadline, async {
+        if req.extensions().get::<request::UnreadableBody>().is_some() {
+            return Err(Problem::validation("body", "is marked base64 but does not decode").into());
+        }
+        handler(req).await
+    }))
+    .instrument(span.clone())
+    .await;
+    Ok(respond(&span, outcome))
+}
+
+/// The response to an outcome: a failure as its problem, logged; then the status, logged.
+fn respond(span: &tracing::Span, outcome: Result<Response<Body>, Failure>) -> Response<Body> {
     let response = match outcome {
         Ok(response) => response,
         Err(failure) => span.in_scope(|| log_failure(&failure)).problem.clone().into_response(),
     };
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), "request handled"));
-    Ok(response)
+    response
 }
 
 /// An admin is a member of the admin group whose own account is active: the

@@ -84,6 +84,18 @@ impl From<&StoreError> for Problem {
                 "Primary email",
                 "Make another address primary before removing this one.",
             ),
+            E::SessionRevoked => Self::new(
+                S::UNAUTHORIZED,
+                "SESSION_REVOKED",
+                "Session revoked",
+                "The account was recovered since this session signed in. Sign in again.",
+            ),
+            E::RecoveryLinkInvalid => Self::new(
+                S::NOT_FOUND,
+                "RECOVERY_LINK_INVALID",
+                "Recovery link not valid",
+                "This recovery link is unknown, was used already, or its time has passed.",
+            ),
             E::SignInAddressPending => Self::new(
                 S::CONFLICT,
                 "SIGN_IN_ADDRESS_PENDING",
@@ -140,6 +152,13 @@ impl From<&StoreError> for Problem {
                 "Too many exports of your account. Wait the Retry-After seconds.",
             )
             .retry_after(retry_after_secs),
+            &E::TooManyRecoveryAttempts { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many recovery links that did not work came from here. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
             E::Contended | E::Unavailable(_) => Self::unavailable(),
             E::Dynamo(_)
             | E::UnexpectedCancellation(_)
@@ -148,6 +167,7 @@ impl From<&StoreError> for Problem {
             | E::ErasedBefore
             | E::Build(_)
             | E::Corrupt(_)
+            | E::NoRandomSource
             | E::NoVerificationKey => Self::internal(),
         }
     }
@@ -178,6 +198,8 @@ mod tests {
             StoreError::AlreadyVerified,
             StoreError::PrimaryEmail,
             StoreError::SignInAddressPending,
+            StoreError::RecoveryLinkInvalid,
+            StoreError::SessionRevoked,
             StoreError::VersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
             StoreError::VerificationExpired,
@@ -185,7 +207,9 @@ mod tests {
             StoreError::TooManyRequests { retry_after_secs: 5 },
             StoreError::TooManyChecks { retry_after_secs: 5 },
             StoreError::TooManyExports { retry_after_secs: 5 },
+            StoreError::TooManyRecoveryAttempts { retry_after_secs: 5 },
             StoreError::NoVerificationKey,
+            StoreError::NoRandomSource,
             StoreError::Contended,
             StoreError::Unavailable(dynamo()),
             StoreError::Dynamo(dynamo()),
@@ -210,6 +234,8 @@ mod tests {
                 | StoreError::AlreadyVerified
                 | StoreError::PrimaryEmail
                 | StoreError::SignInAddressPending
+                | StoreError::RecoveryLinkInvalid
+                | StoreError::SessionRevoked
                 | StoreError::VersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }
                 | StoreError::VerificationExpired
@@ -217,7 +243,9 @@ mod tests {
                 | StoreError::TooManyRequests { .. }
                 | StoreError::TooManyChecks { .. }
                 | StoreError::TooManyExports { .. }
+                | StoreError::TooManyRecoveryAttempts { .. }
                 | StoreError::NoVerificationKey
+                | StoreError::NoRandomSource
                 | StoreError::Contended
                 | StoreError::Unavailable(_)
                 | StoreError::Dynamo(_)

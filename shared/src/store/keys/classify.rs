@@ -8,6 +8,7 @@ use super::accounts::{
 use super::counters::LIMIT_PREFIX;
 use super::names::Item;
 use super::reconcile::{PASS_PREFIX, RECONCILE_PK};
+use super::recovery::CHANGE_PREFIX;
 
 /// What kind of item a stored key addresses, told from the key alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +17,8 @@ pub enum ItemKind {
     Profile,
     /// One email record of a user (`USER#…`, `EMAIL#…`).
     Email,
+    /// A switch of the primary its former address can still undo (`USER#…`, `CHANGE#…`).
+    PrimaryChange,
     /// An address's uniqueness claim (`EMAIL#…`, `UNIQUE`).
     Claim,
     /// A rate-limit counter (`LIMIT#…`): no address in it, never in GSI1.
@@ -35,6 +38,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
     match (pk.starts_with(USER_PREFIX), pk.starts_with(EMAIL_PREFIX)) {
         (true, _) if sk == PROFILE_SK => ItemKind::Profile,
         (true, _) if sk.starts_with(EMAIL_PREFIX) => ItemKind::Email,
+        (true, _) if sk.starts_with(CHANGE_PREFIX) => ItemKind::PrimaryChange,
         (_, true) if sk == CLAIM_SK => ItemKind::Claim,
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,

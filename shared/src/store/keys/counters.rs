@@ -15,12 +15,23 @@ const EXPORTS_SK: &str = "EXPORTS";
 const CODES_SENT_SK: &str = "CODES_SENT";
 const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
+const LIMIT_SOURCE_PREFIX: &str = "LIMIT#SOURCE#";
+const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
 
 /// Key of the codes issued for one address, named by its keyed hash (never the address).
 pub fn codes_issued_key(address_hash: &str) -> Item {
     key(
         format!("{LIMIT_ADDRESS_PREFIX}{address_hash}"),
         CODES_ISSUED_SK.to_owned(),
+    )
+}
+
+/// Key of the recovery links one network source sent that undid nothing,
+/// named by the keyed hash of its IP address (never the address).
+pub fn recovery_guesses_key(source_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_SOURCE_PREFIX}{source_hash}"),
+        RECOVERY_GUESSES_SK.to_owned(),
     )
 }
 

@@ -8,6 +8,7 @@ mod classify;
 mod counters;
 mod names;
 mod reconcile;
+mod recovery;
 mod table;
 
 pub use accounts::*;
@@ -15,6 +16,7 @@ pub use classify::*;
 pub use counters::*;
 pub use names::*;
 pub use reconcile::*;
+pub use recovery::*;
 pub use table::*;
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub const GSI2_PROJECTED: [&str; 6] = [
     attr::CREATED_AT,
 ];
 /// The attribute DynamoDB's Time to Live reads (epoch seconds): rate-limit items expire by it.
-pub const TTL: &str = "ttl";
+pub const TTL: &str = attr::TTL;
 
 /// The attribute names items are stored with (camelCase).
 pub mod attr {
@@ -93,6 +93,12 @@ pub mod attr {
         PASSWORD_HASH = "passwordHash",
         WRONG_PASSWORDS = "wrongPasswords",
         IMPORT_KEY = "importKey",
+        RESERVED_UNTIL = "reservedUntil",
+        TOKEN_HASHES = "tokenHashes",
+        RECOVERABLE_UNTIL = "recoverableUntil",
+        TOKENS_VALID_AFTER = "tokensValidAfter",
+        RECOVERIES = "recoveries",
+        TTL = "ttl",
     );
 }
 

@@ -43,6 +43,12 @@ pub const ITEMS: &[ItemShape] = &[
     },
     item("email claim", "EmailClaim", "EMAIL#{canonicalEmail}", "UNIQUE"),
     item(
+        "a switch of the primary, kept for its undoing",
+        "PrimaryChange",
+        "USER#{userId}",
+        "CHANGE#{version}",
+    ),
+    item(
         "codes issued for an address",
         "RateLimit",
         "LIMIT#ADDRESS#{addressHash}",
@@ -83,6 +89,12 @@ pub const ITEMS: &[ItemShape] = &[
         "RateLimit",
         "LIMIT#USER#{userId}",
         "EXPORTS",
+    ),
+    item(
+        "recovery links from a source that undid nothing",
+        "RateLimit",
+        "LIMIT#SOURCE#{sourceHash}",
+        "RECOVERY_GUESSES",
     ),
     item(
         "the reconcile's checkpoint and lease",
@@ -173,6 +185,7 @@ mod tests {
             ("profile", profile_keys(&user, UserStatus::Active, now)),
             ("email", email_record_keys(&user, email_id, &email)),
             ("email claim", claim_key(&email)),
+            ("a switch of the primary, kept for its undoing", change_key(&user, 7)),
             ("codes issued for an address", codes_issued_key("h")),
             ("wrong codes of a user", wrong_codes_key(&user)),
             ("a user and an address", user_address_key(&user, "h")),
@@ -180,6 +193,10 @@ mod tests {
             ("codes a user had sent", codes_sent_key(&user)),
             ("availability checks of a user", availability_checks_key(&user)),
             ("exports of a user's own account", exports_key(&user)),
+            (
+                "recovery links from a source that undid nothing",
+                recovery_guesses_key("h"),
+            ),
             ("the reconcile's checkpoint and lease", reconcile_checkpoint_key()),
             (
                 "a pass's snapshot of live subs",
@@ -242,6 +259,7 @@ mod tests {
             EntityType::User,
             EntityType::Email,
             EntityType::EmailClaim,
+            EntityType::PrimaryChange,
             EntityType::RateLimit,
             EntityType::LegacyPassword,
             EntityType::ErasedImport,

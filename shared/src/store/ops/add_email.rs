@@ -53,6 +53,11 @@ impl Store {
             limits::admit_code(&seen, caps, now)
                 .map_err(|retry_after_secs| StoreError::TooManyRequests { retry_after_secs })?;
             let mut record = fresh.clone();
+            // Taking back an address of theirs still reserved: it stays so.
+            record.reserved_until = held
+                .as_ref()
+                .filter(|claim| claim.user_id == *user && claim.is_reserved(now))
+                .and_then(|claim| claim.reserved_until);
             let spent = limits::attempts_spent(&seen, caps, self.config.verification_max_attempts, now);
             record.verification_attempts = Some(spent);
             let first_added_at = limits::first_added_at(seen.user_address.as_ref(), now);
@@ -211,6 +216,8 @@ mod tests {
             user_id: holder.clone(),
             email_id: EmailId::new(),
             expires_at: Some(now().plus_seconds(-1)),
+            reserved_until: None,
+            ttl: None,
         };
         let claim_expires = now().plus_seconds(3_600);
         let plan = plan(
@@ -302,6 +309,8 @@ mod tests {
                 user_id: holder.clone(),
                 email_id: EmailId::new(),
                 expires_at: None,
+                reserved_until: None,
+                ttl: None,
             };
             items::claim_item(&previous, &claim).unwrap()
         };

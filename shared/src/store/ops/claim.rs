@@ -6,7 +6,7 @@ use crate::address_policy::CanonicalEmail;
 use crate::domain::{Timestamp, UserId};
 use crate::metrics::{self, Metric};
 use crate::store::StoreError;
-use crate::store::expr::{Update, and};
+use crate::store::expr::{Update, and, or};
 use crate::store::items::{self, ClaimItem, EmailItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -14,8 +14,10 @@ use crate::store::plan::{self, Rejection, TxPlan};
 use super::profile::{read_changed, read_profile};
 
 /// A failed claim of a new address by `user`: their own claim means the address
-/// is added already; a verified one, or a live one that does not yield, means
-/// it is taken; any other unverified claim may be taken over.
+/// is added already, unless it only reserves an address they removed, which
+/// they take back; a reserved one, a verified one, or a live one that does not
+/// yield, means it is taken; any other unverified claim, or a lapsed
+/// reservation, may be taken over.
 fn read_new_claim(
     user: UserId,
     live_claims_yield: bool,
@@ -26,7 +28,15 @@ fn read_new_claim(
             return Ok(Rejection::Retry);
         };
         Ok(if claim.user_id == user {
-            Rejection::Failed(StoreError::AlreadyAdded)
+            if claim.is_reservation_only() {
+                Rejection::TakeOver(claim)
+            } else {
+                Rejection::Failed(StoreError::AlreadyAdded)
+            }
+        } else if claim.is_reserved(now) {
+            Rejection::Failed(StoreError::EmailTaken)
+        } else if claim.is_reservation_only() {
+            Rejection::TakeOver(claim)
         } else if claim.expires_at.is_none() || (claim.is_live(now) && !live_claims_yield) {
             Rejection::Failed(StoreError::EmailTaken)
         } else {
@@ -87,11 +97,32 @@ pub(super) fn push_new_claim(
         plan.push(plan::put(table, claim, |x| x.not_exists(keys::PK))?, reading);
         return Ok(());
     };
+    let others = held.user_id != record.user_id;
+    if held.is_reservation_only() {
+        // A removed address's reservation: its user takes it back while it
+        // holds, anyone once it lapsed; it has no record to remove.
+        let put = plan::put(table, claim, |x| {
+            let still_held = and([
+                x.eq(attr::USER_ID, &held.user_id),
+                x.eq(attr::EMAIL_ID, held.email_id),
+                x.not_exists(attr::EXPIRES_AT),
+            ]);
+            if others {
+                and([still_held, x.le(attr::RESERVED_UNTIL, now)])
+            } else {
+                and([still_held, x.exists(attr::RESERVED_UNTIL)])
+            }
+        })?;
+        plan.push(put, reading);
+        return Ok(());
+    }
     let put = plan::put(table, claim, |x| {
+        let not_reserved = or(x.not_exists(attr::RESERVED_UNTIL), x.le(attr::RESERVED_UNTIL, now));
         let still_held = and([
             x.eq(attr::USER_ID, &held.user_id),
             x.eq(attr::EMAIL_ID, held.email_id),
             x.exists(attr::EXPIRES_AT),
+            not_reserved,
         ]);
         if live_claims_yield {
             still_held
@@ -123,6 +154,30 @@ pub(super) fn push_own_claim_delete(plan: &mut TxPlan, table: &str, record: &Ema
         ])
     })?;
     plan.push(delete, read_changed);
+    Ok(())
+}
+
+/// Adds the reservation of the claim of the caller's removed `record` until
+/// `until`: no one else may take the address while a switch away from it can
+/// be undone; DynamoDB deletes the claim after. Failing, it changed.
+pub(super) fn push_own_claim_reserve(
+    plan: &mut TxPlan,
+    table: &str,
+    record: &EmailItem,
+    until: Timestamp,
+) -> Result<(), StoreError> {
+    let reserve = plan::update(table, keys::claim_key(&record.canonical()), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::RESERVED_UNTIL, until))
+            .set(x.eq(keys::TTL, until.unix_seconds()))
+            .remove(x.name(attr::EXPIRES_AT));
+        let own = and([
+            x.eq(attr::USER_ID, &record.user_id),
+            x.eq(attr::EMAIL_ID, record.email_id),
+        ]);
+        (update, own)
+    })?;
+    plan.push(reserve, read_changed);
     Ok(())
 }
 
@@ -160,6 +215,8 @@ mod tests {
             user_id: UserId::parse(user).unwrap(),
             email_id: EmailId::new(),
             expires_at: expires,
+            reserved_until: None,
+            ttl: None,
         };
         items::claim_item(
             &crate::address_policy::Canonicalization::NONE.canonical(&EmailAddress::parse("a@example.com").unwrap()),

@@ -330,13 +330,20 @@ mod tests {
             user_id: UserId::parse("user-b").unwrap(),
             email_id: crate::domain::EmailId::new(),
             expires_at: Some(now().plus_seconds(60)),
+            reserved_until: None,
+            ttl: None,
         };
         let plan = sign_up(Some(&held));
         assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
         // A live claim yields to a sign-up: no expiry in the condition.
         let claim = put_of(&plan.items()[2]);
-        assert!(!claim.condition_expression().unwrap().contains("<="));
+        let condition = claim.condition_expression().unwrap();
+        assert!(!condition.contains("#expiresAt <="), "{condition}");
+        assert!(
+            condition.contains("(attribute_not_exists(#reservedUntil) OR #reservedUntil <= :reservedUntil)"),
+            "not while reserved to its holder: {condition}"
+        );
     }
 
     fn imported(typed: &str, verified: bool) -> EmailItem {

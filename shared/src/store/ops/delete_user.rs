@@ -5,7 +5,7 @@
 use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and, or};
-use crate::store::items::{self, EmailItem, EntityType, ErasedImportItem, ProfileItem, attr};
+use crate::store::items::{self, ClaimItem, EmailItem, EntityType, ErasedImportItem, ProfileItem, UserItems, attr};
 use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
@@ -20,6 +20,7 @@ impl Store {
     pub async fn delete_user(&self, user: &UserId, by: Deleter<'_>, now: Timestamp) -> Result<Profile, StoreError> {
         retrying!({
             let items = self.user_items(user).await?;
+            let kept = self.kept_for_recovery(&items).await?;
             let profile = match by {
                 Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito => {
                     visible(items.profile.ok_or(StoreError::NotFound)?)?
@@ -42,7 +43,8 @@ impl Store {
                     profile
                 }
             };
-            let plan = plan(self.table(), &profile, &items.emails, now, by)?;
+            let mut plan = plan(self.table(), &profile, &items.emails, now, by)?;
+            push_kept_for_recovery(&mut plan, self.table(), &kept)?;
             self.transact(&plan).await?;
             metrics::count(Metric::UsersDeleted);
             Ok(Profile {
@@ -58,6 +60,65 @@ impl Store {
             })
         })
     }
+}
+
+/// What a user's switches keep for their undoing: the switches, and the
+/// claims that only reserve a removed former primary (read just before, as
+/// the erasure's own). The stream erases whatever one transaction cannot hold.
+struct Kept {
+    switches: Vec<(UserId, u64)>,
+    reservations: Vec<EmailItem>,
+}
+
+impl Store {
+    async fn kept_for_recovery(&self, items: &UserItems) -> Result<Kept, StoreError> {
+        let mut reservations = Vec::new();
+        for switch in &items.changes {
+            let former = &switch.former;
+            if items.emails.iter().any(|r| r.canonical() == former.canonical()) {
+                continue;
+            }
+            let claim: Option<ClaimItem> = self
+                .get(keys::claim_key(&former.canonical()))
+                .await?
+                .map(items::from_item)
+                .transpose()?;
+            if claim.is_some_and(|c| {
+                c.user_id == former.user_id && c.email_id == former.email_id && c.is_reservation_only()
+            }) {
+                reservations.push(former.clone());
+            }
+        }
+        Ok(Kept {
+            switches: items.changes.iter().map(|c| (c.user_id.clone(), c.version)).collect(),
+            reservations,
+        })
+    }
+}
+
+/// The switches and reservations, as many as the transaction has room for.
+fn push_kept_for_recovery(plan: &mut TxPlan, table: &str, kept: &Kept) -> Result<(), StoreError> {
+    for former in &kept.reservations {
+        if plan.items().len() >= plan::MAX_ITEMS {
+            return Ok(());
+        }
+        let release = plan::delete(table, keys::claim_key(&former.canonical()), |x| {
+            and([
+                x.eq(attr::USER_ID, &former.user_id),
+                x.eq(attr::EMAIL_ID, former.email_id),
+                x.not_exists(attr::EXPIRES_AT),
+            ])
+        })?;
+        plan.push(release, read_changed);
+    }
+    for (user, version) in &kept.switches {
+        if plan.items().len() >= plan::MAX_ITEMS {
+            return Ok(());
+        }
+        let forget = plan::delete(table, keys::change_key(user, *version), |x| x.exists(keys::PK))?;
+        plan.push(forget, read_changed);
+    }
+    Ok(())
 }
 
 /// An admin (or the system) may delete a suspended user, so a profile that
@@ -85,7 +146,8 @@ fn plan(
             .remove(x.name(attr::PHONE))
             .remove(x.name(attr::COGNITO_EMAIL))
             .remove(x.name(attr::SYNC_REQUESTED_AT))
-            .remove(x.name(attr::IMPORT_KEY));
+            .remove(x.name(attr::IMPORT_KEY))
+            .remove(x.name(attr::RECOVERIES));
         let update = if matches!(by, Deleter::GoneFromCognito) {
             update.set(x.eq(attr::GONE_FROM_COGNITO, true))
         } else {

@@ -9,9 +9,9 @@ use futures::future::try_join_all;
 
 use crate::domain::{
     AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, PendingVerification,
-    ProfileExport, Timestamp, UserId,
+    ProfileExport, RecoveryExport, SwitchExport, Timestamp, UserId,
 };
-use crate::store::items::{self, ClaimItem, Counter, EmailItem, LimitItem, ProfileItem};
+use crate::store::items::{self, ClaimItem, Counter, EmailItem, LimitItem, PrimaryChangeItem, ProfileItem};
 use crate::store::keys;
 use crate::store::limits::{self, WINDOW_SECONDS};
 use crate::store::{Store, StoreError, query_all};
@@ -36,7 +36,18 @@ impl Store {
         let emails = items.emails.into_iter().zip(claims).collect();
         let limits = self.own_limits(user).await?;
         let max_attempts = self.config().verification_max_attempts;
-        Ok(document(profile, emails, limits, max_attempts, now))
+        let mut export = document(profile.clone(), emails, limits, max_attempts, now);
+        export.switches = items.changes.iter().map(switch).collect();
+        export.recoveries = profile
+            .recoveries
+            .iter()
+            .map(|r| RecoveryExport {
+                undone_version: r.from_version,
+                version: r.to_version,
+                recovered_at: r.at,
+            })
+            .collect();
+        Ok(export)
     }
 
     /// The claim on a record's address, when it is that record's.
@@ -85,6 +96,19 @@ fn document(
             .map(|(record, claim)| email(record, claim, max_attempts, now))
             .collect(),
         limits: limits.into_iter().map(|(kind, item)| limit(kind, &item, now)).collect(),
+        switches: Vec::new(),
+        recoveries: Vec::new(),
+    }
+}
+
+/// A switch as exported: its former address and times, never its token hashes.
+fn switch(change: &PrimaryChangeItem) -> SwitchExport {
+    SwitchExport {
+        version: change.version,
+        former_email: change.former.email.clone(),
+        changed_at: change.changed_at,
+        recoverable_until: change.recoverable_until,
+        links_mailed: u32::try_from(change.token_hashes.len()).unwrap_or(u32::MAX),
     }
 }
 

@@ -17,6 +17,8 @@ mod export_account;
 mod issue_code;
 mod migration;
 mod reconcile;
+mod recovery;
+mod recovery_links;
 mod remove_email;
 mod set_primary;
 mod set_status;
@@ -29,6 +31,8 @@ pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
+pub use recovery::Recovered;
+pub use recovery_links::{MAX_TOKENS_PER_CHANGE, RECOVERY_GUESSES_PER_SOURCE};
 pub use set_status::StatusSet;
 pub use user_index::{Filed, UnlistedPage, UnlistedProfile};
 

@@ -6,18 +6,33 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use crate::domain::{UserId, UserStatus};
 use crate::store::StoreError;
-use crate::store::expr::{Expr, and};
+use crate::store::expr::{Expr, and, or};
 use crate::store::items::{ProfileItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::session;
 
-/// The profile exists and is active.
+/// The profile exists and is active, and no recovery ended the session the
+/// write comes in.
 pub(super) fn active(x: &mut Expr) -> String {
-    and([x.exists(keys::PK), x.eq(attr::STATUS, UserStatus::Active)])
+    let active = and([x.exists(keys::PK), x.eq(attr::STATUS, UserStatus::Active)]);
+    match session::signed_in_at() {
+        Some(at) => and([
+            active,
+            or(
+                x.not_exists(attr::TOKENS_VALID_AFTER),
+                x.le(attr::TOKENS_VALID_AFTER, at),
+            ),
+        ]),
+        None => active,
+    }
 }
 
 /// Why a profile refuses a write, if its own state is the reason.
 pub(super) fn refusal(profile: Option<&ProfileItem>) -> Option<StoreError> {
+    if profile.is_some_and(session::revoked) {
+        return Some(StoreError::SessionRevoked);
+    }
     match profile.map(|p| p.status) {
         None | Some(UserStatus::Deleted) => Some(StoreError::NotFound),
         Some(UserStatus::Suspended) => Some(StoreError::AccountInactive),
@@ -75,8 +90,12 @@ pub(super) fn push_acting_admin_check(plan: &mut TxPlan, table: &str, admin: &Us
     Ok(())
 }
 
-/// A profile as readers see it: deleted users are not found.
+/// A profile as readers see it: deleted users are not found, and a session a
+/// recovery ended sees nothing.
 pub(in crate::store) fn visible(profile: ProfileItem) -> Result<ProfileItem, StoreError> {
+    if session::revoked(&profile) {
+        return Err(StoreError::SessionRevoked);
+    }
     match profile.status {
         UserStatus::Deleted => Err(StoreError::NotFound),
         _ => Ok(profile),

@@ -382,7 +382,7 @@ impl Store {
     /// account": its primary migrates to this user at their next sign-in, and
     /// a secondary is closed by that sign-in's trigger.
     pub async fn unknown_user(&self, user: &UserId, email: &EmailAddress) -> Result<Unknown, StoreError> {
-        let holder = self.verified_holder(email).await?;
+        let holder = self.verified_holder(email, Timestamp::now()).await?;
         let another = holder.is_some_and(|holder| holder != *user && !holder.is_pending());
         if self.profile_status(user).await?.is_some() {
             return Ok(Unknown::HasProfile);

@@ -2,9 +2,10 @@
 //! goes and its claim is released, in one transaction. Not while Cognito still
 //! signs the user in with it (a switch of the primary not yet applied there):
 //! Cognito's password reset would go on mailing it, so whoever kept that mailbox
-//! could take the account over.
+//! could take the account over. A former primary whose switch can still be
+//! undone keeps its claim, reserved to the account, until the window ends.
 
-use crate::domain::{EmailId, UserId};
+use crate::domain::{EmailId, Timestamp, UserId};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and, or};
 use crate::store::items::{EmailItem, ProfileItem, attr};
@@ -13,18 +14,18 @@ use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
-use super::claim::push_own_claim_delete;
+use super::claim::{push_own_claim_delete, push_own_claim_reserve};
 use super::profile::{active, refusal};
 
 impl Store {
     /// Removes a non-primary address and frees it for others.
-    pub async fn remove_email(&self, user: &UserId, email_id: EmailId) -> Result<(), StoreError> {
+    pub async fn remove_email(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<(), StoreError> {
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_primary {
                 return Err(StoreError::PrimaryEmail.into());
             }
-            let plan = plan(self.table(), &record)?;
+            let plan = plan(self.table(), &record, now)?;
             self.transact(&plan).await?;
             metrics::count(Metric::EmailsRemoved);
             Ok(())
@@ -56,7 +57,7 @@ fn read_record(old: Option<&Item>) -> Result<Rejection, StoreError> {
     })
 }
 
-fn plan(table: &str, record: &EmailItem) -> Result<TxPlan, StoreError> {
+fn plan(table: &str, record: &EmailItem, now: Timestamp) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let user = &record.user_id;
     let count = plan::update(table, keys::profile_key(user), |x| {
@@ -74,7 +75,10 @@ fn plan(table: &str, record: &EmailItem) -> Result<TxPlan, StoreError> {
         and([x.exists(keys::PK), x.ne(attr::IS_PRIMARY, true)])
     })?;
     plan.push(delete, read_record);
-    push_own_claim_delete(&mut plan, table, record)?;
+    match record.reserved_until.filter(|until| *until > now) {
+        Some(until) => push_own_claim_reserve(&mut plan, table, record, until)?,
+        None => push_own_claim_delete(&mut plan, table, record)?,
+    }
     Ok(plan)
 }
 
@@ -98,7 +102,7 @@ mod tests {
             now(),
             now(),
         );
-        let plan = plan("t", &record).unwrap();
+        let plan = plan("t", &record, now()).unwrap();
         assert_well_formed(&plan);
         assert_eq!(
             plan.items()[2].delete().unwrap().key(),

@@ -4,7 +4,7 @@
 use crate::domain::{EmailId, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and};
-use crate::store::items::{EmailItem, ProfileItem, attr};
+use crate::store::items::{EmailItem, PrimaryChangeItem, ProfileItem, attr, change_item};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
@@ -34,7 +34,13 @@ impl Store {
                 .iter()
                 .find(|r| r.is_primary)
                 .ok_or(StoreError::Inconsistent("active user without a primary address"))?;
-            let plan = plan(self.table(), &profile, current.email_id, target, now)?;
+            let switch = Switch {
+                former: current,
+                new_primary: target,
+                window_seconds: self.config.address_recovery_seconds,
+                now,
+            };
+            let plan = plan(self.table(), &profile, &switch)?;
             self.transact(&plan).await?;
             metrics::count(Metric::PrimarySwitches);
             let mut updated = profile.into_domain();
@@ -55,13 +61,21 @@ fn read_new_primary(old: Option<&Item>) -> Result<Rejection, StoreError> {
     })
 }
 
-fn plan(
-    table: &str,
-    profile: &ProfileItem,
-    old_primary: EmailId,
-    new_primary: &EmailItem,
+/// A switch from `former` to `new_primary`, undoable from `former` for `window_seconds`.
+struct Switch<'a> {
+    former: &'a EmailItem,
+    new_primary: &'a EmailItem,
+    window_seconds: i64,
     now: Timestamp,
-) -> Result<TxPlan, StoreError> {
+}
+
+fn plan(table: &str, profile: &ProfileItem, switch: &Switch<'_>) -> Result<TxPlan, StoreError> {
+    let &Switch {
+        former,
+        new_primary,
+        window_seconds,
+        now,
+    } = switch;
     let mut plan = TxPlan::new();
     let user = &profile.user_id;
     // Pinned to the version read, so the records read with it are still as seen.
@@ -85,11 +99,19 @@ fn plan(
         (update, condition)
     })?;
     plan.push(follow, read_profile);
-    let demote = plan::update(table, keys::email_key(user, old_primary), |x| {
-        let update = Update::default().set(x.eq(attr::IS_PRIMARY, false));
+    // The former primary can undo the switch for the window, and stays
+    // reserved to the account until then, even if removed.
+    let change = PrimaryChangeItem::new(former, new_primary, profile.version + 1, now, window_seconds);
+    let demote = plan::update(table, keys::email_key(user, former.email_id), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::IS_PRIMARY, false))
+            .set(x.eq(attr::RESERVED_UNTIL, change.recoverable_until));
         (update, x.eq(attr::IS_PRIMARY, true))
     })?;
     plan.push(demote, read_changed);
+    // A fresh version cannot have a switch yet: present, the profile moved.
+    let undoable = plan::put(table, change_item(&change)?, |x| x.not_exists(keys::PK))?;
+    plan.push(undoable, read_changed);
     let promote = plan::update(table, keys::email_key(user, new_primary.email_id), |x| {
         let update = Update::default()
             .set(x.eq(attr::IS_PRIMARY, true))
@@ -113,10 +135,28 @@ mod tests {
     use crate::store::ops::fixtures::{failed, new_user, now, profile, user};
     use crate::store::plan::tests::assert_well_formed;
 
+    fn former() -> EmailItem {
+        EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("a@example.com").unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        )
+    }
+
+    fn switch<'a>(former: &'a EmailItem, new_primary: &'a EmailItem) -> Switch<'a> {
+        Switch {
+            former,
+            new_primary,
+            window_seconds: 7 * 86_400,
+            now: now(),
+        }
+    }
+
     #[test]
-    fn set_primary_flips_both_records_and_bumps_the_profile() {
+    fn a_switch_leaves_its_undoing_to_the_former_address_and_reserves_it() {
         let stored = ProfileItem::new(&new_user(), 2, now());
-        let old = EmailId::new();
+        let old = former();
         let mut next = EmailItem::verified_primary(
             &user(),
             &EmailAddress::parse("b@example.com").unwrap(),
@@ -124,7 +164,46 @@ mod tests {
             now(),
         );
         next.is_primary = false;
-        let plan = plan("t", &stored, old, &next, now()).unwrap();
+        let plan = plan("t", &stored, &switch(&old, &next)).unwrap();
+        let until = now().plus_seconds(7 * 86_400);
+        let demote = plan.items()[1].update().unwrap();
+        assert!(demote.update_expression().contains("#reservedUntil = :reservedUntil"));
+        assert_eq!(
+            demote.expression_attribute_values().unwrap()[":reservedUntil"]
+                .as_s()
+                .unwrap(),
+            &until.to_string()
+        );
+        let put = plan.items()[2].put().unwrap();
+        assert_eq!(put.condition_expression(), Some("attribute_not_exists(#PK)"));
+        let change: PrimaryChangeItem = crate::store::items::from_item(put.item().clone()).unwrap();
+        assert_eq!(
+            change.version,
+            stored.version + 1,
+            "named by the version the switch writes"
+        );
+        assert_eq!(change.former.email_id, old.email_id);
+        assert_eq!(change.former.email, old.email);
+        assert_eq!(change.new_email_id, next.email_id);
+        assert_eq!(change.recoverable_until, until);
+        assert_eq!(change.ttl, until.unix_seconds());
+        assert!(change.token_hashes.is_empty());
+        assert_eq!(put.item()["SK"].as_s().unwrap(), &keys::change_sk(stored.version + 1));
+        assert!(matches!(plan.read(2, None), Rejection::Retry));
+    }
+
+    #[test]
+    fn set_primary_flips_both_records_and_bumps_the_profile() {
+        let stored = ProfileItem::new(&new_user(), 2, now());
+        let old = former();
+        let mut next = EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
+        next.is_primary = false;
+        let plan = plan("t", &stored, &switch(&old, &next)).unwrap();
         assert_well_formed(&plan);
         let p = plan.items()[0].update().unwrap();
         assert!(p.update_expression().contains("#version = #version + :versionBy"));
@@ -137,7 +216,7 @@ mod tests {
             Some("#isPrimary = :isPrimary2")
         );
         assert!(
-            plan.items()[2]
+            plan.items()[3]
                 .update()
                 .unwrap()
                 .condition_expression()
@@ -153,11 +232,11 @@ mod tests {
         let moved = profile(UserStatus::Active, 2, 3);
         assert!(matches!(plan.read(0, Some(&moved)), Rejection::Retry));
         assert!(matches!(plan.read(1, None), Rejection::Retry));
-        assert!(matches!(failed(plan.read(2, None)), StoreError::NotFound));
+        assert!(matches!(failed(plan.read(3, None)), StoreError::NotFound));
         let mut unverified = next.clone();
         unverified.is_verified = false;
         let item = items::email_item(&unverified).unwrap();
-        assert!(matches!(failed(plan.read(2, Some(&item))), StoreError::NotVerified));
+        assert!(matches!(failed(plan.read(3, Some(&item))), StoreError::NotVerified));
     }
 
     #[test]
@@ -170,7 +249,8 @@ mod tests {
         );
         next.is_primary = false;
         let recorded = ProfileItem::new(&new_user(), 2, now());
-        let plan_of = |profile: &ProfileItem| plan("t", profile, EmailId::new(), &next, now()).unwrap();
+        let old = former();
+        let plan_of = |profile: &ProfileItem| plan("t", profile, &switch(&old, &next)).unwrap();
         let update = plan_of(&recorded).items()[0]
             .update()
             .unwrap()

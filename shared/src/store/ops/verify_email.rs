@@ -219,7 +219,11 @@ fn right_code_plan(
     })?;
     plan.push(record, read_record(checked.per_code, now));
     let claim = plan::update(table, keys::claim_key(email), |x| {
-        let update = Update::default().remove(x.name(attr::EXPIRES_AT));
+        // Verified, the record holds it for good: a reservation it was taken
+        // back under (its record keeps the time) has nothing left to hold.
+        let update = Update::default()
+            .remove(x.name(attr::EXPIRES_AT))
+            .remove(x.name(attr::RESERVED_UNTIL));
         let condition = and([
             x.eq(attr::USER_ID, checked.user),
             x.eq(attr::EMAIL_ID, checked.email_id),

@@ -85,6 +85,28 @@ impl World {
                 set_email_id(&mut event, fresh.second.expect("a second address"));
                 event
             }
+            // The page reads nothing; no caller.
+            "recovery-page" => self.sample(f.name),
+            // A fresh user's switch to their second address, undone by its link.
+            "recover-account" => {
+                let fresh = self.account(true).await;
+                let now = Timestamp::now();
+                let second = fresh.second.expect("a second address");
+                let switched = self
+                    .store
+                    .set_primary(&fresh.user, second, now)
+                    .await
+                    .unwrap_or_else(|e| panic!("a switch: {e}"));
+                let (token, _) = self
+                    .store
+                    .issue_recovery_token(&fresh.user, switched.version, now)
+                    .await
+                    .unwrap_or_else(|e| panic!("a recovery token: {e}"))
+                    .expect("a fresh switch takes a token");
+                let mut event = self.sample(f.name);
+                set_body(&mut event, &json!({ "token": token.encode() }));
+                event
+            }
             "find-user-by-email" => {
                 let mut event = self.http(f, &self.admin.user);
                 set_query(&mut event, "email", self.reader.email.as_str());

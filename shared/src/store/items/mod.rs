@@ -11,6 +11,9 @@ use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
 
+mod recovery;
+pub use recovery::{PrimaryChangeItem, Recovery, change_item};
+
 /// Attribute names that appear in condition and update expressions.
 pub(crate) use super::keys::attr;
 
@@ -21,6 +24,8 @@ pub enum EntityType {
     User,
     /// One email record of a user (`USER#…`, `EMAIL#…`).
     Email,
+    /// A switch of the primary its former address can still undo (`USER#…`, `CHANGE#…`).
+    PrimaryChange,
     /// An address's uniqueness claim (`EMAIL#…`, `UNIQUE`).
     EmailClaim,
     /// A rate-limit counter (`LIMIT#…`).
@@ -117,6 +122,15 @@ pub struct ProfileItem {
     /// them. Removed from the profile by the erasure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub import_key: Option<crate::domain::ImportKey>,
+    /// Written by a recovery (epoch seconds): every access token issued before
+    /// it (its `iat`) is refused, since the HTTP API's authorizer cannot see
+    /// Cognito's revocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_valid_after: Option<i64>,
+    /// The recoveries of the last recovery window, newest last: which switches
+    /// each undid. Erased on delete.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recoveries: Vec<Recovery>,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -163,6 +177,10 @@ pub struct EmailItem {
     /// When the current code was sent; a resend must wait until it is old enough.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_sent_at: Option<Timestamp>,
+    /// Until when a switch away from this address can be undone from it: its
+    /// removal until then keeps its claim, reserved to the account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_until: Option<Timestamp>,
 }
 
 /// An address's uniqueness claim (`EMAIL#<address>`, `UNIQUE`): names the one record that holds the address.
@@ -178,12 +196,38 @@ pub struct ClaimItem {
     /// Present while the address is unverified: after it, another user may take the address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<Timestamp>,
+    /// Present while a switch away from the address can be undone from it:
+    /// until then no one else may take it, a confirmed sign-up included. With
+    /// no `expires_at`, the address was removed from the account and the claim
+    /// only reserves it (`emailId` names the removed record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_until: Option<Timestamp>,
+    /// On a claim that only reserves its address: when DynamoDB may delete it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<i64>,
 }
 
 impl ClaimItem {
-    /// A claim that still holds its address: verified, or unverified and not yet expired.
+    /// A claim that still holds its address: verified, or unverified and not
+    /// yet expired, or reserved and not yet released.
     pub fn is_live(&self, now: Timestamp) -> bool {
-        self.expires_at.is_none_or(|expires| expires > now)
+        if self.is_reserved(now) {
+            return true;
+        }
+        match (self.expires_at, self.reserved_until) {
+            (None, Some(_)) => false,
+            (expires, _) => expires.is_none_or(|expires| expires > now),
+        }
+    }
+
+    /// Reserved to its user for a recovery: no one else may take it.
+    pub fn is_reserved(&self, now: Timestamp) -> bool {
+        self.reserved_until.is_some_and(|until| until > now)
+    }
+
+    /// The address was removed from its user's list: the claim has no record.
+    pub fn is_reservation_only(&self) -> bool {
+        self.reserved_until.is_some() && self.expires_at.is_none()
     }
 }
 
@@ -207,6 +251,8 @@ impl ProfileItem {
             cognito_email: Some(user.email.clone()),
             sync_requested_at: None,
             import_key: None,
+            tokens_valid_after: None,
+            recoveries: Vec::new(),
         }
     }
 
@@ -245,6 +291,7 @@ impl EmailItem {
             verification_expires_at: None,
             verification_attempts: None,
             verification_sent_at: None,
+            reserved_until: None,
         }
     }
 
@@ -273,6 +320,7 @@ impl EmailItem {
             verification_expires_at: Some(expires_at),
             verification_attempts: Some(0),
             verification_sent_at: Some(now),
+            reserved_until: None,
         }
     }
 
@@ -313,6 +361,8 @@ impl EmailItem {
             user_id: self.user_id.clone(),
             email_id: self.email_id,
             expires_at: if self.is_verified { None } else { expires_at },
+            reserved_until: self.reserved_until.filter(|_| !self.is_verified),
+            ttl: None,
         }
     }
 
@@ -394,6 +444,8 @@ pub enum Counter {
     AvailabilityChecks,
     /// Exports of their own account one user made.
     Exports,
+    /// Recovery links from one network source that undid nothing.
+    RecoveryGuesses,
 }
 
 /// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.
@@ -456,6 +508,8 @@ pub struct UserItems {
     pub profile: Option<ProfileItem>,
     /// The email records, oldest first.
     pub emails: Vec<EmailItem>,
+    /// The switches of the primary still undoable, oldest first.
+    pub changes: Vec<PrimaryChangeItem>,
 }
 
 impl UserItems {
@@ -470,6 +524,7 @@ impl UserItems {
             match kind {
                 keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
                 keys::ItemKind::Email => out.emails.push(from_item(item)?),
+                keys::ItemKind::PrimaryChange => out.changes.push(from_item(item)?),
                 keys::ItemKind::Claim
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
@@ -489,69 +544,4 @@ pub fn sort_oldest_first(emails: &mut [EmailItem]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    use super::*;
-    use crate::domain::NewUser;
-
-    /// Every attribute constant names a field the items are stored with, so an
-    /// expression built from the constants addresses what the items hold.
-    #[test]
-    fn attribute_names_are_the_stored_field_names() {
-        let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
-        let user = UserId::parse("u").unwrap();
-        let email = EmailAddress::parse("a.b+c@gmail.com").unwrap();
-        let profile = ProfileItem::new(
-            &NewUser {
-                user_id: user.clone(),
-                email: email.clone(),
-                first_name: Some(PersonName::parse("A").unwrap()),
-                last_name: Some(PersonName::parse("B").unwrap()),
-                phone: Some(Phone::parse("+15555550100").unwrap()),
-            },
-            1,
-            now,
-        );
-        let gmail = Canonicalization::parse("gmail").unwrap();
-        let mut record = EmailItem::unverified(&user, EmailId::new(), &email, gmail, "h".into(), now, now);
-        record.verified_at = Some(now);
-        record.primary_version = Some(2);
-        assert_eq!(record.canonical().as_str(), "ab@gmail.com");
-        let claim = record.claim(Some(now));
-        let gone = ProfileItem {
-            gone_from_cognito: true,
-            sync_requested_at: Some(now),
-            import_key: Some(crate::domain::ImportKey::parse(&"0f".repeat(16)).unwrap()),
-            ..profile.clone()
-        };
-        assert!(
-            profile.cognito_email.is_some(),
-            "a new profile records Cognito's address"
-        );
-        let legacy = LegacyPasswordItem {
-            entity_type: EntityType::LegacyPassword,
-            user_id: user.clone(),
-            password_hash: crate::import::PasswordHash::parse(
-                crate::import::HashAlgorithm::Bcrypt,
-                "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",
-            )
-            .unwrap(),
-            wrong_passwords: vec![now.unix_seconds()],
-            version: 2,
-        };
-        let stored: BTreeSet<String> = [
-            to_item(keys::legacy_password_key(&user), &legacy).unwrap(),
-            profile_item(&profile).unwrap(),
-            profile_item(&gone).unwrap(),
-            email_item(&record).unwrap(),
-            claim_item(&record.canonical(), &claim).unwrap(),
-        ]
-        .into_iter()
-        .flat_map(|item| item.into_keys())
-        .collect();
-        for name in attr::ALL {
-            assert!(stored.contains(*name), "{name} is not a stored attribute");
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,79 @@
+//! The stored items against their attribute names.
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::domain::NewUser;
+
+/// Every attribute constant names a field the items are stored with, so an
+/// expression built from the constants addresses what the items hold.
+#[test]
+fn attribute_names_are_the_stored_field_names() {
+    let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+    let user = UserId::parse("u").unwrap();
+    let email = EmailAddress::parse("a.b+c@gmail.com").unwrap();
+    let profile = ProfileItem::new(
+        &NewUser {
+            user_id: user.clone(),
+            email: email.clone(),
+            first_name: Some(PersonName::parse("A").unwrap()),
+            last_name: Some(PersonName::parse("B").unwrap()),
+            phone: Some(Phone::parse("+15555550100").unwrap()),
+        },
+        1,
+        now,
+    );
+    let gmail = Canonicalization::parse("gmail").unwrap();
+    let mut record = EmailItem::unverified(&user, EmailId::new(), &email, gmail, "h".into(), now, now);
+    record.verified_at = Some(now);
+    record.primary_version = Some(2);
+    assert_eq!(record.canonical().as_str(), "ab@gmail.com");
+    let claim = record.claim(Some(now));
+    let reserved = ClaimItem {
+        reserved_until: Some(now),
+        ..claim.clone()
+    };
+    let mut change = PrimaryChangeItem::new(&record, &record, 3, now, 60);
+    change.token_hashes.push("h".into());
+    let gone = ProfileItem {
+        gone_from_cognito: true,
+        sync_requested_at: Some(now),
+        tokens_valid_after: Some(now.unix_seconds()),
+        recoveries: vec![Recovery {
+            from_version: 2,
+            to_version: 4,
+            at: now,
+        }],
+        import_key: Some(crate::domain::ImportKey::parse(&"0f".repeat(16)).unwrap()),
+        ..profile.clone()
+    };
+    assert!(
+        profile.cognito_email.is_some(),
+        "a new profile records Cognito's address"
+    );
+    let legacy = LegacyPasswordItem {
+        entity_type: EntityType::LegacyPassword,
+        user_id: user.clone(),
+        password_hash: crate::import::PasswordHash::parse(
+            crate::import::HashAlgorithm::Bcrypt,
+            "$2b$05$.A.OjwTNTq.imIxv6bFMIuaLieDwek4.UmbiExkdH2.s82mnk5qeG",
+        )
+        .unwrap(),
+        wrong_passwords: vec![now.unix_seconds()],
+        version: 2,
+    };
+    let stored: BTreeSet<String> = [
+        to_item(keys::legacy_password_key(&user), &legacy).unwrap(),
+        profile_item(&profile).unwrap(),
+        profile_item(&gone).unwrap(),
+        email_item(&record).unwrap(),
+        claim_item(&record.canonical(), &claim).unwrap(),
+        claim_item(&record.canonical(), &reserved).unwrap(),
+        change_item(&change).unwrap(),
+    ]
+    .into_iter()
+    .flat_map(|item| item.into_keys())
+    .collect();
+    for name in attr::ALL {
+        assert!(stored.contains(*name), "{name} is not a stored attribute");
+    }
+}
