@@ -184,6 +184,7 @@ pub const EXPORT_ACCOUNT: Function = Function {
 /// recovers (a mail scanner that opens the link changes nothing) and posts the
 /// token from the link's fragment, which browsers never send.
 pub const RECOVERY_PAGE: Function = Function {
+    memory_mb: 128,
     ..http(
         "recovery-page",
         "GET",
@@ -197,6 +198,7 @@ pub const RECOVERY_PAGE: Function = Function {
 /// one-time token its notice carried. GetItem: the source's counter of refused
 /// links; Query: the account; the recovery is one transaction.
 pub const RECOVER_ACCOUNT: Function = Function {
+    memory_mb: 128,
     reads_verification_key: true,
     ..http(
         "recover-account",
