@@ -151,7 +151,8 @@ pub const DELETE_ACCOUNT: Function = Function {
         "/me",
         Access::User,
         "Closes the caller's account (If-Match), releasing and erasing everything.",
-        &["Query", "UpdateItem", "DeleteItem"],
+        // GetItem: the reservation of a former primary removed since its switch.
+        &["GetItem", "Query", "UpdateItem", "DeleteItem"],
     )
 };
 /// `GET /emails/availability`: whether the caller could add an address, before trying.

@@ -20,6 +20,7 @@ use integration_tests::ddb;
 use serde_json::json;
 use user_service::catalog::{self, Function};
 use user_service::config::StoreConfig;
+use user_service::domain::{EmailAddress, UserId};
 use user_service::{App, Store};
 
 use crate::handler_support::*;
@@ -243,10 +244,38 @@ async fn every_function_uses_exactly_its_granted_actions() {
     app.get_email(ADA, &pending).await;
     assert_actions(&catalog::GET_EMAIL, &rec);
 
-    // Closing an account with addresses: the partition's Query, then the
-    // profile's update and every record's and claim's delete.
+    // Closing an account with addresses, one of them a former primary removed
+    // since its switch: the partition's Query, the reservation's GetItem, then
+    // the profile's update and every record's, claim's and switch's delete.
+    let closer = UserId::parse(CLOSER).unwrap();
+    let now = setup.clock.now();
+    let code = user_service::verification::VerificationCode::generate().unwrap();
+    let added = setup
+        .store
+        .add_email(
+            &closer,
+            &EmailAddress::parse("closer.new@example.com").unwrap(),
+            &code,
+            now,
+        )
+        .await
+        .unwrap();
+    setup
+        .store
+        .verify_email(&closer, added.email_id, &code, now)
+        .await
+        .unwrap();
+    let first = setup.store.get_account(&closer).await.unwrap().emails[0].email_id;
+    let switched = setup.store.set_primary(&closer, added.email_id, now).await.unwrap();
+    setup
+        .store
+        .confirm_cognito_email(&closer, switched.email.as_ref().unwrap())
+        .await
+        .unwrap();
+    setup.store.remove_email(&closer, first, now).await.unwrap();
+    let version = setup.store.get_profile(&closer).await.unwrap().version;
     let (app, rec) = recording(&setup).await;
-    let reply = app.delete_account(CLOSER, "\"1\"").await;
+    let reply = app.delete_account(CLOSER, &format!("\"{version}\"")).await;
     reply.assert_status(204);
     assert_actions(&catalog::DELETE_ACCOUNT, &rec);
 }

@@ -304,8 +304,8 @@ fn expected(function: &str) -> (Counts, &'static str) {
         ),
         "get-email" => (&[("GetItem", 1)], "One read: the record, by key."),
         "delete-account" => (
-            &[("Query", 1), ("TransactWriteItems", 1)],
-            "Exception: the partition is read first (every record and claim to release), then one transaction.",
+            &[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)],
+            "Exception: the partition is read first (every record and claim to release, and the switches kept for their undoing), then the claim of each former primary removed since its switch (one here: ada switched, then removed her first address), then one transaction.",
         ),
         "check-email" => (
             &[("GetItem", 2), ("TransactWriteItems", 1)],
