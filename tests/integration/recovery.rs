@@ -192,6 +192,7 @@ async fn a_stolen_session_hands_the_account_over_and_the_former_address_takes_it
     let token = w.token_mailed_to(OWNER).await;
     w.app.clock.advance(1);
     let recovered = w.app.recover_account(&token).await;
+    let recovered_at = w.app.clock.now().unix_seconds();
     recovered.assert_status(200);
     assert_eq!(recovered.body, json!({ "email": OWNER, "removedAddresses": 1 }));
 
@@ -205,7 +206,14 @@ async fn a_stolen_session_hands_the_account_over_and_the_former_address_takes_it
         .signed_in_at(stolen_at)
         .body(json!({ "email": "thief2@example.com" }));
     w.app.send(f, write).await.assert_problem(401, "SESSION_REVOKED");
-    // A new sign-in finds the account as it was.
+    // A session from the recovery's own second too: a taker signing in every
+    // second would otherwise keep one.
+    profile_as_signed_in(&w.app, &w.owner, recovered_at)
+        .await
+        .assert_problem(401, "SESSION_REVOKED");
+    // A new sign-in (after the recovery's second: one in it is ended too)
+    // finds the account as it was.
+    w.app.clock.advance(1);
     let profile = w.app.get_profile(&w.owner).await;
     profile.assert_status(200);
     assert_eq!(profile.body["email"], OWNER);
@@ -214,9 +222,31 @@ async fn a_stolen_session_hands_the_account_over_and_the_former_address_takes_it
     assert_eq!(emails.body["emails"][0]["isPrimary"], true);
     assert_eq!(emails.body["emails"][0]["isVerified"], true);
 
-    // Cognito follows: the owner's address, everyone signed out, a new password.
+    // Until Cognito follows, Cognito still signs the thief's address in with
+    // the thief's password: post-authentication refuses every sign-in, so no
+    // fresh session escapes the revocation. Only this recovery's own release
+    // lifts the hold.
+    let pending = |signed: Result<Value, lambda_runtime::Diagnostic>| {
+        signed.expect_err("a sign-in while the recovery holds it").error_message
+    };
+    for address in ["thief@example.com", OWNER] {
+        let refused = pending(w.app.post_authentication(&w.owner, address, true).await);
+        assert!(refused.starts_with("ACCOUNT_RECOVERY_PENDING"), "{refused}");
+    }
+    let owner = UserId::parse(&w.owner).unwrap();
+    w.app.store.release_sign_in(&owner, recovered_at - 1).await.unwrap();
+    let refused = pending(w.app.post_authentication(&w.owner, OWNER, true).await);
+    assert!(
+        refused.starts_with("ACCOUNT_RECOVERY_PENDING"),
+        "another recovery's release: {refused}"
+    );
+
+    // Cognito follows: the owner's address, everyone signed out, a new password;
+    // then sign-in is let go (with the new password, which only the owner's
+    // mailbox can set).
     let mailed_to_thief = w.moto.mail_to("thief@example.com").await.len();
     w.sync().await;
+    w.app.post_authentication(&w.owner, OWNER, true).await.unwrap();
     let user = cognito_user(&w.cognito, &w.pool, &w.owner).await.unwrap();
     assert_eq!(user.email.as_deref(), Some(OWNER));
     assert!(user.email_verified);
@@ -303,12 +333,14 @@ async fn a_thiefs_own_recovery_never_undoes_the_owners_way_back() {
     app.clock.advance(1);
     // The thief follows their own link first: x is primary again, y goes.
     app.recover_account(&thiefs).await.assert_status(200);
+    app.clock.advance(1);
     assert_eq!(app.get_profile(ADA).await.body["email"], "x@example.com");
     // The owner's link still works: it undoes the earlier switch.
     app.clock.advance(1);
     let back = app.recover_account(&owners).await;
     back.assert_status(200);
     assert_eq!(back.body["email"], "ada@example.com");
+    app.clock.advance(1);
     assert_eq!(app.get_profile(ADA).await.body["email"], "ada@example.com");
     // And now nothing the thief holds undoes it.
     app.recover_account(&thiefs)
@@ -326,6 +358,7 @@ async fn a_thiefs_own_recovery_never_undoes_the_owners_way_back() {
     app.recover_account(&thiefs)
         .await
         .assert_problem(404, "RECOVERY_LINK_INVALID");
+    app.clock.advance(1);
     let emails = app.list_emails(ADA).await;
     assert_eq!(emails.body["emails"].as_array().unwrap().len(), 1, "{}", emails.body);
     app.assert_invariants().await;
@@ -351,6 +384,7 @@ async fn two_recoveries_at_once_take_the_account_back_once() {
     let mut statuses = [a.status, b.status];
     statuses.sort_unstable();
     assert_eq!(statuses, [200, 404], "{} / {}", a.body, b.body);
+    app.clock.advance(1);
     assert_eq!(app.get_profile(ADA).await.body["email"], "ada@example.com");
     app.assert_invariants().await;
 }

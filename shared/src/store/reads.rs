@@ -25,6 +25,15 @@ impl Store {
         Ok(item.map(items::from_item::<ProfileItem>).transpose()?.map(|p| p.status))
     }
 
+    /// Whether `user` may sign in now, as post-authentication asks: the
+    /// profile's status, and whether a recovery still holds sign-in (Cognito
+    /// not yet settled). `None` without a profile.
+    pub async fn sign_in_standing(&self, user: &UserId) -> Result<Option<(UserStatus, bool)>, StoreError> {
+        let item = self.get(keys::profile_key(user)).await?;
+        let profile = item.map(items::from_item::<ProfileItem>).transpose()?;
+        Ok(profile.map(|p| (p.status, p.sign_in_held)))
+    }
+
     /// A user's addresses, oldest first. A user who is not deleted always has
     /// a primary address, so none at all means no account: not found, as for
     /// the profile (a deleted user's token stays valid until it expires).

@@ -35,6 +35,11 @@ const TARGET_EMAIL: &str = "mary@example.com";
 const WORK_EMAIL: &str = "ada.work@example.com";
 /// The email id the emailId events name.
 const EVENT_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+/// A user whose primary was switched (by a stolen session, say), and who takes
+/// the account back with the link mailed to the former address.
+const TAKEN: &str = "3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a";
+const TAKEN_EMAIL: &str = "ida@example.com";
+const TAKER_EMAIL: &str = "taker@example.com";
 /// The address of the user an import left pending, who signs in for the first time.
 const PENDING_EMAIL: &str = "charles@example.com";
 /// The `sub` Cognito gives the migrated user.
@@ -236,6 +241,16 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     let (answer, made) = run.measure("set-user-status", &event).await;
     run.record("set-user-status", made, http(&answer, 200));
 
+    // The way back: the page the notice's link opens, then the recovery.
+    let token = switched_with_link(&store, TAKEN, TAKEN_EMAIL, TAKER_EMAIL).await;
+    let (answer, made) = run.measure("recovery-page", &events::load("recovery-page")).await;
+    run.record("recovery-page", made, http(&answer, 200));
+    let mut event = events::load("recover-account");
+    event["body"] = json!(json!({ "token": token }).to_string());
+    let (answer, made) = run.measure("recover-account", &event).await;
+    run.record("recover-account", made, http(&answer, 200));
+    assert_eq!(body(&answer)["email"], TAKEN_EMAIL, "recover-account: {answer:?}");
+
     // The Cognito side: both fail at Cognito, by design of the bench.
     let (answer, made) = run.measure("reconcile-users", &events::load("reconcile-users")).await;
     let status = match &answer {
@@ -327,6 +342,11 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("GetItem", 2), ("TransactWriteItems", 1)],
             "Exception: the admin's own profile is read, then the user's (the write pins its version), then one transaction: the change, and the condition that the admin is still active.",
         ),
+        "recovery-page" => (&[], "No table request: the page is the function's own text."),
+        "recover-account" => (
+            &[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)],
+            "Exception: the source's counter of refused links is read first (past its cap nothing more is read), then the user's partition (the switch, its token hashes, the addresses to remove, the version the write pins), then one transaction. A former primary removed since its switch adds a read of its claim (its reservation).",
+        ),
         "pre-sign-up" => (
             &[("GetItem", 1)],
             "One read: the address's claim, by key (and its owner's profile when it is verified).",
@@ -349,7 +369,7 @@ fn expected(function: &str) -> (Counts, &'static str) {
         ),
         "sync-cognito-email" => (
             &[],
-            "The record carries both images, so nothing is read; once Cognito holds a new primary, one write records it. Cognito is unreachable in the bench, so the record fails before that write.",
+            "The record carries both images, so nothing is read; once Cognito holds a new primary, one write records it (a recovery's record adds one more, lifting its hold on sign-in). Cognito is unreachable in the bench, so the record fails before that write.",
         ),
         "publish-events" => (
             &[],
@@ -359,6 +379,25 @@ fn expected(function: &str) -> (Counts, &'static str) {
     };
     let counts = ops.iter().map(|(op, n)| ((*op).to_owned(), *n)).collect();
     (counts, why)
+}
+
+/// A user at `address`, switched to a verified `taker` as a stolen session
+/// would, with the token of the link the notice to `address` carries.
+async fn switched_with_link(store: &user_service::Store, user: &str, address: &str, taker: &str) -> String {
+    seed_user(store, user, address).await;
+    let user = UserId::parse(user).unwrap();
+    let now = Timestamp::now();
+    let code = user_service::verification::VerificationCode::generate().unwrap();
+    let taker = EmailAddress::parse(taker).unwrap();
+    let added = store.add_email(&user, &taker, &code, now).await.unwrap();
+    store.verify_email(&user, added.email_id, &code, now).await.unwrap();
+    let switched = store.set_primary(&user, added.email_id, now).await.unwrap();
+    let (token, _) = store
+        .issue_recovery_token(&user, switched.version, now)
+        .await
+        .unwrap()
+        .expect("a fresh switch takes a token");
+    token.encode()
 }
 
 /// What the design says of a path beside the success path.

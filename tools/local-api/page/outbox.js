@@ -3,7 +3,8 @@
 // lists it (tools/local-api/src/outbox.rs). It asks for the JSON list every two
 // seconds and changes the page only when the list (or the filter) changed, so
 // focus, selection and scroll stay where they are. The DOM is built with
-// textContent alone: a message's words are data, never markup.
+// textContent alone: a message's words are data, never markup. Links in a
+// message (a recovery link) are anchors one can follow.
 "use strict";
 
 (() => {
@@ -42,6 +43,32 @@
       : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
   }
 
+  /** http(s) links in a message's text, such as a recovery link. */
+  const LINK = /https?:\/\/[^\s<>"]+/g;
+
+  /**
+   * The text as nodes, its links as anchors (text nodes and textContent only:
+   * a message is data). A link opens in a tab of its own, without a Referer,
+   * so the outbox stays open and a recovery token (in the fragment) goes nowhere else.
+   */
+  function linked(text) {
+    const nodes = [];
+    let at = 0;
+    for (const match of text.matchAll(LINK)) {
+      // A sentence's closing punctuation is not part of the link.
+      const url = match[0].replace(/[.,;:!?)]+$/, "");
+      nodes.push(document.createTextNode(text.slice(at, match.index)));
+      const anchor = element("a", "link", url);
+      anchor.href = url;
+      anchor.target = "_blank";
+      anchor.rel = "noopener noreferrer";
+      nodes.push(anchor);
+      at = match.index + url.length;
+    }
+    nodes.push(document.createTextNode(text.slice(at)));
+    return nodes;
+  }
+
   /** One message: subject, recipients, sender, time and the body as plain text. */
   function article(message) {
     const node = element("article", "message");
@@ -62,7 +89,8 @@
     when.append(time);
     detail(details, "Seen", when);
 
-    const body = element("pre", "body", message.text || "");
+    const body = element("pre", "body");
+    body.append(...linked(message.text || ""));
     node.append(subject, details, body);
     return node;
   }

@@ -7,6 +7,8 @@
 // - an error is an RFC 9457 problem: the client branches on `code` and shows
 //   `detail` (or `title`), never the raw body; API Gateway's own answers
 //   (no token, throttled) are `{"message"}` and read as such;
+// - a session older than the account's recovery answers 401 SESSION_REVOKED:
+//   the page ends it, like any other 401, and says why;
 // - a change that can hand the account over (switching the primary, removing an
 //   address, deleting the account) may answer 401 REAUTHENTICATION_REQUIRED
 //   (RFC 9470's step-up challenge): the page asks the user to sign in again,
@@ -31,6 +33,10 @@ const $ = (id) => document.getElementById(id);
 // allows SRP, so Amplify Auth's signUp, confirmSignUp and signIn. Keep the
 // access token (its `client_id` is the app client, its scope
 // aws.cognito.signin.user.admin); the API refuses ID tokens.
+// Each gives `{ token, passwordReset }`: `passwordReset` when the sign-in
+// completed a recovered account's password reset (deployed, Cognito refuses the
+// sign-in with PasswordResetRequiredException until the user chose a new
+// password with the code it mails: Amplify's resetPassword, confirmResetPassword).
 const localCognito = {
   signUp: (email) => localCall("/local/sign-up", { email }),
   signIn: (email) => localCall("/local/token", { email }),
@@ -53,7 +59,7 @@ function signInAgain(err) {
     };
     $("reauth-confirm").onclick = async () => {
       try {
-        const token = await localCognito.signIn($("signed-in-as").textContent);
+        const { token } = await localCognito.signIn($("signed-in-as").textContent);
         sessionStorage.setItem(TOKEN_KEY, token);
         done();
         resolve();
@@ -71,7 +77,7 @@ function signInAgain(err) {
 
 async function localCall(path, body) {
   const { data } = await request("POST", path, { body, auth: false });
-  return data.token;
+  return { token: data.token, passwordReset: data.passwordReset === true };
 }
 
 // ---------------------------------------------------------------------------
@@ -371,15 +377,19 @@ function wire() {
   $("sign-up-form").addEventListener("submit", (event) => {
     event.preventDefault();
     act(event.target, async () => {
-      await signedIn(await localCognito.signUp($("sign-up-email").value.trim()));
+      await signedIn((await localCognito.signUp($("sign-up-email").value.trim())).token);
       return "Your account is ready.";
     });
   });
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
     act(event.target, async () => {
-      await signedIn(await localCognito.signIn($("sign-in-email").value.trim()));
-      return "Signed in.";
+      const { token, passwordReset } = await localCognito.signIn($("sign-in-email").value.trim());
+      await signedIn(token);
+      return passwordReset
+        ? "Signed in. Your account was recovered: a deployed stack asks you to choose a new password " +
+            "first (make dev has no passwords). Check your addresses below."
+        : "Signed in.";
     });
   });
   $("sign-out").addEventListener("click", () => {

@@ -204,7 +204,12 @@ pub async fn sign_up(State(shared): State<Shared>, Json(body): Json<SignUp>) -> 
     {
         return refused(err);
     }
-    sign_in(&shared, &user, &[], 0, StatusCode::CREATED).await
+    let signed = Signed {
+        status: StatusCode::CREATED,
+        signed_in_ago: 0,
+        password_reset: false,
+    };
+    sign_in(&shared, &user, &[], signed).await
 }
 
 /// The function Cognito invokes for `trigger`, as the catalog says. A catalog
@@ -223,7 +228,14 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
     let mut user = shared.pool.find(email.as_str()).await;
     let Some(mirror) = &shared.mirror else {
         return match user {
-            Some(user) => sign_in(&shared, &user, &body.groups, signed_in_ago, StatusCode::OK).await,
+            Some(user) => {
+                let signed = Signed {
+                    status: StatusCode::OK,
+                    signed_in_ago,
+                    password_reset: false,
+                };
+                sign_in(&shared, &user, &body.groups, signed).await
+            }
             None => no_such_user(),
         };
     };
@@ -251,7 +263,25 @@ pub async fn token(State(shared): State<Shared>, Json(body): Json<TokenRequest>)
                     return pool_failure(&err);
                 }
             }
-            sign_in(&shared, &user, &body.groups, signed_in_ago, StatusCode::OK).await
+            // A recovered account: Cognito would refuse the sign-in
+            // (PasswordResetRequiredException) until the user chose a new
+            // password through the code sent to this address. Local sign-in has
+            // no password: once post-authentication lets the user in, it
+            // completes the reset and says so.
+            if let Err(refusal) = authenticate(&shared, &user).await {
+                return refusal;
+            }
+            if held.reset_required
+                && let Err(err) = mirror.set_password(&user.sub).await
+            {
+                return mirror_failure(&err);
+            }
+            let signed = Signed {
+                status: StatusCode::OK,
+                signed_in_ago,
+                password_reset: held.reset_required,
+            };
+            issue(&shared, &user, &body.groups, signed)
         }
     }
 }
@@ -337,29 +367,41 @@ pub async fn admin_verify_email(State(shared): State<Shared>, Json(body): Json<A
     json_response(StatusCode::OK, &json!({ "emailVerified": true }))
 }
 
-async fn sign_in(
-    shared: &Shared,
-    user: &PoolUser,
-    groups: &[String],
-    signed_in_ago: u64,
+/// How a sign-in answers: its status, how long ago its session signed in, and
+/// whether it completed a password reset (a recovered account's first sign-in).
+struct Signed {
     status: StatusCode,
-) -> Response<Body> {
-    if let Err(err) = shared
+    signed_in_ago: u64,
+    password_reset: bool,
+}
+
+async fn sign_in(shared: &Shared, user: &PoolUser, groups: &[String], signed: Signed) -> Response<Body> {
+    match authenticate(shared, user).await {
+        Ok(()) => issue(shared, user, groups, signed),
+        Err(refusal) => refusal,
+    }
+}
+
+/// Post-authentication, as Cognito runs it before it issues tokens: its
+/// refusal is the sign-in's.
+async fn authenticate(shared: &Shared, user: &PoolUser) -> Result<(), Response<Body>> {
+    shared
         .lambda
         .invoke(
             trigger_function(Trigger::CognitoPostAuthentication),
             &post_authentication_event(&shared.user_pool_id, user),
         )
         .await
-    {
-        return refused(err);
-    }
-    issue(shared, &user.sub, groups, signed_in_ago, status)
+        .map(|_| ())
+        .map_err(refused)
 }
 
-fn issue(shared: &Shared, sub: &str, groups: &[String], signed_in_ago: u64, status: StatusCode) -> Response<Body> {
-    match shared.key.issue(sub, groups, signed_in_ago) {
-        Ok(token) => json_response(status, &json!({ "sub": sub, "token": token, "groups": groups })),
+fn issue(shared: &Shared, user: &PoolUser, groups: &[String], signed: Signed) -> Response<Body> {
+    match shared.key.issue(&user.sub, groups, signed.signed_in_ago) {
+        Ok(token) => json_response(
+            signed.status,
+            &json!({ "sub": user.sub, "token": token, "groups": groups, "passwordReset": signed.password_reset }),
+        ),
         Err(err) => {
             tracing::error!(cause = %user_service::error::chain(&err), "token not issued");
             problem(

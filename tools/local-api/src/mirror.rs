@@ -3,10 +3,12 @@
 //! moves a user's `email` to their new primary, disables a suspended user and
 //! deletes a deleted one, there. A sign-in reads the mirror back: a disabled or
 //! deleted user gets Cognito's refusal, and the address Cognito holds now is
-//! the one to sign in with.
+//! the one to sign in with. A recovered account's reset password
+//! (AdminResetUserPassword) is read back too, and the local sign-in completes
+//! the reset as Cognito's forgot-password flow would.
 
 use aws_sdk_cognitoidentityprovider::Client;
-use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType};
+use aws_sdk_cognitoidentityprovider::types::{AttributeType, MessageActionType, UserStatusType};
 
 use crate::pool::PoolUser;
 
@@ -30,6 +32,9 @@ pub struct Mirrored {
     /// Cognito's `email`: the primary, once the sync applied it.
     pub email: Option<String>,
     pub enabled: bool,
+    /// Cognito's RESET_REQUIRED: the user must choose a new password before
+    /// signing in (a recovery asks for it).
+    pub reset_required: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -69,10 +74,28 @@ impl Mirror {
             .send()
             .await
         {
-            Ok(_) => Ok(()),
+            Ok(_) => self.set_password(&user.sub).await,
             Err(err) if err.as_service_error().is_some_and(|e| e.is_username_exists_exception()) => Ok(()),
             Err(err) => Err(refused("AdminCreateUser")(err)),
         }
+    }
+
+    /// Gives the user a permanent password nobody knows: CONFIRMED, as after a
+    /// sign-up's confirmation or a completed password reset. Local sign-in asks
+    /// for no password, so every mirrored user is as after their first sign-in,
+    /// and AdminResetUserPassword (a recovery) applies to them as in Cognito.
+    pub async fn set_password(&self, sub: &str) -> Result<(), MirrorError> {
+        let password = format!("Local-{}-Aa1!", uuid::Uuid::new_v4().simple());
+        self.client
+            .admin_set_user_password()
+            .user_pool_id(&self.pool_id)
+            .username(sub)
+            .password(password)
+            .permanent(true)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(refused("AdminSetUserPassword"))
     }
 
     /// Marks the user's address verified.
@@ -110,6 +133,7 @@ impl Mirror {
                     .find(|a| a.name() == "email")
                     .and_then(|a| a.value().map(str::to_owned)),
                 enabled: user.enabled(),
+                reset_required: user.user_status() == Some(&UserStatusType::ResetRequired),
             })),
             Err(err) if err.as_service_error().is_some_and(|e| e.is_user_not_found_exception()) => Ok(None),
             Err(err) => Err(refused("AdminGetUser")(err)),

@@ -5,7 +5,9 @@
 //! Only once Cognito has verified the address. A deleted or suspended account
 //! cannot sign in: the sync disables a suspended user in Cognito, but until it
 //! has (stream lag, retries, the failure queue) a sign-in would mint fresh
-//! tokens for an account an admin has stopped.
+//! tokens for an account an admin has stopped. Likewise, a recovered account
+//! cannot sign in until the sync has signed every session out and required a
+//! new password: until then the password is one the taker may know.
 //! The event is returned unchanged.
 
 use aws_lambda_events::event::cognito::CognitoEventUserPoolsPostAuthentication;
@@ -17,7 +19,7 @@ use super::cognito;
 use crate::app::App;
 use crate::domain::{UserId, UserStatus};
 
-/// The Lambda entry point of Cognito PostAuthentication: refuses deleted and suspended accounts, creates a missing profile, returns the event.
+/// The Lambda entry point of Cognito PostAuthentication: refuses deleted, suspended and just-recovered accounts, creates a missing profile, returns the event.
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagnostic> {
     let parsed = CognitoEventUserPoolsPostAuthentication::deserialize(&event.payload)
         .map_err(|_| cognito::refuse("INVALID_EVENT", "The sign-in event could not be read."))?;
@@ -31,12 +33,18 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
     Box::pin(cognito::run(app, &event.context, &sub, async {
         let user_id =
             UserId::parse(&sub).map_err(|_| cognito::refuse("INVALID_EVENT", "The user has no valid sub."))?;
-        match app.store.profile_status(&user_id).await {
-            Ok(Some(UserStatus::Deleted)) => {
+        match app.store.sign_in_standing(&user_id).await {
+            Ok(Some((UserStatus::Deleted, _))) => {
                 return Err(cognito::refuse("ACCOUNT_DELETED", "This account was deleted."));
             }
-            Ok(Some(UserStatus::Suspended)) => {
+            Ok(Some((UserStatus::Suspended, _))) => {
                 return Err(cognito::refuse("ACCOUNT_SUSPENDED", "This account is suspended."));
+            }
+            Ok(Some((_, true))) => {
+                return Err(cognito::refuse(
+                    "ACCOUNT_RECOVERY_PENDING",
+                    "This account was just recovered. Try again in a moment.",
+                ));
             }
             Ok(Some(_)) => return Ok(()),
             Ok(None) => {}

@@ -8,7 +8,8 @@
 //!   unnoticed, with a one-time link that undoes the switch while it can be;
 //! - a recovery (the former primary followed that link) makes the restored
 //!   primary Cognito's `email`, signs the user out everywhere, and has them set
-//!   a new password at their next sign-in; the address it replaced is told nothing;
+//!   a new password at their next sign-in, then lets them sign in again (the
+//!   recovery held sign-in); the address it replaced is told nothing;
 //! - a suspension signs the user out everywhere and disables them; re-activation
 //!   enables them;
 //! - a deletion signs them out everywhere and deletes the Cognito user, which
@@ -50,6 +51,9 @@ pub enum Step {
     NotifyFormerPrimary(EmailAddress, Option<u64>),
     /// The user must choose a new password at their next sign-in: a recovery's.
     RequireNewPassword,
+    /// Lift the recovery's hold on sign-in (the recovery at these epoch
+    /// seconds): Cognito is settled, so a sign-in now needs the new password.
+    ReleaseSignIn(i64),
     /// Erase the switches kept for a deleted user's recovery, and the addresses they reserve.
     EraseSwitches,
 }
@@ -100,9 +104,14 @@ pub fn plan(old: &ProfileImage, new: &ProfileImage) -> Vec<Step> {
             steps.push(Step::NotifyFormerPrimary(former.clone(), switch));
         }
     }
-    if recovered {
-        // After the address: Cognito's reset mails the restored primary.
-        steps.extend([Step::SignOutEverywhere, Step::RequireNewPassword]);
+    if let Some(at) = new.tokens_valid_after.filter(|_| recovered) {
+        // After the address: Cognito's reset mails the restored primary. Last,
+        // the hold: a sign-in before it could use the taker's password.
+        steps.extend([
+            Step::SignOutEverywhere,
+            Step::RequireNewPassword,
+            Step::ReleaseSignIn(at),
+        ]);
     }
     steps
 }
@@ -211,6 +220,10 @@ async fn apply(app: &App, record: &EventRecord) -> Result<(), RecordError> {
                 app.store.erase_switches(user).await.map_err(RecordError::Store)?;
                 crate::identity::Applied::Done
             }
+            Step::ReleaseSignIn(at) => {
+                app.store.release_sign_in(user, *at).await.map_err(RecordError::Store)?;
+                crate::identity::Applied::Done
+            }
         };
         if applied == crate::identity::Applied::NoSuchUser {
             // Deleted in Cognito already: reconcile-users erases the profile.
@@ -263,6 +276,7 @@ impl Step {
             Self::NotifyFormerPrimary(..) => "notify-former-primary",
             Self::RequireNewPassword => "require-new-password",
             Self::EraseSwitches => "erase-switches",
+            Self::ReleaseSignIn(_) => "release-sign-in",
         }
     }
 }
@@ -392,6 +406,7 @@ mod tests {
                 Step::SetEmail(address("owner@example.com")),
                 Step::SignOutEverywhere,
                 Step::RequireNewPassword,
+                Step::ReleaseSignIn(1_800_000_000),
             ],
             "the address taken back from gets no notice, and no link to undo the recovery"
         );

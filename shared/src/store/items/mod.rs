@@ -131,6 +131,12 @@ pub struct ProfileItem {
     /// each undid. Erased on delete.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recoveries: Vec<Recovery>,
+    /// Set by a recovery, removed by the stream consumer once Cognito has the
+    /// restored address, has signed every session out and requires a new
+    /// password. Until then the password is one the taker may know, so
+    /// post-authentication refuses every sign-in.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sign_in_held: bool,
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -252,6 +258,7 @@ impl ProfileItem {
             sync_requested_at: None,
             import_key: None,
             tokens_valid_after: None,
+            sign_in_held: false,
             recoveries: Vec::new(),
         }
     }

@@ -98,6 +98,7 @@ pub mod attr {
         RECOVERABLE_UNTIL = "recoverableUntil",
         TOKENS_VALID_AFTER = "tokensValidAfter",
         RECOVERIES = "recoveries",
+        SIGN_IN_HELD = "signInHeld",
         TTL = "ttl",
     );
 }

@@ -65,6 +65,32 @@ impl Store {
         .map(|_| ())
     }
 
+    /// Lets `user` sign in again after the recovery at `recovered_at` (its
+    /// `tokensValidAfter`): the stream consumer, once Cognito is settled. A
+    /// later recovery's hold stays (the condition names this one), and a
+    /// deleted or missing profile needs nothing. Not a change the user sees.
+    pub async fn release_sign_in(&self, user: &UserId, recovered_at: i64) -> Result<(), StoreError> {
+        let released = self
+            .update_profile_item(
+                user,
+                |x| {
+                    let update = Update::default().remove(x.name(attr::SIGN_IN_HELD));
+                    let condition = and([
+                        x.exists(keys::PK),
+                        x.eq(attr::TOKENS_VALID_AFTER, recovered_at),
+                        x.ne(attr::STATUS, UserStatus::Deleted),
+                    ]);
+                    (update, condition)
+                },
+                |_| Err(StoreError::NotFound),
+            )
+            .await;
+        match released {
+            Ok(_) | Err(StoreError::NotFound) => Ok(()),
+            Err(err) => Err(err),
+        }
+    }
+
     /// The active profiles of `users` (at most [`BATCH_GET_KEYS`]), as the pass
     /// compares them with Cognito; the others (deleted, suspended, gone) are left
     /// out. Keys DynamoDB leaves unprocessed are asked again, a few times.

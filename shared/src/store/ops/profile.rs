@@ -13,7 +13,8 @@ use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::session;
 
 /// The profile exists and is active, and no recovery ended the session the
-/// write comes in.
+/// write comes in (see [`session::revoked`] for why a sign-in in the
+/// recovery's own second is ended too).
 pub(super) fn active(x: &mut Expr) -> String {
     let active = and([x.exists(keys::PK), x.eq(attr::STATUS, UserStatus::Active)]);
     match session::signed_in_at() {
@@ -21,7 +22,7 @@ pub(super) fn active(x: &mut Expr) -> String {
             active,
             or(
                 x.not_exists(attr::TOKENS_VALID_AFTER),
-                x.le(attr::TOKENS_VALID_AFTER, at),
+                x.lt(attr::TOKENS_VALID_AFTER, at),
             ),
         ]),
         None => active,

@@ -205,6 +205,7 @@ fn plan(
             .set(x.eq(attr::UPDATED_AT, now))
             .set(x.eq(attr::EMAIL_COUNT, undo.email_count(profile)))
             .set(x.eq(attr::TOKENS_VALID_AFTER, now.unix_seconds()))
+            .set(x.eq(attr::SIGN_IN_HELD, true))
             .set(x.eq(attr::RECOVERIES, recoveries.clone()));
         // Pinned to the version read: the records, switches and recoveries
         // read with it are still as seen.
