@@ -1,5 +1,5 @@
 //! The authorization matrix: every HTTP route of the catalog, called by each of
-//! seven callers, answers what the route's access and the caller's state say,
+//! eight callers, answers what the route's access and the caller's state say,
 //! and nobody reads or changes another user's items.
 
 use std::time::Instant;
@@ -24,6 +24,9 @@ enum Caller {
     Suspended,
     /// A deleted user whose access token is still valid, on their former account.
     Deleted,
+    /// A user whose account was recovered since their token's sign-in, on
+    /// their own account: the token is still valid to the HTTP API.
+    Revoked,
     /// An admin whose own account is suspended, on their own account.
     SuspendedAdmin,
     /// No claims at all (the authorizer never ran).
@@ -32,9 +35,10 @@ enum Caller {
 
 /// Cells run in this order on each route's table: the callers who may change
 /// the victim's items go last, so every earlier cell sees the fixture intact.
-const ORDER: [Caller; 7] = [
+const ORDER: [Caller; 8] = [
     Caller::Anonymous,
     Caller::Deleted,
+    Caller::Revoked,
     Caller::Suspended,
     Caller::SuspendedAdmin,
     Caller::OtherUser,
@@ -51,6 +55,7 @@ fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'st
     const FORBIDDEN: (u16, Option<&str>) = (403, Some("FORBIDDEN"));
     const INACTIVE: (u16, Option<&str>) = (403, Some("ACCOUNT_INACTIVE"));
     const NOT_FOUND: (u16, Option<&str>) = (404, Some("NOT_FOUND"));
+    const REVOKED: (u16, Option<&str>) = (401, Some("SESSION_REVOKED"));
     let ok = (success, None);
     let reads = method_of(route) == "GET";
     if caller == Caller::Anonymous {
@@ -72,6 +77,9 @@ fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'st
         // A deleted user's token stays valid until it expires: every route
         // answers what GET /me does, 404 (the issue "Known defects closed").
         Caller::Deleted => NOT_FOUND,
+        // "Every session from before ends": every route of the user's own,
+        // reads and writes alike (docs/api.md, A way back for the former address).
+        Caller::Revoked => REVOKED,
         Caller::Anonymous => UNAUTHENTICATED,
     }
 }
@@ -95,6 +103,8 @@ async fn route_matrix(route: &'static Function) -> Cells {
     set_status(&app, &suspended, UserStatus::Suspended).await;
     set_status(&app, &deleted, UserStatus::Deleted).await;
     set_status(&app, &suspended_admin, UserStatus::Suspended).await;
+    let revoked = account(&app, "revoked").await;
+    let recovered_at = end_sessions(&app, &revoked).await;
     // Past the minute between codes: the owner's send-verification is allowed.
     app.clock.advance(61);
 
@@ -112,6 +122,7 @@ async fn route_matrix(route: &'static Function) -> Cells {
             Caller::Admin => (&admin, &victim, true),
             Caller::Suspended => (&suspended, &suspended, false),
             Caller::Deleted => (&deleted, &deleted, false),
+            Caller::Revoked => (&revoked, &revoked, false),
             Caller::SuspendedAdmin => (&suspended_admin, &suspended_admin, true),
             Caller::Anonymous => (&victim, &victim, false),
         };
@@ -133,8 +144,11 @@ async fn route_matrix(route: &'static Function) -> Cells {
             },
         };
         let (mut event, success) = valid_request(route, &target);
-        if caller == Caller::Anonymous {
-            event = event.anonymous();
+        match caller {
+            Caller::Anonymous => event = event.anonymous(),
+            // Signed in before the recovery, recently enough for any route.
+            Caller::Revoked => event = event.signed_in_at(recovered_at - 1),
+            _ => {}
         }
         let (status, code) = expected(route, caller, success);
         let reply = send(&app, route, event).await;

@@ -195,6 +195,23 @@ pub(crate) async fn set_status(app: &TestApp, account: &Account, status: UserSta
     }
 }
 
+/// Ends every session of `account` signed in up to now, as a recovery does
+/// (its `tokensValidAfter`), and nothing else; gives that time.
+pub(crate) async fn end_sessions(app: &TestApp, account: &Account) -> i64 {
+    let user = UserId::parse(&account.sub).unwrap();
+    let now = app.clock.now().unix_seconds();
+    integration_tests::ddb::client()
+        .update_item()
+        .table_name(&app.store.config().table_name)
+        .set_key(Some(user_service::store::keys::profile_key(&user)))
+        .update_expression("SET tokensValidAfter = :now")
+        .expression_attribute_values(":now", AttributeValue::N(now.to_string()))
+        .send()
+        .await
+        .unwrap();
+    now
+}
+
 /// The profile's current version as an `If-Match` value; `"1"` when it is gone.
 pub(crate) async fn if_match(app: &TestApp, sub: &str) -> String {
     let user = UserId::parse(sub).unwrap();

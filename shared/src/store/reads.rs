@@ -34,28 +34,16 @@ impl Store {
         Ok(profile.map(|p| (p.status, p.sign_in_held)))
     }
 
-    /// A user's addresses, oldest first. A user who is not deleted always has
-    /// a primary address, so none at all means no account: not found, as for
-    /// the profile (a deleted user's token stays valid until it expires).
+    /// A user's addresses, oldest first, read with the profile in one Query of
+    /// the partition: a deleted user (whose token stays valid until it
+    /// expires) is not found, and a session a recovery ended sees nothing.
     pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
-        let query = self
-            .query(|x| {
-                and([
-                    x.eq(keys::PK, keys::user_pk(user)),
-                    x.begins_with(keys::SK, keys::EMAIL_SK_PREFIX),
-                ])
-            })
-            .consistent_read(true);
-        let mut records: Vec<EmailItem> = query_all(&self.client, query)
-            .await?
-            .into_iter()
-            .map(items::from_item)
-            .collect::<Result<_, _>>()?;
-        if records.is_empty() {
+        let items = self.user_items(user).await?;
+        visible(items.profile.ok_or(StoreError::NotFound)?)?;
+        if items.emails.is_empty() {
             return Err(StoreError::NotFound);
         }
-        items::sort_oldest_first(&mut records);
-        Ok(records.into_iter().map(EmailItem::into_domain).collect())
+        Ok(items.emails.into_iter().map(EmailItem::into_domain).collect())
     }
 
     /// The profile and all addresses of a user, in one Query of its partition.
@@ -212,8 +200,13 @@ impl Store {
         Ok(())
     }
 
-    /// One of the user's addresses.
+    /// One of the user's addresses. The profile is read beside it (two
+    /// GetItems at once, one round trip): a session a recovery ended sees
+    /// nothing, and a deleted user nothing either.
     pub async fn get_email(&self, user: &UserId, email_id: EmailId) -> Result<Email, StoreError> {
-        Ok(self.email_record(user, email_id).await?.into_domain())
+        let (record, profile) = tokio::join!(self.email_record(user, email_id), self.get(keys::profile_key(user)));
+        let profile: Option<ProfileItem> = profile?.map(items::from_item).transpose()?;
+        visible(profile.ok_or(StoreError::NotFound)?)?;
+        Ok(record?.into_domain())
     }
 }

@@ -296,7 +296,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("UpdateItem", 1)],
             "One conditional write, pinned to the If-Match version.",
         ),
-        "list-emails" => (&[("Query", 1)], "One read: a Query of the user's address records."),
+        "list-emails" => (
+            &[("Query", 1)],
+            "One read: a Query of the user's partition (the profile says whether a recovery ended the session).",
+        ),
         "add-email" => (
             &[("TransactWriteItems", 1)],
             "One transaction: room on the profile, the record, the claim and the code counters.",
@@ -317,7 +320,10 @@ fn expected(function: &str) -> (Counts, &'static str) {
             &[("GetItem", 1), ("TransactWriteItems", 1)],
             "Exception: the record is read first (its address names the claim to release), then one transaction.",
         ),
-        "get-email" => (&[("GetItem", 1)], "One read: the record, by key."),
+        "get-email" => (
+            &[("GetItem", 2)],
+            "Two reads at once (one round trip): the record, and the profile (whether a recovery ended the session).",
+        ),
         "delete-account" => (
             &[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)],
             "Exception: the partition is read first (every record and claim to release, and the switches kept for their undoing), then the claim of each former primary removed since its switch (one here: ada switched, then removed her first address), then one transaction.",

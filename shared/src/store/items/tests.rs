@@ -38,6 +38,7 @@ fn attribute_names_are_the_stored_field_names() {
         gone_from_cognito: true,
         sync_requested_at: Some(now),
         tokens_valid_after: Some(now.unix_seconds()),
+        sign_in_held: true,
         recoveries: vec![Recovery {
             from_version: 2,
             to_version: 4,

@@ -11,7 +11,9 @@ use crate::store::keys::{self, Item};
 use crate::store::limits::{self, CounterWrite, Seen};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, session};
+
+use super::profile::session_live;
 
 impl Store {
     /// Counts one read of `user`'s in `counter` (at `key`), under `cap` a
@@ -39,7 +41,8 @@ impl Store {
     }
 }
 
-/// The caller's profile is there and not deleted, and the read is counted.
+/// The caller's profile is there and not deleted, no recovery ended the
+/// session, and the read is counted.
 fn plan_count(
     table: &str,
     user: &UserId,
@@ -49,7 +52,11 @@ fn plan_count(
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let profile = plan::check(table, keys::profile_key(user), |x| {
-        and([x.exists(keys::PK), x.ne(attr::STATUS, UserStatus::Deleted)])
+        let there = and([x.exists(keys::PK), x.ne(attr::STATUS, UserStatus::Deleted)]);
+        match session_live(x) {
+            Some(live) => and([there, live]),
+            None => there,
+        }
     })?;
     plan.push(profile, read_caller);
     limits::push_count(
@@ -67,9 +74,14 @@ fn plan_count(
     Ok(plan)
 }
 
-/// The caller's profile failed its check: gone or deleted is not found.
+/// The caller's profile failed its check: gone or deleted is not found, and
+/// a session a recovery ended sees nothing.
 fn read_caller(old: Option<&Item>) -> Result<Rejection, StoreError> {
-    Ok(match plan::old::<ProfileItem>(old)?.map(|p| p.status) {
+    let profile = plan::old::<ProfileItem>(old)?;
+    if profile.as_ref().is_some_and(session::revoked) {
+        return Ok(Rejection::Failed(StoreError::SessionRevoked));
+    }
+    Ok(match profile.map(|p| p.status) {
         None | Some(UserStatus::Deleted) => Rejection::Failed(StoreError::NotFound),
         Some(_) => Rejection::Retry,
     })

@@ -17,16 +17,20 @@ use crate::store::session;
 /// recovery's own second is ended too).
 pub(super) fn active(x: &mut Expr) -> String {
     let active = and([x.exists(keys::PK), x.eq(attr::STATUS, UserStatus::Active)]);
-    match session::signed_in_at() {
-        Some(at) => and([
-            active,
-            or(
-                x.not_exists(attr::TOKENS_VALID_AFTER),
-                x.lt(attr::TOKENS_VALID_AFTER, at),
-            ),
-        ]),
+    match session_live(x) {
+        Some(live) => and([active, live]),
         None => active,
     }
+}
+
+/// No recovery ended the session the write comes in: `None` outside a user's
+/// own session (an admin's action on another user, the system's writes).
+pub(super) fn session_live(x: &mut Expr) -> Option<String> {
+    let at = session::signed_in_at()?;
+    Some(or(
+        x.not_exists(attr::TOKENS_VALID_AFTER),
+        x.lt(attr::TOKENS_VALID_AFTER, at),
+    ))
 }
 
 /// Why a profile refuses a write, if its own state is the reason.

@@ -8,7 +8,7 @@ use crate::store::keys::{self, Item};
 use crate::store::plan;
 use crate::store::{Store, StoreError};
 
-use super::profile::refusal;
+use super::profile::{refusal, session_live};
 
 impl Store {
     /// Edits the profile if it is active and its version satisfies `precondition`.
@@ -86,6 +86,7 @@ fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timest
         Some(x.exists(keys::PK)),
         version_condition(x, precondition),
         Some(x.eq(attr::STATUS, UserStatus::Active)),
+        session_live(x),
     ];
     (
         update,
