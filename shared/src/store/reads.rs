@@ -5,7 +5,6 @@ use crate::address_policy::CanonicalEmail;
 use crate::domain::{Account, Email, EmailAddress, EmailId, ImportKey, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
-use super::expr::and;
 use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem};
 use super::limits::{self, Counter, Seen};
 use super::ops::visible;
