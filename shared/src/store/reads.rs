@@ -5,7 +5,8 @@ use crate::address_policy::CanonicalEmail;
 use crate::domain::{Account, Email, EmailAddress, EmailId, ImportKey, Profile, Timestamp, UserId, UserStatus};
 use crate::store::keys::{self, Item};
 
-use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem};
+use super::expr::and;
+use super::items::{self, ClaimItem, EmailItem, IndexedEmail, ProfileItem, UserItems};
 use super::limits::{self, Counter, Seen};
 use super::ops::visible;
 use super::{Store, StoreError, query_all};
@@ -36,8 +37,18 @@ impl Store {
     /// A user's addresses, oldest first, read with the profile in one Query of
     /// the partition: a deleted user (whose token stays valid until it
     /// expires) is not found, and a session a recovery ended sees nothing.
+    /// From `EMAIL#` on: the addresses, then `PROFILE`; the switches kept for
+    /// their undoing (`CHANGE#`, sorted before) are not read.
     pub async fn list_emails(&self, user: &UserId) -> Result<Vec<Email>, StoreError> {
-        let items = self.user_items(user).await?;
+        let query = self
+            .query(|x| {
+                and([
+                    x.eq(keys::PK, keys::user_pk(user)),
+                    x.gt(keys::SK, keys::EMAIL_SK_PREFIX),
+                ])
+            })
+            .consistent_read(true);
+        let items = UserItems::from_items(query_all(&self.client, query).await?)?;
         visible(items.profile.ok_or(StoreError::NotFound)?)?;
         if items.emails.is_empty() {
             return Err(StoreError::NotFound);

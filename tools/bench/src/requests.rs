@@ -298,7 +298,7 @@ fn expected(function: &str) -> (Counts, &'static str) {
         ),
         "list-emails" => (
             &[("Query", 1)],
-            "One read: a Query of the user's partition (the profile says whether a recovery ended the session).",
+            "One read: a Query of the user's partition from EMAIL# on: the addresses and the profile (whether a recovery ended the session), not the switches kept for their undoing.",
         ),
         "add-email" => (
             &[("TransactWriteItems", 1)],

@@ -35,5 +35,9 @@ mod tests {
         assert_eq!(k["PK"].as_s().unwrap(), "USER#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
         assert_eq!(k["SK"].as_s().unwrap(), "CHANGE#00000000000000000042");
         assert!(change_sk(9) < change_sk(10));
+        // list-emails reads the partition from EMAIL# on (the addresses, then
+        // the profile): the switches sort before it, so they never grow that read.
+        assert!(change_sk(u64::MAX).as_str() < super::super::EMAIL_SK_PREFIX);
+        assert!(super::super::EMAIL_SK_PREFIX < super::super::accounts::PROFILE_SK);
     }
 }
