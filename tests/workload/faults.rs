@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::retry::RetryPartition;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::http::{HttpConnector, HttpConnectorFuture, SharedHttpConnector, http_client_fn};
@@ -301,6 +302,12 @@ fn faulty_client(base: &Plain, operation: &'static str, kind: Kind, which: Which
         .endpoint_url(ddb::endpoint())
         .http_client(http)
         .interceptor(DeadlineWitness(counters.clone()))
+        // A retry quota of its own: the SDK keeps one token bucket per retry
+        // partition for the whole process, and the persistent faults of the
+        // cases running beside would otherwise drain it, so that a single
+        // fault here found no retry left (a 503 that depends on the order the
+        // cases ran in). A deployed function runs one invocation at a time.
+        .retry_partition(RetryPartition::new(format!("faults-{}", uuid::Uuid::new_v4())))
         // As deployed: attempts time out on their own, inside an operation timeout.
         .timeout_config(
             TimeoutConfig::builder()
