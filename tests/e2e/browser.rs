@@ -266,6 +266,25 @@ impl Page {
         }
     }
 
+    /// Does `act`, then reads what the page said, until it is no refusal: one
+    /// that mentions `pending` (the service waits a moment for Cognito or the
+    /// sync) is tried again a second later, as a person would. Gives what the
+    /// page said.
+    async fn until_done(&self, what: &str, pending: &str, act: impl AsyncFn() -> Option<()>) -> String {
+        self.until(what, || async {
+            act().await?;
+            match self.said().await {
+                Ok(said) => Some(said),
+                Err(refused) => {
+                    assert!(refused.contains(pending), "{refused}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    None
+                }
+            }
+        })
+        .await
+    }
+
     /// The list item of `address` on the settings page.
     fn row(address: &str) -> String {
         format!("//li[.//span[@class='email-address' and text()='{address}']]")
@@ -453,16 +472,8 @@ async fn steps(page: &mut Page) {
     // Remove the former primary. Until the switch reaches Cognito, the service
     // refuses (SIGN_IN_ADDRESS_PENDING): a person clicks again a moment later.
     let removed = page
-        .until("the former primary is removed", || async {
-            page.in_row(&first, ".remove").await.click().await.ok()?;
-            match page.said().await {
-                Ok(said) => Some(said),
-                Err(pending) => {
-                    assert!(pending.contains("sign"), "{pending}");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    None
-                }
-            }
+        .until_done("the former primary is removed", "sign", async || {
+            page.in_row(&first, ".remove").await.click().await.ok()
         })
         .await;
     assert_eq!(removed, format!("{first} was removed."));

@@ -1,8 +1,6 @@
 //! The browser tour's takeover: a stolen session hands the account over, the
 //! owner takes it back from the outbox, and every session from before ends.
 
-use std::time::Duration;
-
 use fantoccini::Locator;
 use fantoccini::key::Key;
 use serde_json::json;
@@ -50,16 +48,8 @@ pub(super) async fn taken_and_taken_back(page: &mut Page, run: &str, outbox: &fa
     assert_eq!(page.said().await, Ok(format!("{thief} is verified.")));
     page.in_row(&thief, ".make-primary").await.click().await.unwrap();
     page.said().await.expect("the thief's address made primary");
-    page.until("the owner's address is removed", || async {
-        page.in_row(&owner, ".remove").await.click().await.ok()?;
-        match page.said().await {
-            Ok(said) => Some(said),
-            Err(pending) => {
-                assert!(pending.contains("sign"), "{pending}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                None
-            }
-        }
+    page.until_done("the owner's address is removed", "sign", async || {
+        page.in_row(&owner, ".remove").await.click().await.ok()
     })
     .await;
     assert!(page.row_text(&owner).await.is_none());
@@ -124,16 +114,9 @@ pub(super) async fn taken_and_taken_back(page: &mut Page, run: &str, outbox: &fa
     assert!(ended.contains("recovered"), "{ended}");
     assert!(page.displayed("#sign-in-form").await, "signed out");
     let signed_in = page
-        .until("the owner signs in again", || async {
+        .until_done("the owner signs in again", "recovered", async || {
             page.type_and_enter("#sign-in-email", &owner).await;
-            match page.said().await {
-                Ok(said) => Some(said),
-                Err(pending) => {
-                    assert!(pending.contains("recovered"), "{pending}");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                    None
-                }
-            }
+            Some(())
         })
         .await;
     assert!(
