@@ -707,13 +707,16 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
     // A case that answered 503 before its operation was ever made tested
     // nothing: the invocation's deadline ran out on the steps before it (a
     // machine loaded by other work once took 5 s over an admin delete's
-    // reads). Such a case runs again, alone, up to three times; one that never
-    // reaches its operation still fails.
+    // reads). Likewise a single fault that ended in 503 while eleven cases and
+    // the other suites loaded DynamoDB Local (its retries timed out too: two
+    // reads did, at the start of CI's suites). Such a case runs again, alone,
+    // up to three times; one that never reaches its operation, or whose single
+    // fault is not absorbed alone either, still fails.
     let mut results = results;
     let mut reruns = 0;
     for r in &mut results {
         let mut tries = 0;
-        while r.injected == 0 && r.status == 503 && tries < 3 {
+        while r.status == 503 && (r.injected == 0 || r.which == Which::First) && tries < 3 {
             tries += 1;
             reruns += 1;
             *r = Box::pin(case(pool, base, r.route, r.kind, r.which, &cleans[&r.route])).await;
@@ -753,7 +756,7 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
             "slowest_persistent_fault_ms": slowest_every_ms,
             "persistent_fault_invocation_ms": invocation_ms(Which::Every),
             "failures": failures.len(),
-            "cases_run_again_having_made_no_call": reruns,
+            "cases_run_again_alone": reruns,
             "violations": results.iter().map(|r| r.violations.len()).sum::<usize>(),
             "tables_created": tables_created,
             "tables_reused": tables_reused,
@@ -764,7 +767,7 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
         "faults: {} cases over {} routes in {seconds:.1} s; injected {injected:?}; outcomes {outcomes:?}; \
          at most {max_attempts} attempts of one operation; the slowest persistent fault answered in {slowest_every_ms} ms \
          of a {} ms invocation; {tables_created} tables, reused {tables_reused} times; {reruns} cases run again \
-         (their deadline ran out before their operation); {} failures",
+         alone (a 503 before their operation, or a single fault's under load); {} failures",
         results.len(),
         routes.len(),
         invocation_ms(Which::Every),
