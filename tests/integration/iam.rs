@@ -182,7 +182,9 @@ async fn every_function_uses_exactly_its_granted_actions() {
     assert_actions(&catalog::VERIFY_EMAIL, &rec);
 
     let (app, rec) = recording(&setup).await;
-    let work = with_verified_address(&setup).await;
+    let work = with_verified_address(&setup, ADA, "work@example.com", integration_tests::start_time())
+        .await
+        .to_string();
     app.set_primary_email(ADA, &work).await;
     assert_actions(&catalog::SET_PRIMARY_EMAIL, &rec);
 
@@ -249,24 +251,9 @@ async fn every_function_uses_exactly_its_granted_actions() {
     // the profile's update and every record's, claim's and switch's delete.
     let closer = UserId::parse(CLOSER).unwrap();
     let now = setup.clock.now();
-    let code = user_service::verification::VerificationCode::generate().unwrap();
-    let added = setup
-        .store
-        .add_email(
-            &closer,
-            &EmailAddress::parse("closer.new@example.com").unwrap(),
-            &code,
-            now,
-        )
-        .await
-        .unwrap();
-    setup
-        .store
-        .verify_email(&closer, added.email_id, &code, now)
-        .await
-        .unwrap();
+    let added = with_verified_address(&setup, CLOSER, "closer.new@example.com", now).await;
     let first = setup.store.get_account(&closer).await.unwrap().emails[0].email_id;
-    let switched = setup.store.set_primary(&closer, added.email_id, now).await.unwrap();
+    let switched = setup.store.set_primary(&closer, added, now).await.unwrap();
     setup
         .store
         .confirm_cognito_email(&closer, switched.email.as_ref().unwrap())
@@ -280,27 +267,23 @@ async fn every_function_uses_exactly_its_granted_actions() {
     assert_actions(&catalog::DELETE_ACCOUNT, &rec);
 }
 
-/// A verified second address of Ada's, set up without recording.
-async fn with_verified_address(setup: &App) -> String {
-    let user = user_service::domain::UserId::parse(ADA).unwrap();
-    let code = user_service::verification::VerificationCode::parse("424242").unwrap();
-    let now = integration_tests::start_time();
-    let added = setup
-        .store
-        .add_email(
-            &user,
-            &user_service::domain::EmailAddress::parse("work@example.com").unwrap(),
-            &code,
-            now,
-        )
-        .await
-        .unwrap();
+/// A verified address of `user`'s, added at `now`, set up without recording.
+async fn with_verified_address(
+    setup: &App,
+    user: &str,
+    address: &str,
+    now: user_service::domain::Timestamp,
+) -> user_service::domain::EmailId {
+    let user = UserId::parse(user).unwrap();
+    let code = user_service::verification::VerificationCode::generate().unwrap();
+    let address = EmailAddress::parse(address).unwrap();
+    let added = setup.store.add_email(&user, &address, &code, now).await.unwrap();
     setup
         .store
         .verify_email(&user, added.email_id, &code, now)
         .await
         .unwrap();
-    added.email_id.to_string()
+    added.email_id
 }
 
 /// The EventBridge operations a client sends.
