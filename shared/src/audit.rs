@@ -44,3 +44,34 @@ impl AdminAction<'_> {
         );
     }
 }
+
+/// An organization owner's or admin's action (or a deployment admin's on any
+/// organization), for the audit trail: users by `sub`, the organization by id.
+pub(crate) struct OrgAction<'a> {
+    /// `rename`, `delete`, `set_role`, `remove_member`, `leave`.
+    pub(crate) action: &'static str,
+    pub(crate) actor: &'a crate::domain::Actor,
+    pub(crate) org: crate::domain::OrgId,
+    /// The member acted on, if any.
+    pub(crate) target: Option<&'a UserId>,
+    /// `done`, `unchanged`, or the problem code of a refusal or failure.
+    pub(crate) outcome: &'a str,
+}
+
+impl OrgAction<'_> {
+    /// One INFO event with target `audit`; a deployment admin's override says so.
+    pub(crate) fn record(self) {
+        let deployment_admin = matches!(self.actor, crate::domain::Actor::DeploymentAdmin(_));
+        tracing::info!(
+            target: TARGET,
+            audit = "organization_action",
+            action = self.action,
+            actor = self.actor.user().as_str(),
+            deployment_admin,
+            org = %self.org,
+            target = self.target.map(UserId::as_str),
+            outcome = self.outcome,
+            "organization action"
+        );
+    }
+}

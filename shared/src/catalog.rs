@@ -6,12 +6,14 @@
 //! This file is the list itself; what an entry is stands in `catalog/function.rs`.
 
 mod function;
+mod organizations;
 
 pub use function::{
     Access, Alarm, ApiCalls, DEFAULT_TIMEOUT_SECONDS, Function, MIN_MEMORY_MB, STANDARD_ALARMS,
     TRIGGER_TIMEOUT_SECONDS, Trigger, UNMEASURED_MEMORY_MB,
 };
 use function::{function, http};
+pub use organizations::*;
 
 /// `GET /me`: the caller reads their own profile.
 pub const GET_PROFILE: Function = Function {
@@ -465,6 +467,14 @@ pub const FUNCTIONS: &[Function] = &[
     FIND_USER_BY_EMAIL,
     LIST_USERS,
     SET_USER_STATUS,
+    CREATE_ORGANIZATION,
+    LIST_MY_ORGANIZATIONS,
+    GET_ORGANIZATION,
+    UPDATE_ORGANIZATION,
+    DELETE_ORGANIZATION,
+    LIST_MEMBERS,
+    SET_MEMBER_ROLE,
+    REMOVE_MEMBER,
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
@@ -472,6 +482,7 @@ pub const FUNCTIONS: &[Function] = &[
     RECONCILE_USERS,
     SYNC_COGNITO_EMAIL,
     PUBLISH_EVENTS,
+    PURGE_ORGANIZATIONS,
 ];
 
 /// The entry for a function's name, as template.yaml's `Binary` property gives it.
@@ -506,6 +517,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 18);
+        assert_eq!(count, 26);
     }
 }

@@ -225,6 +225,14 @@ fn export(full: bool) -> AccountExport {
         .into_iter()
         .filter(|_| full)
         .collect(),
+        memberships: vec![user_service::domain::MembershipExport {
+            org_id: user_service::domain::OrgId::new(),
+            role: user_service::domain::Role::Admin,
+            joined_at: now,
+        }]
+        .into_iter()
+        .filter(|_| full)
+        .collect(),
     }
 }
 

@@ -122,6 +122,12 @@ fn hostile_strings(v: &str, is_name: bool) -> Vec<(&'static str, String, String)
     out
 }
 
+/// A person's name (`firstName`, `lastName`) or an organization's (`name`):
+/// any string of any script can be one.
+fn is_name_key(key: &str) -> bool {
+    key.ends_with("Name") || key == "name"
+}
+
 /// Ids in paths that look like keys, traversal, injection or encodings.
 fn hostile_ids(v: &str, victim: &Account) -> Vec<(String, String)> {
     let encoded: String = v.bytes().map(|b| format!("%{b:02X}")).collect();
@@ -384,7 +390,7 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
                 add("wrong types", format!("{key} as {label}"), with(value), invalid);
             }
             let v = body[key].as_str().unwrap_or_default();
-            let is_name = key.ends_with("Name");
+            let is_name = is_name_key(key);
             for (category, label, s) in hostile_strings(v, is_name) {
                 add(category, format!("{key}: {label}"), with(json!(s)), Expect::Refused);
             }
@@ -514,6 +520,10 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
         for (name, value) in params {
             let v = value.as_str().unwrap_or_default();
             for (label, id) in hostile_ids(v, victim) {
+                // A member's own sub there is not hostile: it is leaving.
+                if name == "userId" && names_an_organization(route) && id == victim.sub {
+                    continue;
+                }
                 add(
                     "path",
                     format!("{name}: {label}"),
@@ -583,7 +593,7 @@ fn variants(route: &Function, base: &Event, victim: &Account, version: u64) -> V
             e.0["body"] = json!(aws_smithy_types::base64::encode(&raw));
             e.0["isBase64Encoded"] = json!(true);
             add("random", format!("body: random bytes #{case}"), e, Expect::Refused);
-            for key in body.keys().filter(|k| !k.ends_with("Name")) {
+            for key in body.keys().filter(|k| !is_name_key(k)) {
                 let mut b = body.clone();
                 b.insert(key.clone(), json!(text(true)));
                 let e = base.clone().body(Value::Object(b));
@@ -701,7 +711,7 @@ async fn attack(route: &'static Function) -> Tally {
         caller,
         owner: &victim,
         admin_groups: is_admin_route,
-        if_match: if_match(&app, &caller.sub).await,
+        if_match: if_match_for(&app, route, caller).await,
     };
     let version: u64 = target.if_match.trim_matches('"').parse().unwrap();
     let (base, success) = valid_request(route, &target);

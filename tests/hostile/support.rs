@@ -122,6 +122,8 @@ pub(crate) async fn profile_only(app: &TestApp, label: &'static str) -> Account 
         secondary: uuid::Uuid::new_v4().to_string(),
         email_of_secondary: format!("{label}.old@example.com"),
         recovery: String::new(),
+        org: uuid::Uuid::new_v4().to_string(),
+        member: uuid::Uuid::new_v4().to_string(),
     }
 }
 
@@ -138,6 +140,11 @@ pub(crate) struct Account {
     pub(crate) email_of_secondary: String,
     /// A recovery link's token for the account, once [`with_recovery`] made one.
     pub(crate) recovery: String,
+    /// The organization the account owns (with a second owner, `member`, so
+    /// that the account can close); an id nobody has on a profile alone.
+    pub(crate) org: String,
+    /// The organization's other owner, by sub.
+    pub(crate) member: String,
 }
 
 /// `account` after a switch of its primary to its secondary, with a token
@@ -180,6 +187,33 @@ pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
         .email_id;
     account.secondary = secondary.to_string();
     account.unverified = unverified.to_string();
+    // An organization it owns, with a second owner.
+    let new = user_service::domain::NewOrganization {
+        name: user_service::domain::OrgName::parse("Acme").unwrap(),
+        slug: user_service::domain::Slug::parse(&format!("{label}-{}", &account.sub[..8])).unwrap(),
+    };
+    let org = app.store.create_organization(&user, &new, now).await.unwrap().org_id;
+    let co_owner = UserId::parse(&uuid::Uuid::new_v4().to_string()).unwrap();
+    let co_owner_email = EmailAddress::parse(&format!("{label}.co-owner@example.com")).unwrap();
+    app.store
+        .create_user(
+            &NewUser {
+                user_id: co_owner.clone(),
+                email: co_owner_email,
+                first_name: None,
+                last_name: None,
+                phone: None,
+            },
+            now,
+        )
+        .await
+        .unwrap();
+    app.store
+        .join_organization(org, &co_owner, user_service::domain::Role::Owner, now)
+        .await
+        .unwrap();
+    account.org = org.to_string();
+    account.member = co_owner.to_string();
     account
 }
 
@@ -219,6 +253,31 @@ pub(crate) async fn if_match(app: &TestApp, sub: &str) -> String {
     format!("\"{version}\"")
 }
 
+/// The `If-Match` a valid request for `route` sends: the organization's
+/// current version on the routes that name `account`'s organization, the
+/// profile's elsewhere.
+pub(crate) async fn if_match_for(app: &TestApp, route: &Function, account: &Account) -> String {
+    if !names_an_organization(route) {
+        return if_match(app, &account.sub).await;
+    }
+    let Ok(org) = user_service::domain::OrgId::parse(&account.org) else {
+        return "\"1\"".to_owned();
+    };
+    let item = integration_tests::ddb::client()
+        .get_item()
+        .table_name(&app.store.config().table_name)
+        .set_key(Some(user_service::store::keys::org_key(org)))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item;
+    let version = item
+        .and_then(|i| i.get("version").and_then(|v| v.as_n().ok()).cloned())
+        .unwrap_or_else(|| "1".to_owned());
+    format!("\"{version}\"")
+}
+
 /// Whose request and on what: `caller` sends it, `owner` is the account whose
 /// ids and addresses it names (another's, for a cross-user attempt), and the
 /// admin routes name `owner` as their target user.
@@ -244,6 +303,8 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
     };
     let owner = t.owner;
     let extra = format!("{}.extra@example.com", t.caller.label);
+    // A slug of its own for each request: a creation never meets another's.
+    let slug = format!("s-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
     let fill = |value: &str| -> String {
         [
             ("{unverified}", owner.unverified.as_str()),
@@ -254,6 +315,9 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
             ("{extra}", extra.as_str()),
             ("{free}", "free@example.com"),
             ("{recovery}", owner.recovery.as_str()),
+            ("{org}", owner.org.as_str()),
+            ("{member}", owner.member.as_str()),
+            ("{slug}", slug.as_str()),
         ]
         .iter()
         .fold(value.to_owned(), |value, (placeholder, filled)| {
@@ -291,6 +355,8 @@ pub(crate) fn names_an_email_id(route: &Function) -> bool {
         secondary: "00000000-0000-4000-8000-0000000000bb".into(),
         email_of_secondary: "x.old@example.com".into(),
         recovery: String::new(),
+        org: "00000000-0000-4000-8000-0000000000cc".into(),
+        member: "00000000-0000-4000-8000-0000000000dd".into(),
     };
     let target = Target {
         caller: &dummy,
@@ -303,6 +369,11 @@ pub(crate) fn names_an_email_id(route: &Function) -> bool {
         let text = event.0.to_string();
         text.contains(&dummy.unverified) || text.contains(&dummy.secondary)
     }
+}
+
+/// Whether a valid request for `route` names an organization by id.
+pub(crate) fn names_an_organization(route: &Function) -> bool {
+    routes::route_of(route).is_some_and(|r| r.example().path.iter().any(|(name, _)| *name == "orgId"))
 }
 
 pub(crate) type Snapshot = BTreeMap<(String, String), BTreeMap<String, String>>;

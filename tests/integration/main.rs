@@ -29,6 +29,7 @@ mod layering;
 mod lost_response;
 mod metrics;
 mod migration;
+mod organizations;
 mod preconditions;
 mod publishing;
 mod races;

@@ -374,7 +374,15 @@ impl System {
                         None => panic!("a counter of no user or address of the case"),
                     }
                 }
-                ItemKind::Reconcile | ItemKind::LegacyPassword | ItemKind::ErasedImport | ItemKind::Unknown => {
+                ItemKind::Reconcile
+                | ItemKind::LegacyPassword
+                | ItemKind::ErasedImport
+                | ItemKind::Organization
+                | ItemKind::Member
+                | ItemKind::Membership
+                | ItemKind::SlugClaim
+                | ItemKind::Purge
+                | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }
             }

@@ -3,9 +3,11 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
+use user_service::domain::Role;
 use user_service::domain::UserStatus;
 use user_service::store::items::{
-    ClaimItem, EmailItem, ErasedImportItem, LegacyPasswordItem, PrimaryChangeItem, ProfileItem,
+    ClaimItem, EmailItem, ErasedImportItem, LegacyPasswordItem, MemberItem, OrgStatus, OrganizationItem,
+    PrimaryChangeItem, ProfileItem, PurgeItem, SlugItem,
 };
 use user_service::store::keys::{self, Item, ItemKind};
 use user_service::store::limits::LimitItem;
@@ -30,6 +32,11 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut claims: HashMap<String, ClaimItem> = HashMap::new();
     let mut legacy: Vec<LegacyPasswordItem> = Vec::new();
     let mut switches: Vec<PrimaryChangeItem> = Vec::new();
+    let mut orgs: HashMap<String, OrganizationItem> = HashMap::new();
+    let mut members: Vec<MemberItem> = Vec::new();
+    let mut memberships: Vec<MemberItem> = Vec::new();
+    let mut slugs: HashMap<String, SlugItem> = HashMap::new();
+    let mut purges: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
@@ -131,6 +138,30 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                     out.push(format!("erased import {pk} does not parse: {e}"));
                 }
             }
+            ItemKind::Organization => match serde_dynamo::from_item::<_, OrganizationItem>(item) {
+                Ok(o) => {
+                    orgs.insert(o.org_id.to_string(), o);
+                }
+                Err(e) => out.push(format!("organization {pk} does not parse: {e}")),
+            },
+            ItemKind::Member => match serde_dynamo::from_item::<_, MemberItem>(item) {
+                Ok(m) => members.push(m),
+                Err(e) => out.push(format!("member {pk}/{sk} does not parse: {e}")),
+            },
+            ItemKind::Membership => match serde_dynamo::from_item::<_, MemberItem>(item) {
+                Ok(m) => memberships.push(m),
+                Err(e) => out.push(format!("membership {pk}/{sk} does not parse: {e}")),
+            },
+            ItemKind::SlugClaim => match serde_dynamo::from_item::<_, SlugItem>(item) {
+                Ok(c) => {
+                    slugs.insert(pk.trim_start_matches("SLUG#").to_owned(), c);
+                }
+                Err(e) => out.push(format!("slug claim {pk} does not parse: {e}")),
+            },
+            ItemKind::Purge => match serde_dynamo::from_item::<_, PurgeItem>(item) {
+                Ok(p) => purges.push(p.org_id.to_string()),
+                Err(e) => out.push(format!("purge {pk}/{sk} does not parse: {e}")),
+            },
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
@@ -221,7 +252,107 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
             out.push(format!("record {}/{} has no profile", r.user_id, r.email_id));
         }
     }
+    out.extend(organization_violations(
+        &profiles,
+        &orgs,
+        &members,
+        &memberships,
+        &slugs,
+    ));
+    // A deleted organization is on the purge's list until it is gone.
+    for (id, o) in &orgs {
+        if (o.status == OrgStatus::Deleting) != purges.contains(id) {
+            out.push(format!(
+                "organization {id}: deleting, and on the purge's list, disagree"
+            ));
+        }
+    }
+    for id in &purges {
+        if orgs.get(id).is_some_and(|o| o.status == OrgStatus::Active) {
+            out.push(format!("purge of live organization {id}"));
+        }
+    }
     out.sort();
+    out
+}
+
+/// The organizations' rules: every active one has an owner, and its count of
+/// owners is its owners; memberships are two-sided, with one role; a user's
+/// count is their memberships; one organization per slug, and a deleted one
+/// holds none.
+fn organization_violations(
+    profiles: &HashMap<String, ProfileItem>,
+    orgs: &HashMap<String, OrganizationItem>,
+    members: &[MemberItem],
+    memberships: &[MemberItem],
+    slugs: &HashMap<String, SlugItem>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let key = |m: &MemberItem| (m.org_id, m.user_id.clone());
+    let halves: HashMap<_, Role> = memberships.iter().map(|m| (key(m), m.role)).collect();
+    let org_halves: HashMap<_, Role> = members.iter().map(|m| (key(m), m.role)).collect();
+    for m in members {
+        match halves.get(&key(m)) {
+            None => out.push(format!("member {}/{} has no half under the user", m.org_id, m.user_id)),
+            Some(role) if *role != m.role => out.push(format!(
+                "member {}/{}: its halves disagree on the role",
+                m.org_id, m.user_id
+            )),
+            Some(_) => {}
+        }
+        if !orgs.contains_key(&m.org_id.to_string()) {
+            out.push(format!("member {}/{} of no organization", m.org_id, m.user_id));
+        }
+        match profiles.get(m.user_id.as_str()) {
+            Some(p) if p.status != UserStatus::Deleted => {}
+            _ => out.push(format!("member {}/{} is no live user", m.org_id, m.user_id)),
+        }
+    }
+    for m in memberships {
+        if !org_halves.contains_key(&key(m)) {
+            out.push(format!(
+                "membership {}/{} has no half under the organization",
+                m.user_id, m.org_id
+            ));
+        }
+    }
+    for (id, o) in orgs {
+        let owners = members
+            .iter()
+            .filter(|m| m.org_id.to_string() == *id && m.role == Role::Owner)
+            .count();
+        if o.status == OrgStatus::Active {
+            if owners == 0 {
+                out.push(format!("organization {id} has no owner"));
+            }
+            if o.owners as usize != owners {
+                out.push(format!(
+                    "organization {id}: owners {} but {owners} owner members",
+                    o.owners
+                ));
+            }
+            if slugs.get(o.slug.as_str()).is_none_or(|c| c.org_id != o.org_id) {
+                out.push(format!("organization {id} does not hold its slug"));
+            }
+        }
+    }
+    for (slug, c) in slugs {
+        let held = orgs
+            .get(&c.org_id.to_string())
+            .is_some_and(|o| o.status == OrgStatus::Active && o.slug.as_str() == slug);
+        if !held {
+            out.push(format!("slug {slug} is claimed by no live organization holding it"));
+        }
+    }
+    for (user, p) in profiles {
+        let count = memberships.iter().filter(|m| m.user_id.as_str() == user).count();
+        if p.organizations as usize != count {
+            out.push(format!(
+                "user {user}: organizations {} but {count} memberships",
+                p.organizations
+            ));
+        }
+    }
     out
 }
 

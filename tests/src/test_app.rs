@@ -248,6 +248,74 @@ impl TestApp {
         self.send(f, event).await
     }
 
+    /// POST /organizations
+    pub async fn create_organization(&self, sub: &str, name: &str, slug: &str) -> Reply {
+        let f = &catalog::CREATE_ORGANIZATION;
+        let event = self.event(f, sub).body(json!({ "name": name, "slug": slug }));
+        self.send(f, event).await
+    }
+
+    /// GET /me/organizations
+    pub async fn list_my_organizations(&self, sub: &str) -> Reply {
+        let f = &catalog::LIST_MY_ORGANIZATIONS;
+        self.send(f, self.event(f, sub)).await
+    }
+
+    /// GET /organizations/{orgId}
+    pub async fn get_organization(&self, sub: &str, org: &str) -> Reply {
+        let f = &catalog::GET_ORGANIZATION;
+        self.send(f, self.event(f, sub).path_param("orgId", org)).await
+    }
+
+    /// PATCH /organizations/{orgId} with `If-Match: <if_match>` (the header as sent).
+    pub async fn update_organization(&self, sub: &str, org: &str, if_match: &str, body: Value) -> Reply {
+        let f = &catalog::UPDATE_ORGANIZATION;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .header("if-match", if_match)
+            .body(body);
+        self.send(f, event).await
+    }
+
+    /// DELETE /organizations/{orgId} with `If-Match: <if_match>` (the header as sent).
+    pub async fn delete_organization(&self, sub: &str, org: &str, if_match: &str) -> Reply {
+        let f = &catalog::DELETE_ORGANIZATION;
+        let event = self.event(f, sub).path_param("orgId", org).header("if-match", if_match);
+        self.send(f, event).await
+    }
+
+    /// GET /organizations/{orgId}/members with exactly `params` as its query.
+    pub async fn list_members(&self, sub: &str, org: &str, params: &[(&str, &str)]) -> Reply {
+        let f = &catalog::LIST_MEMBERS;
+        let event = self.event(f, sub).path_param("orgId", org).queries(params);
+        self.send(f, event).await
+    }
+
+    /// PUT /organizations/{orgId}/members/{userId}/role
+    pub async fn set_member_role(&self, sub: &str, org: &str, member: &str, role: &str) -> Reply {
+        let f = &catalog::SET_MEMBER_ROLE;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("userId", member)
+            .body(json!({ "role": role }));
+        self.send(f, event).await
+    }
+
+    /// DELETE /organizations/{orgId}/members/{userId}
+    pub async fn remove_member(&self, sub: &str, org: &str, member: &str) -> Reply {
+        let f = &catalog::REMOVE_MEMBER;
+        let event = self.event(f, sub).path_param("orgId", org).path_param("userId", member);
+        self.send(f, event).await
+    }
+
+    /// The route's event as `sub` in the deployment's admin group, for a
+    /// deployment admin acting on an organization.
+    pub fn as_deployment_admin(&self, function: &Function, sub: &str) -> Event {
+        self.event(function, sub).groups("[admin]")
+    }
+
     // ---- Cognito triggers, the sweep and the stream ----
 
     /// `event` delivered to `function`, a Cognito trigger or the scheduled sweep,
@@ -262,6 +330,9 @@ impl TestApp {
             catalog::Trigger::CognitoUserMigration => api::events::migrate_user::handle(app, event).await,
             catalog::Trigger::Schedule { .. } if *function == catalog::RECONCILE_USERS => {
                 Box::pin(api::events::reconcile_users::handle(app, event)).await
+            }
+            catalog::Trigger::Schedule { .. } if *function == catalog::PURGE_ORGANIZATIONS => {
+                Box::pin(api::events::purge_organizations::handle(app, event)).await
             }
             _ => panic!("{} takes no JSON event", function.name),
         }
@@ -375,6 +446,12 @@ impl TestApp {
         event: LambdaEvent<StreamEvent>,
     ) -> Result<DynamoDbEventResponse, Diagnostic> {
         Box::pin(api::events::sync_cognito_email::handle(&self.app, event)).await
+    }
+
+    /// A scheduled run of the deleted organizations' purge.
+    pub async fn purge_organizations(&self) -> Result<Value, Diagnostic> {
+        let f = &catalog::PURGE_ORGANIZATIONS;
+        self.invoke(f, events::load(f.name)).await
     }
 
     /// The table stream's domain events: the app needs its bus (`with_bus`).

@@ -36,6 +36,20 @@ pub struct AccountExport {
     pub switches: Vec<SwitchExport>,
     /// The account's recoveries of the last window.
     pub recoveries: Vec<RecoveryExport>,
+    /// The organizations the user belongs to, and their role in each.
+    pub memberships: Vec<MembershipExport>,
+}
+
+/// One organization the user belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MembershipExport {
+    /// The organization.
+    pub org_id: super::organization::OrgId,
+    /// Their role in it.
+    pub role: super::organization::Role,
+    /// When they joined.
+    pub joined_at: Timestamp,
 }
 
 /// A switch of the primary kept for its undoing: the former address is the

@@ -8,18 +8,20 @@ mod export;
 mod ids;
 mod invalid;
 mod new_account;
+mod organization;
 mod person;
 mod profile;
 mod timestamp;
 
 pub use email_address::EmailAddress;
 pub use export::{
-    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, PendingVerification,
-    ProfileExport, RecoveryExport, SwitchExport,
+    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, MembershipExport,
+    PendingVerification, ProfileExport, RecoveryExport, SwitchExport,
 };
 pub use ids::{EmailId, ImportKey, PENDING_USER_PREFIX, UserId};
 pub use invalid::Invalid;
 pub use new_account::{AdditionalEmail, NewAccount, NewUser};
+pub use organization::{Actor, Membership, NewOrganization, OrgId, OrgName, Organization, Power, Role, Slug};
 pub use person::{PersonName, Phone};
 pub use profile::{Account, Email, IfMatch, ListPosition, Profile, ProfilePatch, UserStatus, UserSummary};
 pub use timestamp::Timestamp;

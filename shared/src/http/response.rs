@@ -35,6 +35,16 @@ pub fn profile(profile: &Profile) -> Result<Response<Body>, Failure> {
     Ok(response)
 }
 
+/// An organization with its ETag, for the next If-Match, and `extra` fields
+/// beside it (the caller's role).
+pub fn organization<T: Serialize>(version: u64, value: &T) -> Result<Response<Body>, Failure> {
+    let mut response = json(StatusCode::OK, value)?;
+    if let Ok(value) = HeaderValue::from_str(&etag(version)) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    Ok(response)
+}
+
 /// `response` with the header `name` set to `value`, or unchanged if `value` is no valid header value.
 pub fn with_header(mut response: Response<Body>, name: header::HeaderName, value: &str) -> Response<Body> {
     if let Ok(value) = HeaderValue::from_str(value) {

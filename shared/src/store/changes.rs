@@ -147,6 +147,12 @@ pub fn user_of_record(record: &EventRecord) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The organization a stream record is about, from its key.
+pub fn org_of_record(record: &EventRecord) -> Option<crate::domain::OrgId> {
+    let keys: std::collections::HashMap<String, String> = serde_dynamo::from_item(record.change.keys.clone()).ok()?;
+    keys.get(keys::PK).and_then(|pk| keys::org_of_pk(pk))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -287,6 +287,31 @@ pub enum StoreError {
     /// mails it): the switch of the primary has not reached Cognito yet.
     #[error("Cognito still signs the user in with this address")]
     SignInAddressPending,
+    /// No such organization, or the caller is no member of it (the two are
+    /// not told apart, so nobody learns which organizations exist).
+    #[error("no such organization")]
+    OrganizationNotFound,
+    /// The organization has no such member.
+    #[error("no such member")]
+    MemberNotFound,
+    /// The actor's role in the organization does not hold the power the action asks for.
+    #[error("the actor's role does not allow this")]
+    RoleRequired,
+    /// The action would leave an organization without an owner.
+    #[error("an organization must keep an owner")]
+    LastOwner,
+    /// Another organization holds the slug.
+    #[error("the slug is taken")]
+    SlugTaken,
+    /// The user belongs to the configured maximum of organizations.
+    #[error("the user belongs to the maximum number of organizations")]
+    OrganizationLimitReached,
+    /// The If-Match precondition names no version the organization is at now.
+    #[error("the organization has changed: version is {current}")]
+    OrganizationVersionMismatch {
+        /// The organization's version now.
+        current: u64,
+    },
     /// The If-Match precondition names no version the profile is at now.
     #[error("the profile has changed: version is {current}")]
     VersionMismatch {

@@ -64,6 +64,24 @@ impl Value for UserStatus {
     }
 }
 
+impl Value for crate::store::items::OrgStatus {
+    fn into_value(self) -> AttributeValue {
+        AttributeValue::S(self.as_str().to_owned())
+    }
+}
+
+impl Value for crate::domain::Role {
+    fn into_value(self) -> AttributeValue {
+        AttributeValue::S(self.as_str().to_owned())
+    }
+}
+
+impl Value for crate::domain::OrgId {
+    fn into_value(self) -> AttributeValue {
+        AttributeValue::S(self.to_string())
+    }
+}
+
 impl Value for &UserId {
     fn into_value(self) -> AttributeValue {
         AttributeValue::S(self.as_str().to_owned())
@@ -192,6 +210,16 @@ impl Expr {
         let (op, by) = if by < 0 { ("-", -by) } else { ("+", by) };
         let value = self.register(format!(":{attribute}By"), by.into_value());
         format!("{name} = {name} {op} {value}")
+    }
+
+    /// A SET clause `#a = if_not_exists(#a, :aZero) + :aBy`: a count that
+    /// items written before it was kept do not have yet.
+    pub(super) fn add_from_zero(&mut self, attribute: &'static str, by: i64) -> String {
+        let name = self.name(attribute);
+        let zero = self.register(format!(":{attribute}Zero"), 0u32.into_value());
+        let (op, by) = if by < 0 { ("-", -by) } else { ("+", by) };
+        let value = self.register(format!(":{attribute}By"), by.into_value());
+        format!("{name} = if_not_exists({name}, {zero}) {op} {value}")
     }
 
     /// `None` when empty: DynamoDB rejects an empty ExpressionAttributeValues map.

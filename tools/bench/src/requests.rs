@@ -251,6 +251,64 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     run.record("recover-account", made, http(&answer, 200));
     assert_eq!(body(&answer)["email"], TAKEN_EMAIL, "recover-account: {answer:?}");
 
+    // An organization: ada creates it, lists and reads it, renames it, makes
+    // the admin (a member) an admin, lists, removes them, and deletes it; its
+    // purge removes her own membership, then the organization.
+    let mut event = ada_event("create-organization");
+    event["body"] = json!(json!({ "name": "Acme", "slug": "acme" }).to_string());
+    let (answer, made) = run.measure("create-organization", &event).await;
+    run.record("create-organization", made, http(&answer, 201));
+    let org = body(&answer)["orgId"].as_str().unwrap().to_owned();
+    let org_id = user_service::domain::OrgId::parse(&org).unwrap();
+    let (answer, made) = run
+        .measure("list-my-organizations", &ada_event("list-my-organizations"))
+        .await;
+    run.record("list-my-organizations", made, http(&answer, 200));
+    let org_event = |name: &str| {
+        let mut event = ada_event(name);
+        set_path(&mut event, "orgId", &org);
+        event
+    };
+    let (answer, made) = run.measure("get-organization", &org_event("get-organization")).await;
+    run.record("get-organization", made, http(&answer, 200));
+    let mut event = org_event("update-organization");
+    event["headers"]["if-match"] = json!("\"1\"");
+    let (answer, made) = run.measure("update-organization", &event).await;
+    run.record("update-organization", made, http(&answer, 200));
+    store
+        .join_organization(
+            org_id,
+            &UserId::parse(ADMIN).unwrap(),
+            user_service::domain::Role::Member,
+            Timestamp::now(),
+        )
+        .await
+        .unwrap();
+    let (answer, made) = run.measure("list-members", &org_event("list-members")).await;
+    run.record("list-members", made, http(&answer, 200));
+    let mut event = org_event("set-member-role");
+    set_path(&mut event, "userId", ADMIN);
+    let (answer, made) = run.measure("set-member-role", &event).await;
+    run.record("set-member-role", made, http(&answer, 200));
+    let mut event = org_event("remove-member");
+    set_path(&mut event, "userId", ADMIN);
+    let (answer, made) = run.measure("remove-member", &event).await;
+    run.record("remove-member", made, http(&answer, 204));
+    let mut event = org_event("delete-organization");
+    event["headers"]["if-match"] = json!("\"2\"");
+    let (answer, made) = run.measure("delete-organization", &event).await;
+    run.record("delete-organization", made, http(&answer, 202));
+    let mut event = events::load("purge-organizations");
+    let pk = json!({ "S": user_service::store::keys::org_pk(org_id) });
+    event["Records"][0]["dynamodb"]["Keys"]["PK"] = pk.clone();
+    event["Records"][0]["dynamodb"]["NewImage"]["PK"] = pk;
+    let (answer, made) = run.measure("purge-organizations", &event).await;
+    let failures = answer.as_ref().unwrap()["batchItemFailures"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(failures, 0, "purge-organizations: {answer:?}");
+    run.record("purge-organizations", made, "ok".to_owned());
+
     // The Cognito side: both fail at Cognito, by design of the bench.
     let (answer, made) = run.measure("reconcile-users", &events::load("reconcile-users")).await;
     let status = match &answer {
@@ -349,6 +407,42 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "Exception: the admin's own profile is read, then the user's (the write pins its version), then one transaction: the change, and the condition that the admin is still active.",
         ),
         "recovery-page" => (&[], "No table request: the page is the function's own text."),
+        "create-organization" => (
+            &[("TransactWriteItems", 1)],
+            "One transaction: the organization, its slug's claim, both halves of the creator's membership, and the creator's count (active, under the maximum).",
+        ),
+        "list-my-organizations" => (
+            &[("Query", 1), ("GetItem", 1)],
+            "A Query of the user's partition from MEMBERSHIP# on (their memberships and the profile), then each organization by key, 16 at once (one here).",
+        ),
+        "get-organization" => (
+            &[("GetItem", 3)],
+            "Three reads at once (one round trip): the organization, the caller's member item, the caller's profile.",
+        ),
+        "update-organization" => (
+            &[("GetItem", 3), ("TransactWriteItems", 1)],
+            "Exception: the organization (the version the write pins), the caller's member item and profile, at once; then one transaction: the rename and the caller's role and active profile.",
+        ),
+        "list-members" => (
+            &[("GetItem", 3), ("Query", 1)],
+            "The organization, the caller's member item and profile at once (the caller's power), then one page of the organization's partition.",
+        ),
+        "set-member-role" => (
+            &[("GetItem", 4), ("TransactWriteItems", 1)],
+            "Exception: the member (their role decides the power needed), then the organization, the caller's member item and profile at once; then one transaction: both halves, the organization (its owners' count or its state), the caller's role and profile.",
+        ),
+        "remove-member" => (
+            &[("GetItem", 4), ("TransactWriteItems", 1)],
+            "As a role change: the member, then the organization, the caller's member item and profile; then one transaction: both halves, the member's count, the organization, the caller's role and profile.",
+        ),
+        "delete-organization" => (
+            &[("GetItem", 3), ("TransactWriteItems", 1)],
+            "Exception: the organization (the version the write pins), the caller's member item and profile; then one transaction: the organization marked deleting, its slug released, the caller's role and profile.",
+        ),
+        "purge-organizations" => (
+            &[("GetItem", 2), ("Query", 2), ("TransactWriteItems", 2)],
+            "A round: the organization, a page of its members, one transaction per member (one here: both halves and the count), then the organization and an empty page again, and the organization's own item deleted.",
+        ),
         "recover-account" => (
             &[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)],
             "Exception: the source's counter of refused links is read first (past its cap nothing more is read), then the user's partition (the switch, its token hashes, the addresses to remove, the version the write pins), then one transaction. A former primary removed since its switch adds a read of its claim (its reservation).",
@@ -626,6 +720,18 @@ fn set_email_id(event: &mut Value, id: &str) {
     for pointer in ["/rawPath", "/requestContext/http/path"] {
         if let Some(path) = event.pointer_mut(pointer) {
             let replaced = path.as_str().unwrap().replace(EVENT_EMAIL_ID, id);
+            *path = json!(replaced);
+        }
+    }
+}
+
+/// Points an event's path parameter `name` at `value` (and its paths).
+fn set_path(event: &mut Value, name: &str, value: &str) {
+    let named = event["pathParameters"][name].as_str().unwrap().to_owned();
+    event["pathParameters"][name] = json!(value);
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        if let Some(path) = event.pointer_mut(pointer) {
+            let replaced = path.as_str().unwrap().replace(&named, value);
             *path = json!(replaced);
         }
     }

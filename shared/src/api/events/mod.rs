@@ -11,6 +11,7 @@ pub mod post_authentication;
 pub mod post_confirmation;
 pub mod pre_sign_up;
 pub mod publish_events;
+pub mod purge_organizations;
 pub mod reconcile_users;
 pub mod sync_cognito_email;
 // <<< generated: events

@@ -25,6 +25,7 @@ use crate::http::Problem;
 mod codes;
 #[cfg(fuzzing)]
 pub(crate) mod fuzzing;
+pub mod orgs;
 
 /// A route module's [`Route`]: the unit struct `$route` for the catalog entry
 /// `$function`, whose handler is the module's `handle` (behind `aws`). With
@@ -102,20 +103,28 @@ macro_rules! route {
 // >>> generated: routes. Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this block.
 pub mod add_email;
 pub mod check_email;
+pub mod create_organization;
 pub mod delete_account;
+pub mod delete_organization;
 pub mod export_account;
 pub mod find_user_by_email;
 pub mod get_account;
 pub mod get_email;
+pub mod get_organization;
 pub mod get_profile;
 pub mod list_emails;
+pub mod list_members;
+pub mod list_my_organizations;
 pub mod list_users;
 pub mod recover_account;
 pub mod recovery_page;
 pub mod remove_email;
+pub mod remove_member;
 pub mod send_verification;
+pub mod set_member_role;
 pub mod set_primary_email;
 pub mod set_user_status;
+pub mod update_organization;
 pub mod update_profile;
 pub mod verify_email;
 
@@ -139,6 +148,14 @@ pub static ROUTES: &[&dyn Route] = &[
     &find_user_by_email::FindUserByEmail,
     &list_users::ListUsers,
     &set_user_status::SetUserStatus,
+    &create_organization::CreateOrganization,
+    &list_my_organizations::ListMyOrganizations,
+    &get_organization::GetOrganization,
+    &update_organization::UpdateOrganization,
+    &delete_organization::DeleteOrganization,
+    &list_members::ListMembers,
+    &set_member_role::SetMemberRole,
+    &remove_member::RemoveMember,
 ];
 // <<< generated: routes
 

@@ -16,6 +16,20 @@ pub const MAX_EMAILS_PER_USER: Setting = Setting {
     reaches: Reaches::Every(From::Parameter),
 };
 
+/// Most organizations one user may belong to. A user's memberships are read with their account (one Query, 1 MB a page) and each is removed in its own transaction when the account is erased, so the bound keeps both small.
+pub const MAX_ORGANIZATIONS_PER_USER: Setting = Setting {
+    variable: Some("MAX_ORGANIZATIONS_PER_USER"),
+    parameter: Some("MaxOrganizationsPerUser"),
+    value: Value::Number(Range {
+        default: 100,
+        min: 1,
+        max: Some(1000),
+    }),
+    about: "Most organizations one user may belong to (created or joined).",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
 /// How long an unverified address holds its claim, from the user's first add of it in the last 24 hours; resends never extend it.
 pub const VERIFICATION_TTL_SECONDS: Setting = Setting {
     variable: Some("VERIFICATION_TTL_SECONDS"),

@@ -102,6 +102,48 @@ impl From<&StoreError> for Problem {
                 "Sign-in address pending",
                 "You still sign in with this address: the change of your primary address has not reached sign-in yet. Try again shortly; if it persists, it is repaired within a day.",
             ),
+            E::OrganizationNotFound => Self::new(
+                S::NOT_FOUND,
+                "ORGANIZATION_NOT_FOUND",
+                "Organization not found",
+                "No such organization, or you are not a member of it.",
+            ),
+            E::MemberNotFound => Self::new(
+                S::NOT_FOUND,
+                "MEMBER_NOT_FOUND",
+                "Member not found",
+                "The organization has no such member.",
+            ),
+            E::RoleRequired => Self::new(
+                S::FORBIDDEN,
+                "ROLE_REQUIRED",
+                "Role required",
+                "Your role in this organization does not allow this.",
+            ),
+            E::LastOwner => Self::new(
+                S::CONFLICT,
+                "LAST_OWNER",
+                "Last owner",
+                "An organization must keep an owner: make another member an owner first.",
+            ),
+            E::SlugTaken => Self::new(
+                S::CONFLICT,
+                "SLUG_TAKEN",
+                "Slug taken",
+                "Another organization uses this slug.",
+            ),
+            E::OrganizationLimitReached => Self::new(
+                S::CONFLICT,
+                "ORGANIZATION_LIMIT_REACHED",
+                "Organization limit reached",
+                "Leave an organization before creating or joining another.",
+            ),
+            &E::OrganizationVersionMismatch { current } => Self::new(
+                S::PRECONDITION_FAILED,
+                "VERSION_MISMATCH",
+                "Version mismatch",
+                format!("The organization changed; it is at version {current}. Read it again and retry."),
+            ),
             &E::VersionMismatch { current } => Self::new(
                 S::PRECONDITION_FAILED,
                 "VERSION_MISMATCH",
@@ -201,6 +243,13 @@ mod tests {
             StoreError::RecoveryLinkInvalid,
             StoreError::SessionRevoked,
             StoreError::VersionMismatch { current: 2 },
+            StoreError::OrganizationNotFound,
+            StoreError::MemberNotFound,
+            StoreError::RoleRequired,
+            StoreError::LastOwner,
+            StoreError::SlugTaken,
+            StoreError::OrganizationLimitReached,
+            StoreError::OrganizationVersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
             StoreError::VerificationExpired,
             StoreError::TooManyAttempts { retry_after_secs: 5 },
@@ -237,6 +286,13 @@ mod tests {
                 | StoreError::RecoveryLinkInvalid
                 | StoreError::SessionRevoked
                 | StoreError::VersionMismatch { .. }
+                | StoreError::OrganizationNotFound
+                | StoreError::MemberNotFound
+                | StoreError::RoleRequired
+                | StoreError::LastOwner
+                | StoreError::SlugTaken
+                | StoreError::OrganizationLimitReached
+                | StoreError::OrganizationVersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }
                 | StoreError::VerificationExpired
                 | StoreError::TooManyAttempts { .. }

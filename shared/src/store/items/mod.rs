@@ -11,7 +11,9 @@ use crate::store::keys::{self, Item};
 
 use super::error::StoreError;
 
+mod organizations;
 mod recovery;
+pub use organizations::{MemberItem, OrgStatus, OrganizationItem, PurgeItem, SlugItem};
 pub use recovery::{PrimaryChangeItem, Recovery, change_item};
 
 /// Attribute names that appear in condition and update expressions.
@@ -38,6 +40,16 @@ pub enum EntityType {
     /// The reconcile's own: its checkpoint and lease (`RECONCILE`), and each
     /// pass's snapshot chunks and partitions' progress (`RECONCILE#PASS#…`).
     Reconcile,
+    /// An organization (`ORG#…`, `ORG`).
+    Organization,
+    /// A member under their organization (`ORG#…`, `MEMBER#…`).
+    Member,
+    /// A membership under its member (`USER#…`, `MEMBERSHIP#…`).
+    Membership,
+    /// A slug's claim (`SLUG#…`, `UNIQUE`).
+    SlugClaim,
+    /// A deleted organization whose members are being removed (`PURGES`, `ORG#…`).
+    OrganizationPurge,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,
@@ -137,6 +149,15 @@ pub struct ProfileItem {
     /// post-authentication refuses every sign-in.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sign_in_held: bool,
+    /// How many organizations the user belongs to: a join is conditioned on
+    /// it staying under `MAX_ORGANIZATIONS_PER_USER`, and an erasure on it
+    /// being zero (every membership removed first).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub organizations: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One email record of a user (`USER#<sub>`, `EMAIL#<emailId>`), found by address through GSI1.
@@ -260,6 +281,7 @@ impl ProfileItem {
             tokens_valid_after: None,
             sign_in_held: false,
             recoveries: Vec::new(),
+            organizations: 0,
         }
     }
 
@@ -517,6 +539,8 @@ pub struct UserItems {
     pub emails: Vec<EmailItem>,
     /// The switches of the primary still undoable, oldest first.
     pub changes: Vec<PrimaryChangeItem>,
+    /// The user's halves of their memberships, by organization id.
+    pub memberships: Vec<MemberItem>,
 }
 
 impl UserItems {
@@ -532,7 +556,12 @@ impl UserItems {
                 keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
                 keys::ItemKind::Email => out.emails.push(from_item(item)?),
                 keys::ItemKind::PrimaryChange => out.changes.push(from_item(item)?),
+                keys::ItemKind::Membership => out.memberships.push(from_item(item)?),
                 keys::ItemKind::Claim
+                | keys::ItemKind::Organization
+                | keys::ItemKind::Member
+                | keys::ItemKind::SlugClaim
+                | keys::ItemKind::Purge
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
                 | keys::ItemKind::LegacyPassword

@@ -45,7 +45,27 @@ fn attribute_names_are_the_stored_field_names() {
             at: now,
         }],
         import_key: Some(crate::domain::ImportKey::parse(&"0f".repeat(16)).unwrap()),
+        organizations: 2,
         ..profile.clone()
+    };
+    let org = OrganizationItem {
+        entity_type: EntityType::Organization,
+        org_id: crate::domain::OrgId::new(),
+        name: crate::domain::OrgName::parse("Acme").unwrap(),
+        slug: crate::domain::Slug::parse("acme").unwrap(),
+        status: OrgStatus::Deleting,
+        version: 1,
+        owners: 1,
+        created_by: user.clone(),
+        created_at: now,
+        updated_at: now,
+    };
+    let member = MemberItem {
+        entity_type: EntityType::Member,
+        org_id: org.org_id,
+        user_id: user.clone(),
+        role: crate::domain::Role::Owner,
+        joined_at: now,
     };
     assert!(
         profile.cognito_email.is_some(),
@@ -70,6 +90,17 @@ fn attribute_names_are_the_stored_field_names() {
         claim_item(&record.canonical(), &claim).unwrap(),
         claim_item(&record.canonical(), &reserved).unwrap(),
         change_item(&change).unwrap(),
+        to_item(keys::org_key(org.org_id), &org).unwrap(),
+        to_item(keys::member_key(org.org_id, &user), &member).unwrap(),
+        to_item(
+            keys::purge_key(org.org_id),
+            &PurgeItem {
+                entity_type: EntityType::OrganizationPurge,
+                org_id: org.org_id,
+                requested_at: now,
+            },
+        )
+        .unwrap(),
     ]
     .into_iter()
     .flat_map(|item| item.into_keys())

@@ -7,6 +7,7 @@ use super::accounts::{
 };
 use super::counters::LIMIT_PREFIX;
 use super::names::Item;
+use super::organizations::{MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX, ORG_SK, PURGES_PK, SLUG_PREFIX, SLUG_SK};
 use super::reconcile::{PASS_PREFIX, RECONCILE_PK};
 use super::recovery::CHANGE_PREFIX;
 
@@ -29,6 +30,16 @@ pub enum ItemKind {
     LegacyPassword,
     /// What an erasure keeps of an imported account (`ERASED#…`, `IMPORT`): its import key alone.
     ErasedImport,
+    /// An organization (`ORG#…`, `ORG`).
+    Organization,
+    /// A member under their organization (`ORG#…`, `MEMBER#…`).
+    Member,
+    /// A membership under its member (`USER#…`, `MEMBERSHIP#…`).
+    Membership,
+    /// A slug's claim (`SLUG#…`, `UNIQUE`).
+    SlugClaim,
+    /// A deleted organization whose members are being removed (`PURGES`, `ORG#…`).
+    Purge,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -39,8 +50,13 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         (true, _) if sk == PROFILE_SK => ItemKind::Profile,
         (true, _) if sk.starts_with(EMAIL_PREFIX) => ItemKind::Email,
         (true, _) if sk.starts_with(CHANGE_PREFIX) => ItemKind::PrimaryChange,
+        (true, _) if sk.starts_with(MEMBERSHIP_PREFIX) => ItemKind::Membership,
         (_, true) if sk == CLAIM_SK => ItemKind::Claim,
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
+        _ if pk.starts_with(ORG_PREFIX) && sk == ORG_SK => ItemKind::Organization,
+        _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(MEMBER_PREFIX) => ItemKind::Member,
+        _ if pk.starts_with(SLUG_PREFIX) && sk == SLUG_SK => ItemKind::SlugClaim,
+        _ if pk == PURGES_PK && sk.starts_with(ORG_PREFIX) => ItemKind::Purge,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,
         _ if pk.starts_with(LEGACY_PASSWORD_PREFIX) && sk == LEGACY_PASSWORD_SK => ItemKind::LegacyPassword,
         _ if pk.starts_with(ERASED_PREFIX) && sk == ERASED_IMPORT_SK => ItemKind::ErasedImport,

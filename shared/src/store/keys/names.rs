@@ -99,6 +99,14 @@ pub mod attr {
         TOKENS_VALID_AFTER = "tokensValidAfter",
         RECOVERIES = "recoveries",
         SIGN_IN_HELD = "signInHeld",
+        ORG_ID = "orgId",
+        NAME = "name",
+        SLUG = "slug",
+        ROLE = "role",
+        OWNERS = "owners",
+        ORGANIZATIONS = "organizations",
+        JOINED_AT = "joinedAt",
+        REQUESTED_AT = "requestedAt",
         TTL = "ttl",
     );
 }

@@ -132,6 +132,26 @@ pub const ITEMS: &[ItemShape] = &[
         "ERASED#{importKey}",
         "IMPORT",
     ),
+    item("an organization", "Organization", "ORG#{orgId}", "ORG"),
+    item(
+        "a member, under their organization",
+        "Member",
+        "ORG#{orgId}",
+        "MEMBER#{userId}",
+    ),
+    item(
+        "a membership, under its member",
+        "Membership",
+        "USER#{userId}",
+        "MEMBERSHIP#{orgId}",
+    ),
+    item("a slug's claim", "SlugClaim", "SLUG#{slug}", "UNIQUE"),
+    item(
+        "a deleted organization whose members are being removed",
+        "OrganizationPurge",
+        "PURGES",
+        "ORG#{orgId}",
+    ),
 ];
 
 /// Whether `key` is `pattern` with each `{placeholder}` filled by some text.
@@ -181,6 +201,7 @@ mod tests {
             crate::address_policy::Canonicalization::NONE.canonical(&EmailAddress::parse("ada@example.com").unwrap());
         let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
         let import = ImportKey::parse(&"ab".repeat(16)).unwrap();
+        let org = crate::domain::OrgId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c").unwrap();
         vec![
             ("profile", profile_keys(&user, UserStatus::Active, now)),
             ("email", email_record_keys(&user, email_id, &email)),
@@ -215,6 +236,11 @@ mod tests {
                 "what the erasure of an imported account keeps",
                 erased_import_key(&import),
             ),
+            ("an organization", org_key(org)),
+            ("a member, under their organization", member_key(org, &user)),
+            ("a membership, under its member", membership_key(&user, org)),
+            ("a slug's claim", slug_key(&crate::domain::Slug::parse("acme").unwrap())),
+            ("a deleted organization whose members are being removed", purge_key(org)),
         ]
     }
 
@@ -264,6 +290,11 @@ mod tests {
             EntityType::LegacyPassword,
             EntityType::ErasedImport,
             EntityType::Reconcile,
+            EntityType::Organization,
+            EntityType::Member,
+            EntityType::Membership,
+            EntityType::SlugClaim,
+            EntityType::OrganizationPurge,
         ]
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap().as_str().unwrap().to_owned())

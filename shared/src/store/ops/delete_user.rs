@@ -2,16 +2,21 @@
 //! released, in one transaction. The profile's version and count pin the set of
 //! records read just before.
 
+use crate::domain::Role;
 use crate::domain::{IfMatch, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
 use crate::store::expr::{Update, and, or};
-use crate::store::items::{self, ClaimItem, EmailItem, EntityType, ErasedImportItem, ProfileItem, UserItems, attr};
+use crate::store::items::{
+    self, ClaimItem, EmailItem, EntityType, ErasedImportItem, MemberItem, OrgStatus, OrganizationItem, ProfileItem,
+    UserItems, attr,
+};
 use crate::store::keys;
 use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Deleter, Store, StoreError};
 
 use super::claim::push_own_claim_delete;
+use super::organizations::remove_for_erasure;
 use super::profile::{push_acting_admin_check, read_changed, read_deletable, read_profile, visible, writable};
 
 impl Store {
@@ -43,6 +48,10 @@ impl Store {
                     profile
                 }
             };
+            // Each membership goes in a transaction of its own first (a user
+            // may hold more than one transaction can), the last-owner rule in
+            // each; the erasure's own write then requires that none is left.
+            self.leave_every_organization(&items.memberships, by).await?;
             let mut plan = plan(self.table(), &profile, &items.emails, now, by)?;
             push_kept_for_recovery(&mut plan, self.table(), &kept)?;
             self.transact(&plan).await?;
@@ -59,6 +68,32 @@ impl Store {
                 ..profile.into_domain()
             })
         })
+    }
+}
+
+impl Store {
+    /// Removes a user's memberships before their erasure. Unless Cognito no
+    /// longer has the user, the last owner of an organization refuses the
+    /// whole erasure before anything is removed (and each removal's own
+    /// condition still holds the rule, should an owner leave meanwhile).
+    async fn leave_every_organization(&self, memberships: &[MemberItem], by: Deleter<'_>) -> Result<(), StoreError> {
+        let forced = matches!(by, Deleter::GoneFromCognito);
+        if !forced {
+            for owned in memberships.iter().filter(|m| m.role == Role::Owner) {
+                let org: Option<OrganizationItem> = self
+                    .get(keys::org_key(owned.org_id))
+                    .await?
+                    .map(items::from_item)
+                    .transpose()?;
+                if org.is_some_and(|o| o.status == OrgStatus::Active && o.owners <= 1) {
+                    return Err(StoreError::LastOwner);
+                }
+            }
+        }
+        for membership in memberships {
+            remove_for_erasure(self, membership, forced).await?;
+        }
+        Ok(())
     }
 }
 
@@ -156,6 +191,8 @@ fn plan(
         let mut condition = and([
             x.eq(attr::VERSION, profile.version),
             x.eq(attr::EMAIL_COUNT, profile.email_count),
+            // Every membership removed just before; a join since reads again.
+            or(x.not_exists(attr::ORGANIZATIONS), x.eq(attr::ORGANIZATIONS, 0u32)),
         ]);
         if profile.import_key.is_none() {
             // A re-run of the import may record the key without a new version:

@@ -38,6 +38,15 @@ impl Store {
         let max_attempts = self.config().verification_max_attempts;
         let mut export = document(profile.clone(), emails, limits, max_attempts, now);
         export.switches = items.changes.iter().map(switch).collect();
+        export.memberships = items
+            .memberships
+            .iter()
+            .map(|m| crate::domain::MembershipExport {
+                org_id: m.org_id,
+                role: m.role,
+                joined_at: m.joined_at,
+            })
+            .collect();
         export.recoveries = profile
             .recoveries
             .iter()
@@ -98,6 +107,7 @@ fn document(
         limits: limits.into_iter().map(|(kind, item)| limit(kind, &item, now)).collect(),
         switches: Vec::new(),
         recoveries: Vec::new(),
+        memberships: Vec::new(),
     }
 }
 

@@ -16,6 +16,7 @@ mod delete_user;
 mod export_account;
 mod issue_code;
 mod migration;
+mod organizations;
 mod reconcile;
 mod recovery;
 mod recovery_links;
@@ -29,6 +30,7 @@ mod verify_email;
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
+pub use organizations::{MemberPage, MyOrganization, Purged};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use recovery::Recovered;
@@ -72,6 +74,24 @@ mod fixtures {
         p.status = status;
         p.version = version;
         items::profile_item(&p).unwrap()
+    }
+
+    /// An active organization created by `user()`, with `owners` owners.
+    pub(super) fn organization(owners: u32) -> crate::store::items::OrganizationItem {
+        use crate::domain::{OrgId, OrgName, Slug};
+        use crate::store::items::{EntityType, OrgStatus, OrganizationItem};
+        OrganizationItem {
+            entity_type: EntityType::Organization,
+            org_id: OrgId::new(),
+            name: OrgName::parse("Acme").unwrap(),
+            slug: Slug::parse("acme").unwrap(),
+            status: OrgStatus::Active,
+            version: 1,
+            owners,
+            created_by: user(),
+            created_at: now(),
+            updated_at: now(),
+        }
     }
 
     pub(super) fn failed(r: Rejection) -> StoreError {

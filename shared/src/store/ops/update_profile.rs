@@ -56,7 +56,7 @@ fn own_write(old: Option<&Item>, precondition: &IfMatch, write_id: &str) -> Opti
 /// The condition on the version that `precondition` asks for, inside the write:
 /// `*` none; one version `=`; several `IN`; none that can match, a version no
 /// profile has (versions start at 1), so the write fails and nothing is written.
-fn version_condition(x: &mut Expr, precondition: &IfMatch) -> Option<String> {
+pub(super) fn version_condition(x: &mut Expr, precondition: &IfMatch) -> Option<String> {
     match precondition {
         IfMatch::Any => None,
         IfMatch::Versions(versions) => match versions.as_slice() {

@@ -19,7 +19,7 @@ pub fn list_query(req: &Request) -> Result<ListQuery, Problem> {
 }
 
 /// A query parameter given at most once; `None` when absent.
-fn optional_param<'a>(req: &'a Request, name: &str) -> Result<Option<&'a str>, Problem> {
+pub(crate) fn optional_param<'a>(req: &'a Request, name: &str) -> Result<Option<&'a str>, Problem> {
     let Some(params) = req.query_string_parameters_ref() else {
         return Ok(None);
     };
@@ -97,7 +97,7 @@ impl ListQuery {
 }
 
 /// 1 to 100, in plain decimal digits.
-fn parse_limit(raw: &str) -> Result<usize, Invalid> {
+pub(crate) fn parse_limit(raw: &str) -> Result<usize, Invalid> {
     const OUT: Invalid = Invalid("must be a whole number from 1 to 100");
     if raw.is_empty() || raw.len() > 3 || !raw.bytes().all(|b| b.is_ascii_digit()) {
         return Err(OUT);

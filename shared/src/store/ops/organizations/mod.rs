@@ -1,0 +1,15 @@
+//! Organizations: their writes, each a transaction whose conditions carry
+//! every rule (the actor's role and active profile, at least one owner,
+//! one organization per slug, both halves of a membership), and the reads.
+//! `powers` holds the conditions on the actor that every write shares.
+
+mod create;
+mod members;
+mod organization;
+mod powers;
+mod purge;
+mod reads;
+
+pub(super) use members::remove_for_erasure;
+pub use purge::Purged;
+pub use reads::{MemberPage, MyOrganization};
