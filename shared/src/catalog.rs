@@ -414,8 +414,8 @@ pub const SYNC_COGNITO_EMAIL: Function = Function {
 /// new one, so the consumer does; this only spares it every other record.
 pub const PROFILE_CHANGES: &str = r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"entityType":{"S":["User"]}}}}"#;
 
-/// Domain events for the rest of the system: every change of a profile or an
-/// address, as the stream's images show it, becomes its events (CloudEvents)
+/// Domain events for the rest of the system: every change of a profile, an
+/// address, an organization or a membership, as the stream's images show it, becomes its events (CloudEvents)
 /// on the stack's EventBridge bus (docs/events.md).
 pub const PUBLISH_EVENTS: Function = Function {
     memory_mb: 128,
@@ -434,17 +434,18 @@ pub const PUBLISH_EVENTS: Function = Function {
             event: "TableChanges",
             filters: USER_AND_EMAIL_CHANGES,
         },
-        "puts a domain event on the stack's event bus for every change of a profile or an address.",
+        "puts a domain event on the stack's event bus for every change of a profile, an address, an organization or a membership.",
         &[],
     )
 };
 
-/// Records of profiles and email records: written, changed or removed (a
-/// removal has no new image, a new item no old one). Claims, counters and the
-/// reconcile's own items make no event.
+/// Records of profiles, email records, organizations and members (the
+/// organization's half of a membership): written, changed or removed (a
+/// removal has no new image, a new item no old one). Claims, counters, the
+/// user's half of a membership and the reconcile's own items make no event.
 pub const USER_AND_EMAIL_CHANGES: &[&str] = &[
-    r#"{"dynamodb":{"NewImage":{"entityType":{"S":["User","Email"]}}}}"#,
-    r#"{"dynamodb":{"OldImage":{"entityType":{"S":["User","Email"]}}}}"#,
+    r#"{"dynamodb":{"NewImage":{"entityType":{"S":["User","Email","Organization","Member"]}}}}"#,
+    r#"{"dynamodb":{"OldImage":{"entityType":{"S":["User","Email","Organization","Member"]}}}}"#,
 ];
 
 /// Every function of the stack: the template, its tests and the local tools go through this list.

@@ -125,6 +125,18 @@ fn set_email_id(event: &mut Value, id: &str) {
     event["requestContext"]["http"]["path"] = json!(path);
 }
 
+/// Points an event's path parameter `name` at `value` (and its paths).
+fn set_path(event: &mut Value, name: &str, value: &str) {
+    let named = event["pathParameters"][name].as_str().unwrap().to_owned();
+    event["pathParameters"][name] = json!(value);
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        if let Some(path) = event.pointer_mut(pointer) {
+            let replaced = path.as_str().unwrap().replace(&named, value);
+            *path = json!(replaced);
+        }
+    }
+}
+
 #[test]
 fn every_event_file_against_the_real_binaries() {
     require_cargo_lambda();
@@ -315,6 +327,52 @@ fn every_event_file_against_the_real_binaries() {
     assert_eq!(export.body["emails"].as_array().unwrap().len(), 2);
     assert!(!export.body.to_string().contains("verificationCodeHash"));
     note("export-account");
+    // An organization: created, listed, read, renamed under If-Match, its
+    // members listed; a member the file names is none; deleted, then purged.
+    let created = run.http("create-organization", "create-organization");
+    created.expect(201);
+    let org = created.body["orgId"].as_str().unwrap().to_owned();
+    assert_eq!(created.headers["location"], format!("/organizations/{org}"));
+    run.http("create-organization", "create-organization")
+        .problem(409, "SLUG_TAKEN");
+    note("create-organization");
+    let mine = run.http("list-my-organizations", "list-my-organizations");
+    mine.expect(200);
+    assert_eq!(mine.body["organizations"][0]["role"], "owner");
+    note("list-my-organizations");
+    let read = run.http_with("get-organization", "get-organization", |e| set_path(e, "orgId", &org));
+    read.expect(200);
+    assert_eq!(read.headers["etag"], "\"1\"");
+    note("get-organization");
+    run.http_with("update-organization", "update-organization", |e| {
+        set_path(e, "orgId", &org)
+    })
+    .expect(200);
+    note("update-organization");
+    let members = run.http_with("list-members", "list-members", |e| set_path(e, "orgId", &org));
+    members.expect(200);
+    assert_eq!(members.body["members"].as_array().unwrap().len(), 1);
+    note("list-members");
+    run.http_with("set-member-role", "set-member-role", |e| set_path(e, "orgId", &org))
+        .problem(404, "MEMBER_NOT_FOUND");
+    note("set-member-role");
+    run.http_with("remove-member", "remove-member", |e| set_path(e, "orgId", &org))
+        .problem(404, "MEMBER_NOT_FOUND");
+    note("remove-member");
+    run.http_with("delete-organization", "delete-organization", |e| {
+        set_path(e, "orgId", &org)
+    })
+    .problem(412, "VERSION_MISMATCH");
+    run.http_with("delete-organization", "delete-organization", |e| {
+        set_path(e, "orgId", &org);
+        e["headers"]["if-match"] = json!("\"2\"");
+    })
+    .expect(202);
+    note("delete-organization");
+    let purged = run.invoke("purge-organizations", "purge-organizations").unwrap();
+    assert_eq!(purged, json!({ "pending": 1, "finished": 1, "removed": 1 }));
+    note("purge-organizations");
+
     // The recovery link's page, and a link the file made up: no such switch.
     let page = run.http_as_captured("recovery-page", "recovery-page");
     page.expect(200);
@@ -523,6 +581,8 @@ fn every_event_file_against_the_real_binaries() {
         // The file's link undoes nothing: a stranger's guess, counted.
         ("recover-account", Metric::RecoveryLinksRefused, 1),
         ("set-user-status", Metric::AdminStatusChanges, 1),
+        // The second creation with the file's slug, refused by its claim.
+        ("create-organization", Metric::ConditionalCheckFailures, 1),
         ("reconcile-users", Metric::ReconcilePassesCompleted, 1),
         // The pending user's password matched (the two refusals count nothing).
         ("migrate-user", Metric::MigrationsStarted, 1),

@@ -231,6 +231,80 @@ async fn every_write_path_makes_exactly_its_documented_events() {
 }
 
 #[tokio::test]
+async fn every_organization_write_path_makes_exactly_its_documented_events() {
+    use user_service::domain::{OrgId, Role, UserId};
+    let moto = Moto::start();
+    let mut app = TestApp::spawn().await;
+    let mut events = Events::open(&mut app, &moto).await;
+    app.sign_up(ADA, "ada@example.com").await;
+    app.sign_up(BOB, "bob@example.com").await;
+    events.since(&app).await;
+
+    let reply = app.create_organization(ADA, "Acme", "acme").await;
+    reply.assert_status(201);
+    let org = reply.body["orgId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        events.since(&app).await,
+        sorted(&["organization.created", "membership.created"]),
+        "create: the organization and its owner; the user's half and count make none"
+    );
+    app.update_organization(ADA, &org, "\"1\"", json!({ "name": "Acme EU" }))
+        .await
+        .assert_status(200);
+    assert_eq!(events.since(&app).await, sorted(&["organization.updated"]), "rename");
+    let id = OrgId::parse(&org).unwrap();
+    app.store
+        .join_organization(id, &UserId::parse(BOB).unwrap(), Role::Member, app.clock.now())
+        .await
+        .unwrap();
+    assert_eq!(events.since(&app).await, sorted(&["membership.created"]), "join");
+    app.set_member_role(ADA, &org, BOB, "owner").await.assert_status(200);
+    assert_eq!(
+        events.since(&app).await,
+        sorted(&["membership.role_changed"]),
+        "a new owner: the count moves, the membership says it"
+    );
+    app.remove_member(ADA, &org, ADA).await.assert_status(204);
+    assert_eq!(events.since(&app).await, sorted(&["membership.removed"]), "leave");
+    app.delete_organization(BOB, &org, "*").await.assert_status(202);
+    assert_eq!(events.since(&app).await, sorted(&["organization.deleted"]), "delete");
+    app.purge_organizations().await.unwrap();
+    assert_eq!(
+        events.since(&app).await,
+        sorted(&["membership.removed"]),
+        "the purge: each member's removal, and the organization's item going makes none"
+    );
+
+    // An account closed with a membership: the membership goes with it.
+    let kept = app.create_organization(BOB, "Kept", "kept").await.body["orgId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.store
+        .join_organization(
+            OrgId::parse(&kept).unwrap(),
+            &UserId::parse(ADA).unwrap(),
+            Role::Admin,
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    events.since(&app).await;
+    app.delete_account(ADA, "*").await.assert_status(204);
+    assert_eq!(
+        events.since(&app).await,
+        sorted(&["membership.removed", "user.deleted", "email.removed"]),
+        "DELETE /me leaves every organization"
+    );
+    let about_org: Vec<&Value> = events.by_user[&org].iter().collect();
+    assert!(about_org.iter().all(|e| e["subject"] == org.as_str()));
+    assert!(
+        about_org.iter().all(|e| !e.to_string().contains("Acme")),
+        "ids and times, no names"
+    );
+}
+
+#[tokio::test]
 async fn the_reconciles_erasure_of_a_user_gone_from_cognito_says_so() {
     let moto = integration_tests::moto::Moto::start();
     let (cognito, pool, subs) = moto.user_pool(&["carol@example.com"]).await;

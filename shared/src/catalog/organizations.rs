@@ -6,7 +6,6 @@ use super::function::{Access, Alarm, Function, Trigger, function, http};
 
 /// `POST /organizations`: the caller creates an organization and becomes its owner.
 pub const CREATE_ORGANIZATION: Function = Function {
-    memory_mb: 128,
     ..http(
         "create-organization",
         "POST",
@@ -19,7 +18,6 @@ pub const CREATE_ORGANIZATION: Function = Function {
 };
 /// `GET /me/organizations`: the organizations the caller belongs to, with their role in each.
 pub const LIST_MY_ORGANIZATIONS: Function = Function {
-    memory_mb: 128,
     ..http(
         "list-my-organizations",
         "GET",
@@ -31,7 +29,6 @@ pub const LIST_MY_ORGANIZATIONS: Function = Function {
 };
 /// `GET /organizations/{orgId}`: a member reads the organization.
 pub const GET_ORGANIZATION: Function = Function {
-    memory_mb: 128,
     ..http(
         "get-organization",
         "GET",
@@ -43,7 +40,6 @@ pub const GET_ORGANIZATION: Function = Function {
 };
 /// `PATCH /organizations/{orgId}`: an owner or admin renames it, under If-Match.
 pub const UPDATE_ORGANIZATION: Function = Function {
-    memory_mb: 128,
     ..http(
         "update-organization",
         "PATCH",
@@ -55,7 +51,6 @@ pub const UPDATE_ORGANIZATION: Function = Function {
 };
 /// `DELETE /organizations/{orgId}`: an owner deletes it, under If-Match; its members go after.
 pub const DELETE_ORGANIZATION: Function = Function {
-    memory_mb: 128,
     ..http(
         "delete-organization",
         "DELETE",
@@ -67,7 +62,6 @@ pub const DELETE_ORGANIZATION: Function = Function {
 };
 /// `GET /organizations/{orgId}/members`: owners and admins page through the members.
 pub const LIST_MEMBERS: Function = Function {
-    memory_mb: 128,
     ..http(
         "list-members",
         "GET",
@@ -79,7 +73,6 @@ pub const LIST_MEMBERS: Function = Function {
 };
 /// `PUT /organizations/{orgId}/members/{userId}/role`: an owner or admin changes a member's role.
 pub const SET_MEMBER_ROLE: Function = Function {
-    memory_mb: 128,
     ..http(
         "set-member-role",
         "PUT",
@@ -91,7 +84,6 @@ pub const SET_MEMBER_ROLE: Function = Function {
 };
 /// `DELETE /organizations/{orgId}/members/{userId}`: a member leaves, or an owner or admin removes them.
 pub const REMOVE_MEMBER: Function = Function {
-    memory_mb: 128,
     ..http(
         "remove-member",
         "DELETE",
@@ -105,7 +97,6 @@ pub const REMOVE_MEMBER: Function = Function {
 /// works through the deletions under way (the `PURGES` partition) until a
 /// little before its deadline, and the next run goes on where it stopped.
 pub const PURGE_ORGANIZATIONS: Function = Function {
-    memory_mb: 128,
     timeout_seconds: 60,
     alarms: &[
         Alarm::Errors,

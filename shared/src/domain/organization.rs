@@ -223,6 +223,9 @@ pub struct Organization {
     pub version: u64,
     /// How many owners it has: never fewer than one while it lives.
     pub owners: u32,
+    /// Who created it: its events say so; the API does not show it.
+    #[serde(skip)]
+    pub created_by: UserId,
     /// When it was created.
     pub created_at: Timestamp,
     /// When it last changed.

@@ -24,6 +24,18 @@ pub enum EventType {
     EmailPrimaryChanged,
     /// An address was removed (by its user, a take-over of an unverified claim, or an erasure).
     EmailRemoved,
+    /// A user created an organization.
+    OrganizationCreated,
+    /// An owner or admin renamed the organization.
+    OrganizationUpdated,
+    /// An owner deleted the organization.
+    OrganizationDeleted,
+    /// A user joined an organization (its creator included).
+    MembershipCreated,
+    /// A member's role changed.
+    MembershipRoleChanged,
+    /// A member left, was removed, or went with their account or the organization.
+    MembershipRemoved,
 }
 
 /// A JSON type of a field of an event's `data`.
@@ -43,6 +55,8 @@ pub enum FieldType {
     FieldNames,
     /// An email address (only with [`Personal::Addresses`]).
     Address,
+    /// A member's role: `owner`, `admin` or `member`.
+    Role,
 }
 
 /// One field of an event's `data`.
@@ -85,7 +99,7 @@ pub const PROFILE_FIELDS: [&str; 3] = ["firstName", "lastName", "phone"];
 
 impl EventType {
     /// Every type, in catalogue order.
-    pub const ALL: [EventType; 10] = [
+    pub const ALL: [EventType; 16] = [
         EventType::UserCreated,
         EventType::UserUpdated,
         EventType::UserSuspended,
@@ -96,6 +110,12 @@ impl EventType {
         EventType::EmailVerified,
         EventType::EmailPrimaryChanged,
         EventType::EmailRemoved,
+        EventType::OrganizationCreated,
+        EventType::OrganizationUpdated,
+        EventType::OrganizationDeleted,
+        EventType::MembershipCreated,
+        EventType::MembershipRoleChanged,
+        EventType::MembershipRemoved,
     ];
 
     /// The CloudEvents `type`, and the EventBridge `detail-type`.
@@ -111,6 +131,12 @@ impl EventType {
             EventType::EmailVerified => "email.verified",
             EventType::EmailPrimaryChanged => "email.primary_changed",
             EventType::EmailRemoved => "email.removed",
+            EventType::OrganizationCreated => "organization.created",
+            EventType::OrganizationUpdated => "organization.updated",
+            EventType::OrganizationDeleted => "organization.deleted",
+            EventType::MembershipCreated => "membership.created",
+            EventType::MembershipRoleChanged => "membership.role_changed",
+            EventType::MembershipRemoved => "membership.removed",
         }
     }
 
@@ -133,6 +159,18 @@ impl EventType {
             EventType::EmailRemoved => {
                 "an address was removed: by its user, by a take-over of its lapsed unverified claim, or by an erasure"
             }
+            EventType::OrganizationCreated => {
+                "a user created an organization (its `membership.created`, as owner, comes with it)"
+            }
+            EventType::OrganizationUpdated => "an owner or admin renamed the organization",
+            EventType::OrganizationDeleted => {
+                "an owner deleted the organization: gone to readers at once; each member's `membership.removed` follows as the purge removes them"
+            }
+            EventType::MembershipCreated => "a user joined an organization, or created it",
+            EventType::MembershipRoleChanged => "a member's role changed",
+            EventType::MembershipRemoved => {
+                "a member left or was removed, their account was erased, or the organization was deleted"
+            }
         }
     }
 
@@ -148,6 +186,25 @@ impl EventType {
             EventType::EmailVerified => EMAIL_VERIFIED,
             EventType::EmailPrimaryChanged => EMAIL_PRIMARY_CHANGED,
             EventType::EmailRemoved => EMAIL_NAMED,
+            EventType::OrganizationCreated => ORGANIZATION_CREATED,
+            EventType::OrganizationUpdated => ORGANIZATION_UPDATED,
+            EventType::OrganizationDeleted => ORGANIZATION_DELETED,
+            EventType::MembershipCreated => MEMBERSHIP_CREATED,
+            EventType::MembershipRoleChanged => MEMBERSHIP_ROLE_CHANGED,
+            EventType::MembershipRemoved => MEMBERSHIP_REMOVED,
+        }
+    }
+
+    /// What the CloudEvents `subject` names: the user, or the organization.
+    pub const fn subject(self) -> &'static str {
+        match self {
+            EventType::OrganizationCreated
+            | EventType::OrganizationUpdated
+            | EventType::OrganizationDeleted
+            | EventType::MembershipCreated
+            | EventType::MembershipRoleChanged
+            | EventType::MembershipRemoved => "the organization's id",
+            _ => "the user's Cognito sub",
         }
     }
 }
@@ -209,6 +266,35 @@ const EMAIL_PRIMARY_CHANGED: &[Field] = &[
     },
     ADDRESS,
 ];
+
+const ORG_VERSION: Field = field(
+    "version",
+    FieldType::Integer,
+    "the organization's version after the change: drop an event older than one you hold",
+);
+const MEMBER: Field = field("userId", FieldType::Uuid, "the member's Cognito sub");
+const ORGANIZATION_CREATED: &[Field] = &[
+    ORG_VERSION,
+    field(
+        "createdBy",
+        FieldType::Uuid,
+        "the creator's Cognito sub (its first owner)",
+    ),
+    field("createdAt", FieldType::Time, "when"),
+];
+const ORGANIZATION_UPDATED: &[Field] = &[ORG_VERSION, field("updatedAt", FieldType::Time, "when")];
+const ORGANIZATION_DELETED: &[Field] = &[ORG_VERSION, field("deletedAt", FieldType::Time, "when")];
+const MEMBERSHIP_CREATED: &[Field] = &[
+    MEMBER,
+    field("role", FieldType::Role, "their role"),
+    field("joinedAt", FieldType::Time, "when they joined"),
+];
+const MEMBERSHIP_ROLE_CHANGED: &[Field] = &[
+    MEMBER,
+    field("role", FieldType::Role, "their role now"),
+    field("previousRole", FieldType::Role, "their role before"),
+];
+const MEMBERSHIP_REMOVED: &[Field] = &[MEMBER, field("role", FieldType::Role, "the role they had")];
 
 /// What personal data events carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

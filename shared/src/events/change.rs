@@ -2,7 +2,7 @@
 //! the stream record that carried it. The store reads a stream record into
 //! one; the publisher derives its events and wraps them.
 
-use crate::domain::{Email, Profile, Timestamp, UserId};
+use crate::domain::{Email, Membership, Organization, Profile, Timestamp, UserId};
 
 /// A profile, as the events read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,15 @@ pub enum Image {
         /// The profile's version the switch that made it primary wrote.
         primary_version: Option<u64>,
     },
+    /// An organization.
+    Organization {
+        /// As the API shows it.
+        organization: Organization,
+        /// Whether it is deleted (its members being removed).
+        deleting: bool,
+    },
+    /// A membership, by the organization's half of it.
+    Member(Membership),
 }
 
 /// One change of a profile or an email record, as the table's stream recorded it.

@@ -4,15 +4,16 @@ use serde_json::{Map, Value, json};
 
 use super::catalogue::{EventType, PROFILE_FIELDS, Personal};
 use super::change::{Image, UserImage};
-use crate::domain::{Email, Profile, UserId, UserStatus};
+use crate::domain::{Email, Membership, Organization, Profile, UserId, UserStatus};
 
 /// One domain event, before its envelope.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Its type.
     pub kind: EventType,
-    /// The user it is about: the CloudEvents `subject`.
-    pub subject: UserId,
+    /// What it is about, the CloudEvents `subject`: the user's sub, or the
+    /// organization's id ([`EventType::subject`]).
+    pub subject: String,
     /// Its `data`, with exactly the fields its type lists.
     pub data: Map<String, Value>,
 }
@@ -51,6 +52,18 @@ pub fn derive(old: Option<&Image>, new: Option<&Image>, personal: Personal) -> V
         (Some(Image::Email { user_id, email, .. }), None) => {
             vec![email_event(EventType::EmailRemoved, user_id, email, personal)]
         }
+        (old, Some(Image::Organization { organization, deleting })) => {
+            let was = match old {
+                Some(Image::Organization { organization, deleting }) => Some((organization, *deleting)),
+                _ => None,
+            };
+            organization_changed(was, organization, *deleting)
+        }
+        (None, Some(Image::Member(member))) => vec![membership_event(EventType::MembershipCreated, member, None)],
+        (Some(Image::Member(old)), Some(Image::Member(new))) if old.role != new.role => {
+            vec![membership_event(EventType::MembershipRoleChanged, new, Some(old))]
+        }
+        (Some(Image::Member(member)), None) => vec![membership_event(EventType::MembershipRemoved, member, None)],
         // A profile removed outright (never by the service: an erased profile
         // stays as its tombstone), or images of two kinds: no event.
         _ => Vec::new(),
@@ -137,6 +150,60 @@ fn user_changed(old: &Profile, old_recovery: Option<(u64, crate::domain::Timesta
     events
 }
 
+/// An organization written or changed: created, renamed or deleted. Its
+/// owners' count moves with membership events, which say it; the
+/// organization's own item going (the purge's end) is no event.
+fn organization_changed(old: Option<(&Organization, bool)>, new: &Organization, deleting: bool) -> Vec<Event> {
+    let org = |kind, fields: Vec<(&str, Value)>| Event {
+        kind,
+        subject: new.org_id.to_string(),
+        data: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+    };
+    let version = ("version", json!(new.version));
+    match old {
+        None if !deleting => vec![org(
+            EventType::OrganizationCreated,
+            vec![
+                version,
+                ("createdBy", json!(new.created_by.as_str())),
+                ("createdAt", json!(new.created_at.to_string())),
+            ],
+        )],
+        Some((_, false)) if deleting => vec![org(
+            EventType::OrganizationDeleted,
+            vec![version, ("deletedAt", json!(new.updated_at.to_string()))],
+        )],
+        Some((before, false)) if !deleting && before.name != new.name => vec![org(
+            EventType::OrganizationUpdated,
+            vec![version, ("updatedAt", json!(new.updated_at.to_string()))],
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// A membership's event, from the organization's half of it.
+fn membership_event(kind: EventType, member: &Membership, before: Option<&Membership>) -> Event {
+    let mut data = Map::new();
+    data.insert("userId".to_owned(), json!(member.user_id.as_str()));
+    data.insert("role".to_owned(), json!(member.role.as_str()));
+    match kind {
+        EventType::MembershipCreated => {
+            data.insert("joinedAt".to_owned(), json!(member.joined_at.to_string()));
+        }
+        EventType::MembershipRoleChanged => {
+            if let Some(before) = before {
+                data.insert("previousRole".to_owned(), json!(before.role.as_str()));
+            }
+        }
+        _ => {}
+    }
+    Event {
+        kind,
+        subject: member.org_id.to_string(),
+        data,
+    }
+}
+
 fn email_event(kind: EventType, user: &UserId, email: &Email, personal: Personal) -> Event {
     let mut data = Map::new();
     data.insert("emailId".to_owned(), json!(email.email_id.to_string()));
@@ -157,7 +224,7 @@ fn email_event(kind: EventType, user: &UserId, email: &Email, personal: Personal
     }
     Event {
         kind,
-        subject: user.clone(),
+        subject: user.to_string(),
         data,
     }
 }
@@ -165,7 +232,7 @@ fn email_event(kind: EventType, user: &UserId, email: &Email, personal: Personal
 fn event<const N: usize>(kind: EventType, user: &UserId, fields: [(&str, Value); N]) -> Event {
     Event {
         kind,
-        subject: user.clone(),
+        subject: user.to_string(),
         data: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
     }
 }
@@ -177,6 +244,58 @@ mod tests {
 
     fn kinds(events: &[Event]) -> Vec<&'static str> {
         events.iter().map(|e| e.kind.name()).collect()
+    }
+
+    #[test]
+    fn each_change_of_an_organization_makes_its_events_about_the_organization() {
+        use crate::domain::Role;
+        use crate::events::fixtures::{member, organization};
+        let created = derive(None, Some(&organization(1, false, "Acme")), Personal::None);
+        assert_eq!(kinds(&created), ["organization.created"]);
+        assert_eq!(created[0].subject, "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c");
+        assert_eq!(created[0].data["createdBy"], "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert!(
+            !format!("{:?}", created[0].data).contains("Acme"),
+            "no name: ids and times only"
+        );
+        let renamed = derive(
+            Some(&organization(1, false, "Acme")),
+            Some(&organization(2, false, "Acme EU")),
+            Personal::None,
+        );
+        assert_eq!(kinds(&renamed), ["organization.updated"]);
+        // An owner made or unmade moves the count: the membership's event says so.
+        let counted = derive(
+            Some(&organization(1, false, "Acme")),
+            Some(&organization(1, false, "Acme")),
+            Personal::None,
+        );
+        assert!(counted.is_empty());
+        let deleted = derive(
+            Some(&organization(2, false, "Acme")),
+            Some(&organization(3, true, "Acme")),
+            Personal::None,
+        );
+        assert_eq!(kinds(&deleted), ["organization.deleted"]);
+        // The purge's end, and its rounds: no event.
+        assert!(derive(Some(&organization(3, true, "Acme")), None, Personal::None).is_empty());
+
+        let joined = derive(None, Some(&member(Role::Member)), Personal::None);
+        assert_eq!(kinds(&joined), ["membership.created"]);
+        assert_eq!(joined[0].data["role"], "member");
+        let promoted = derive(Some(&member(Role::Member)), Some(&member(Role::Owner)), Personal::None);
+        assert_eq!(kinds(&promoted), ["membership.role_changed"]);
+        assert_eq!(
+            (
+                promoted[0].data["role"].clone(),
+                promoted[0].data["previousRole"].clone()
+            ),
+            (json!("owner"), json!("member"))
+        );
+        assert!(derive(Some(&member(Role::Admin)), Some(&member(Role::Admin)), Personal::None).is_empty());
+        let left = derive(Some(&member(Role::Admin)), None, Personal::None);
+        assert_eq!(kinds(&left), ["membership.removed"]);
+        assert_eq!(left[0].data["userId"], "3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
     }
 
     #[test]

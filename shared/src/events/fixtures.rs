@@ -53,3 +53,30 @@ pub(super) fn user(profile: Profile) -> Image {
         last_recovery: None,
     })
 }
+
+/// An organization at `version`, deleted or not.
+pub(super) fn organization(version: u64, deleting: bool, name: &str) -> Image {
+    Image::Organization {
+        organization: crate::domain::Organization {
+            org_id: crate::domain::OrgId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c").unwrap(),
+            name: crate::domain::OrgName::parse(name).unwrap(),
+            slug: crate::domain::Slug::parse("acme").unwrap(),
+            version,
+            owners: 1,
+            created_by: profile(1, UserStatus::Active).user_id,
+            created_at: t("2026-11-25T10:00:00.000Z"),
+            updated_at: t("2026-11-25T11:00:00.000Z"),
+        },
+        deleting,
+    }
+}
+
+/// Ada's membership of that organization, in `role`.
+pub(super) fn member(role: crate::domain::Role) -> Image {
+    Image::Member(crate::domain::Membership {
+        org_id: crate::domain::OrgId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c").unwrap(),
+        user_id: profile(1, UserStatus::Active).user_id,
+        role,
+        joined_at: t("2026-11-25T10:00:00.000Z"),
+    })
+}

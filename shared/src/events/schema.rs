@@ -23,6 +23,7 @@ pub fn schema(kind: EventType) -> Value {
                 "uniqueItems": true
             }),
             FieldType::Address => json!({ "type": "string", "format": "email" }),
+            FieldType::Role => json!({ "enum": ["owner", "admin", "member"] }),
         };
         spec["description"] = json!(field.about.replace('`', ""));
         properties.insert(field.name.to_owned(), spec);
@@ -45,7 +46,7 @@ pub fn schema(kind: EventType) -> Value {
             "type": { "const": kind.name() },
             "subject": {
                 "type": "string",
-                "description": "the user's Cognito sub",
+                "description": kind.subject(),
                 "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
             },
             "time": { "type": "string", "format": "date-time" },
@@ -63,11 +64,12 @@ pub fn schema(kind: EventType) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Role;
     use crate::domain::{PersonName, UserStatus};
     use crate::events::catalogue::Personal;
     use crate::events::derive::derive;
     use crate::events::envelope::envelope;
-    use crate::events::fixtures::{email, profile, recovered, t, user};
+    use crate::events::fixtures::{email, member, organization, profile, recovered, t, user};
 
     #[test]
     fn every_event_fits_its_schema_and_the_schema_lists_exactly_its_fields() {
@@ -93,6 +95,18 @@ mod tests {
             (Some(email(false, false)), Some(email(true, false))),
             (Some(email(true, false)), Some(email(true, true))),
             (Some(email(true, true)), None),
+            (None, Some(organization(1, false, "Acme"))),
+            (
+                Some(organization(1, false, "Acme")),
+                Some(organization(2, false, "Acme EU")),
+            ),
+            (
+                Some(organization(2, false, "Acme EU")),
+                Some(organization(3, true, "Acme EU")),
+            ),
+            (None, Some(member(Role::Owner))),
+            (Some(member(Role::Member)), Some(member(Role::Admin))),
+            (Some(member(Role::Admin)), None),
         ];
         let mut seen = std::collections::BTreeSet::new();
         for personal in [Personal::None, Personal::Addresses] {

@@ -6,7 +6,7 @@
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 
-use super::items::{EmailItem, ProfileItem};
+use super::items::{EmailItem, MemberItem, OrgStatus, OrganizationItem, ProfileItem};
 use super::keys;
 use crate::domain::{EmailAddress, Timestamp, UserId, UserStatus};
 use crate::events::{Change, Image, UserImage};
@@ -84,7 +84,7 @@ impl From<ProfileItem> for ProfileImage {
 pub struct Unreadable(pub &'static str);
 
 /// The change a stream record carries, read back into domain values: the
-/// images of a profile or an email record before and after, with the
+/// images of a profile, an email record, an organization or a member before and after, with the
 /// record's id and time. `None` for any other item (claims, counters, the
 /// reconcile's), whose changes are no event, and for a pending user's items.
 /// Its events, and their envelope, are the publisher's ([`crate::events::envelopes`]).
@@ -117,6 +117,17 @@ pub fn change_of_record(record: &EventRecord) -> Result<Option<Change>, Unreadab
                     last_recovery,
                 })
             }
+            keys::ItemKind::Organization => {
+                let item: OrganizationItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
+                Image::Organization {
+                    deleting: item.status == OrgStatus::Deleting,
+                    organization: item.into_domain(),
+                }
+            }
+            keys::ItemKind::Member => {
+                let item: MemberItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
+                Image::Member(item.into_domain())
+            }
             _ => {
                 let item: EmailItem = serde_dynamo::from_item(item.clone()).map_err(bad)?;
                 Image::Email {
@@ -128,12 +139,16 @@ pub fn change_of_record(record: &EventRecord) -> Result<Option<Change>, Unreadab
         }))
     };
     match kind {
-        keys::ItemKind::Profile | keys::ItemKind::Email => Ok(Some(Change {
-            record_id: record.event_id.clone(),
-            time: Timestamp::from_unix_millis(record.change.approximate_creation_date_time.timestamp_millis()),
-            old: image(&record.change.old_image, "OldImage")?,
-            new: image(&record.change.new_image, "NewImage")?,
-        })),
+        // A membership's events come from the organization's half alone: the
+        // user's half would say it twice.
+        keys::ItemKind::Profile | keys::ItemKind::Email | keys::ItemKind::Organization | keys::ItemKind::Member => {
+            Ok(Some(Change {
+                record_id: record.event_id.clone(),
+                time: Timestamp::from_unix_millis(record.change.approximate_creation_date_time.timestamp_millis()),
+                old: image(&record.change.old_image, "OldImage")?,
+                new: image(&record.change.new_image, "NewImage")?,
+            }))
+        }
         _ => Ok(None),
     }
 }

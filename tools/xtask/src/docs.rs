@@ -79,6 +79,7 @@ pub(crate) fn events() -> String {
                     FieldType::Status => "status",
                     FieldType::FieldNames => "field names",
                     FieldType::Address => "address",
+                    FieldType::Role => "role",
                 };
                 let optional = if f.required { "" } else { ", optional" };
                 format!("`{}` ({kind}{optional}): {}", f.name, f.about)
@@ -129,6 +130,6 @@ mod tests {
     fn every_http_route_has_a_row() {
         let routes = routes(user_service::catalog::FUNCTIONS);
         assert!(routes.contains("| `GET /me` | get-profile | any user |"), "{routes}");
-        assert_eq!(routes.lines().count(), 2 + 18);
+        assert_eq!(routes.lines().count(), 2 + 26);
     }
 }

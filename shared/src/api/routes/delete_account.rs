@@ -25,6 +25,7 @@ route! {
         crate::StoreError::AccountInactive,
         crate::StoreError::VersionMismatch { current: 2 },
         crate::StoreError::NothingToMatch,
+        crate::StoreError::LastOwner,
     ],
 }
 

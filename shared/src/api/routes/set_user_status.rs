@@ -23,7 +23,11 @@ route! {
         body: Some(r#"{"status": "suspended"}"#),
         ..Example::bare(200)
     },
-    refusals: [crate::StoreError::NotFound, crate::StoreError::AdminInactive],
+    refusals: [
+        crate::StoreError::NotFound,
+        crate::StoreError::AdminInactive,
+        crate::StoreError::LastOwner,
+    ],
 }
 
 #[derive(Deserialize)]

@@ -63,6 +63,7 @@ impl OrganizationItem {
             slug: self.slug,
             version: self.version,
             owners: self.owners,
+            created_by: self.created_by,
             created_at: self.created_at,
             updated_at: self.updated_at,
         }

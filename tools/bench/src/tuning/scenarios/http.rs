@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use user_service::catalog::Function;
-use user_service::domain::{EmailAddress, EmailId, Timestamp, UserId};
+use user_service::domain::{EmailAddress, EmailId, NewOrganization, OrgId, OrgName, Role, Slug, Timestamp, UserId};
 use user_service::verification::VerificationCode;
 
 use super::{Account, World, no_scenario};
@@ -12,6 +12,9 @@ use crate::user::{ADA, with_sub};
 
 /// The id the samples name the address by in their paths.
 const SAMPLE_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+/// The organization, and the member, the organization samples name in their paths.
+const SAMPLE_ORG_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c";
+const SAMPLE_MEMBER: &str = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
 
 /// How long before send-verification's invocation its address was added
 /// with its first code: past the resend interval (60 s by default), well
@@ -123,8 +126,54 @@ impl World {
                 }
                 event
             }
+            // An organization of a fresh owner's own.
+            "create-organization" => {
+                let fresh = self.account(false).await;
+                let mut event = self.http(f, &fresh.user);
+                set_body(&mut event, &json!({ "name": "Acme", "slug": self.names.slug() }));
+                event
+            }
+            "list-my-organizations" => self.http(f, &self.reader.user),
+            "get-organization" | "list-members" | "update-organization" | "delete-organization" => {
+                let (owner, org) = self.organization().await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                if event["headers"]["if-match"].is_string() {
+                    event["headers"]["if-match"] = json!("\"1\"");
+                }
+                event
+            }
+            // A member of a fresh owner's organization: made an admin, or removed.
+            "set-member-role" | "remove-member" => {
+                let (owner, org) = self.organization().await;
+                let member = self.account(false).await;
+                self.store
+                    .join_organization(org, &member.user, Role::Member, Timestamp::now())
+                    .await
+                    .unwrap_or_else(|e| panic!("a member: {e}"));
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                set_path(&mut event, SAMPLE_MEMBER, member.user.as_str());
+                event
+            }
             _ => no_scenario(f),
         }
+    }
+
+    /// A fresh user's own organization.
+    pub(super) async fn organization(&self) -> (Account, OrgId) {
+        let owner = self.account(false).await;
+        let new = NewOrganization {
+            name: OrgName::parse("Acme").expect("a name"),
+            slug: Slug::parse(&self.names.slug()).expect("a slug"),
+        };
+        let org = self
+            .store
+            .create_organization(&owner.user, &new, Timestamp::now())
+            .await
+            .unwrap_or_else(|e| panic!("an organization: {e}"))
+            .org_id;
+        (owner, org)
     }
 
     /// The sample of a route, from `caller`.
@@ -152,6 +201,20 @@ fn set_email_id(event: &mut Value, id: EmailId) {
     event["pathParameters"]["emailId"] = json!(id);
     for pointer in ["/rawPath", "/requestContext/http/path"] {
         replace_in(event, pointer, SAMPLE_EMAIL_ID, &id);
+    }
+}
+
+/// A path parameter the sample names `from`, and its paths, made `to`.
+fn set_path(event: &mut Value, from: &str, to: &str) {
+    if let Some(params) = event["pathParameters"].as_object_mut() {
+        for value in params.values_mut() {
+            if value == from {
+                *value = json!(to);
+            }
+        }
+    }
+    for pointer in ["/rawPath", "/requestContext/http/path"] {
+        replace_in(event, pointer, from, to);
     }
 }
 

@@ -98,6 +98,11 @@ impl Names {
     }
 
     /// A stream record's sequence number, growing as a shard's do.
+    /// A slug nobody holds.
+    fn slug(&self) -> String {
+        format!("b-{}-{}", self.tag, self.next.fetch_add(1, Ordering::Relaxed))
+    }
+
     fn sequence(&self) -> String {
         format!("4421584600000000{:012}", self.next.fetch_add(1, Ordering::Relaxed))
     }

@@ -51,6 +51,20 @@ impl World {
                 self.fresh_records(&mut event);
                 event
             }
+            // A deleted organization, its owner to remove.
+            "purge-organizations" => {
+                let (owner, org) = self.organization().await;
+                self.store
+                    .delete_organization(
+                        &user_service::domain::Actor::Member(owner.user),
+                        org,
+                        &user_service::domain::IfMatch::Any,
+                        Timestamp::now(),
+                    )
+                    .await
+                    .unwrap_or_else(|e| panic!("a deleted organization: {e}"));
+                self.sample(f.name)
+            }
             // The schedule's tick, with a pass due.
             "reconcile-users" => {
                 self.reconcile.next_pass().await;
@@ -73,6 +87,10 @@ pub(super) fn succeeded(f: &Function, answer: &Value) -> bool {
     match f.name {
         // Every record applied or published.
         "sync-cognito-email" | "publish-events" => answer["batchItemFailures"] == json!([]),
+        // Every deletion under way finished, this scenario's among them.
+        "purge-organizations" => {
+            answer["finished"].as_u64().is_some_and(|n| n >= 1) && answer["finished"] == answer["pending"]
+        }
         // A whole pass over every user, nobody erased.
         "reconcile-users" => {
             let tally = &answer["tally"];
