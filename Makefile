@@ -8,7 +8,7 @@ VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(CURDIR)/.cache/cargo/bin:$(PATH)
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench tuning reconcile-at-scale events-at-scale model-at-scale workload-at-scale
+.PHONY: help tools browser build test lint unit-and-integration suites bench-smoke fuzz-smoke fuzz sam-check dev dev-reset bench tuning reconcile-at-scale events-at-scale model-at-scale workload-at-scale org-purge-at-scale
 
 # Every target a reader may type, with the line after its `##`.
 help: ## this list
@@ -87,7 +87,7 @@ $(VENV)/.bench-installed: $(VENV)/.installed tools/bench/requirements.txt
 bench: tools $(VENV)/.bench-installed ## cold start, warm latency, requests, size, memory, scale, cost and the reconcile at 20,000 users (bench-report/)
 	@command -v valgrind >/dev/null || { echo "make bench: valgrind is missing (Debian: apt-get install valgrind)"; exit 1; }
 	scripts/ddb-local run -- cargo run --quiet -p bench
-	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale model-at-scale workload-at-scale
+	$(MAKE) --no-print-directory reconcile-at-scale events-at-scale model-at-scale workload-at-scale org-purge-at-scale
 
 # Every function at the CPU share of 128, 256, 512, 1,024 and 1,769 MB (a
 # cgroup CPU quota; needs a writable `cpu` controller), the floors and Python
@@ -120,6 +120,14 @@ model-at-scale: tools ## the model's random sequences, 1,000 cases (PROPTEST_CAS
 	PROPTEST_CASES=$${PROPTEST_CASES:-1000} scripts/ddb-local run -- \
 		cargo nextest run --profile scale -p integration-tests --test model --no-capture \
 		the_store_follows_the_model
+
+# Deleting an organization of 10,000 members against DynamoDB Local, in runs of
+# 5 s; `make test` deletes one of 300. It prints members a second (stderr),
+# never asserted.
+org-purge-at-scale: tools ## deleting an organization of 10,000 members (ORG_PURGE_MEMBERS)
+	ORG_PURGE_MEMBERS=$${ORG_PURGE_MEMBERS:-10000} ORG_PURGE_RUN_MS=$${ORG_PURGE_RUN_MS:-5000} scripts/ddb-local run -- \
+		cargo nextest run --profile scale -p integration-tests --test workload --no-capture \
+		purge::a_large_organization_is_deleted_in_short_runs
 
 # The concurrent workload at full size: 50 users, 5,000 operations on shared
 # addresses; `make test` runs 1,500.

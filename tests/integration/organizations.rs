@@ -487,6 +487,18 @@ async fn the_last_owner_cannot_close_their_account() {
 }
 
 #[tokio::test]
+async fn the_last_owner_of_an_organization_being_deleted_may_close_their_account() {
+    let app = TestApp::spawn().await;
+    let ada = person(&app, "ada").await;
+    let org = organization(&app, &ada, "acme").await;
+    app.delete_organization(&ada, &org, "*").await.assert_status(202);
+    // Before the purge has removed her: the organization keeps no owner now.
+    app.delete_account(&ada, "*").await.assert_status(204);
+    app.purge_organizations().await.unwrap();
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
 async fn a_user_gone_from_cognito_leaves_even_as_the_last_owner() {
     let app = TestApp::spawn().await;
     let ada = person(&app, "ada").await;

@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod figures;
+mod organizations;
 mod reference;
 mod regressions;
 mod system;

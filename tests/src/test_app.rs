@@ -449,9 +449,12 @@ impl TestApp {
     }
 
     /// A scheduled run of the deleted organizations' purge.
+    /// Its handler directly, not through [`TestApp::invoke`]: a workload's
+    /// spawned tasks run it, and `invoke`'s future is not `Send` for them.
     pub async fn purge_organizations(&self) -> Result<Value, Diagnostic> {
         let f = &catalog::PURGE_ORGANIZATIONS;
-        self.invoke(f, events::load(f.name)).await
+        let event = LambdaEvent::new(events::load(f.name), Context::default());
+        Box::pin(api::events::purge_organizations::handle(&self.app, event)).await
     }
 
     /// The table stream's domain events: the app needs its bus (`with_bus`).

@@ -7,4 +7,5 @@
 mod codes;
 mod faults;
 mod figures;
+mod purge;
 mod workload;

@@ -18,6 +18,7 @@ use proptest::prelude::RngExt;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
+use user_service::domain::{OrgId, Role, UserId};
 use user_service::store::items::ClaimItem;
 use user_service::store::keys::{self, ItemKind};
 
@@ -81,6 +82,13 @@ enum Op {
     Suspend,
     Reactivate,
     AdminDelete,
+    CreateOrganization,
+    JoinOrganization,
+    ListMembers,
+    SetMemberRole,
+    RemoveMember,
+    DeleteOrganization,
+    PurgeOrganizations,
 }
 
 /// How often each operation is chosen, relative to the others.
@@ -101,6 +109,13 @@ const WEIGHTS: &[(Op, u32)] = &[
     (Op::Reactivate, 60),
     (Op::AdminDelete, 1),
     (Op::DeleteAccount, 1),
+    (Op::CreateOrganization, 20),
+    (Op::JoinOrganization, 60),
+    (Op::ListMembers, 15),
+    (Op::SetMemberRole, 50),
+    (Op::RemoveMember, 30),
+    (Op::DeleteOrganization, 4),
+    (Op::PurgeOrganizations, 4),
 ];
 
 const NOT_FOUND: (u16, &str) = (404, "NOT_FOUND");
@@ -108,6 +123,11 @@ const INACTIVE: (u16, &str) = (403, "ACCOUNT_INACTIVE");
 /// Documented for every route that writes: a write that kept losing races
 /// (or DynamoDB failing) after the store's bounded retries. Counted.
 const UNAVAILABLE: (u16, &str) = (503, "SERVICE_UNAVAILABLE");
+const NO_ORGANIZATION: (u16, &str) = (404, "ORGANIZATION_NOT_FOUND");
+const ROLE_REQUIRED: (u16, &str) = (403, "ROLE_REQUIRED");
+const LAST_OWNER: (u16, &str) = (409, "LAST_OWNER");
+/// The slugs organizations are created with: fewer than the creations, so they race.
+const SLUGS: usize = 8;
 
 impl Op {
     fn route(self) -> &'static str {
@@ -128,6 +148,13 @@ impl Op {
             Self::Suspend => "PUT /admin/users/{userId}/status suspended",
             Self::Reactivate => "PUT /admin/users/{userId}/status active",
             Self::AdminDelete => "PUT /admin/users/{userId}/status deleted",
+            Self::CreateOrganization => "POST /organizations",
+            Self::JoinOrganization => "join an organization (the store's join, as an accepted invitation)",
+            Self::ListMembers => "GET /organizations/{orgId}/members",
+            Self::SetMemberRole => "PUT /organizations/{orgId}/members/{userId}/role",
+            Self::RemoveMember => "DELETE /organizations/{orgId}/members/{userId}",
+            Self::DeleteOrganization => "DELETE /organizations/{orgId}",
+            Self::PurgeOrganizations => "purge-organizations (the schedule)",
         }
     }
 
@@ -187,8 +214,60 @@ impl Op {
                     UNAVAILABLE,
                 ],
             ),
-            Self::DeleteAccount => (204, &[NOT_FOUND, INACTIVE, (412, "VERSION_MISMATCH"), UNAVAILABLE]),
-            Self::Suspend | Self::Reactivate | Self::AdminDelete => (200, &[NOT_FOUND, UNAVAILABLE]),
+            // The last owner of an organization closes nothing until another owner is made.
+            Self::DeleteAccount => (
+                204,
+                &[NOT_FOUND, INACTIVE, (412, "VERSION_MISMATCH"), LAST_OWNER, UNAVAILABLE],
+            ),
+            Self::Suspend | Self::Reactivate => (200, &[NOT_FOUND, UNAVAILABLE]),
+            Self::AdminDelete => (200, &[NOT_FOUND, LAST_OWNER, UNAVAILABLE]),
+            Self::CreateOrganization => (
+                201,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    (409, "SLUG_TAKEN"),
+                    (409, "ORGANIZATION_LIMIT_REACHED"),
+                    UNAVAILABLE,
+                ],
+            ),
+            Self::JoinOrganization => (
+                200,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    NO_ORGANIZATION,
+                    (409, "ORGANIZATION_LIMIT_REACHED"),
+                    UNAVAILABLE,
+                ],
+            ),
+            Self::ListMembers => (200, &[NOT_FOUND, NO_ORGANIZATION, ROLE_REQUIRED, UNAVAILABLE]),
+            Self::SetMemberRole => (
+                200,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    NO_ORGANIZATION,
+                    (404, "MEMBER_NOT_FOUND"),
+                    ROLE_REQUIRED,
+                    LAST_OWNER,
+                    UNAVAILABLE,
+                ],
+            ),
+            Self::RemoveMember => (
+                204,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    NO_ORGANIZATION,
+                    (404, "MEMBER_NOT_FOUND"),
+                    ROLE_REQUIRED,
+                    LAST_OWNER,
+                    UNAVAILABLE,
+                ],
+            ),
+            Self::DeleteOrganization => (202, &[NOT_FOUND, INACTIVE, NO_ORGANIZATION, ROLE_REQUIRED, UNAVAILABLE]),
+            Self::PurgeOrganizations => (200, &[UNAVAILABLE]),
         }
     }
 }
@@ -211,6 +290,8 @@ fn choose(rng: &mut TestRng) -> Op {
 struct Known {
     email_ids: HashMap<usize, Vec<String>>,
     versions: HashMap<usize, u64>,
+    /// Every organization created so far, deleted ones too.
+    orgs: Vec<String>,
 }
 
 struct World {
@@ -258,6 +339,19 @@ impl World {
         } else {
             self.pool[rng.random_range(0..self.pool.len())].clone()
         }
+    }
+
+    /// One of the organizations created so far, or now and then one nobody has.
+    fn org(&self, rng: &mut TestRng) -> String {
+        let known = self.known.lock().unwrap();
+        if known.orgs.is_empty() || rng.random_range(0..20) == 0 {
+            return uuid::Uuid::now_v7().to_string();
+        }
+        known.orgs[rng.random_range(0..known.orgs.len())].clone()
+    }
+
+    fn role(rng: &mut TestRng) -> &'static str {
+        ["owner", "admin", "member", "member"][rng.random_range(0..4)]
     }
 
     fn if_match(&self, i: usize) -> String {
@@ -336,6 +430,49 @@ impl World {
             Op::Suspend => app.set_user_status(ADMIN, sub, "suspended").await,
             Op::Reactivate => app.set_user_status(ADMIN, sub, "active").await,
             Op::AdminDelete => app.set_user_status(ADMIN, sub, "deleted").await,
+            Op::CreateOrganization => {
+                let slug = format!("org-{}", rng.random_range(0..SLUGS));
+                let reply = app.create_organization(sub, "Acme", &slug).await;
+                if reply.status == 201 {
+                    let org = reply.body["orgId"].as_str().unwrap().to_owned();
+                    self.known.lock().unwrap().orgs.push(org);
+                }
+                reply
+            }
+            Op::JoinOrganization => {
+                let org = OrgId::parse(&self.org(rng)).expect("an organization id");
+                let role: Role = serde_json::from_value(json!(Self::role(rng))).expect("a role");
+                let user = UserId::parse_sub(sub).expect("a sub");
+                let joined = app.store.join_organization(org, &user, role, app.clock.now()).await;
+                // The store's answer as the route that will call it answers.
+                let response = match joined {
+                    Ok(_) => user_service::http::response::empty(lambda_http::http::StatusCode::OK),
+                    Err(err) => user_service::http::Problem::from(&err).into_response(),
+                };
+                Reply::from(response)
+            }
+            Op::ListMembers => app.list_members(sub, &self.org(rng), &[]).await,
+            Op::SetMemberRole => {
+                let target = self.user(rng.random_range(0..self.users.len())).to_owned();
+                app.set_member_role(sub, &self.org(rng), &target, Self::role(rng)).await
+            }
+            Op::RemoveMember => {
+                // Half the time, leaving.
+                let target = if rng.random_range(0..2) == 0 {
+                    sub.to_owned()
+                } else {
+                    self.user(rng.random_range(0..self.users.len())).to_owned()
+                };
+                app.remove_member(sub, &self.org(rng), &target).await
+            }
+            Op::DeleteOrganization => app.delete_organization(sub, &self.org(rng), "*").await,
+            Op::PurgeOrganizations => {
+                let response = match app.purge_organizations().await {
+                    Ok(_) => user_service::http::response::empty(lambda_http::http::StatusCode::OK),
+                    Err(_) => user_service::http::Problem::unavailable().into_response(),
+                };
+                Reply::from(response)
+            }
         }
     }
 }

@@ -29,13 +29,19 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<Value, Diagn
                 break;
             }
             let purged = app.store.purge_organization(*org, stop_at).await.map_err(failure)?;
-            tracing::info!(%org, removed = purged.removed, finished = purged.finished, "purged");
+            logged(*org, purged);
             removed += purged.removed;
             finished += usize::from(purged.finished);
         }
         Ok(json!({ "pending": pending.len(), "finished": finished, "removed": removed }))
     };
     Box::pin(deadline::within(deadline, tracing::Instrument::instrument(work, span))).await
+}
+
+/// One organization's run, logged: outside the async block, whose future
+/// must stay `Send` for every lifetime the log's fields borrow.
+fn logged(org: crate::domain::OrgId, purged: crate::store::Purged) {
+    tracing::info!(%org, removed = purged.removed, finished = purged.finished, "purged");
 }
 
 /// A failed run: logged, and answered as an error (the next run goes on).

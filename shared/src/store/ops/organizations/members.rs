@@ -5,7 +5,7 @@
 //! its count, so two owners demoting each other at once leave one.
 
 use crate::domain::{Actor, Membership, OrgId, Power, Role, Timestamp, UserId};
-use crate::store::expr::{Expr, Update, and};
+use crate::store::expr::{Expr, Update, and, or};
 use crate::store::items::{self, MemberItem, OrgStatus, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -209,7 +209,8 @@ fn push_owners(
             let update = Update::default().set(x.add(attr::OWNERS, -1));
             let condition = match removal {
                 Removal::ByRequest => and([x.gt(attr::OWNERS, 1u32), x.eq(attr::STATUS, OrgStatus::Active)]),
-                Removal::Erasure => x.gt(attr::OWNERS, 1u32),
+                // An organization being deleted keeps no owner: its last may go.
+                Removal::Erasure => or(x.gt(attr::OWNERS, 1u32), x.eq(attr::STATUS, OrgStatus::Deleting)),
                 Removal::Forced => x.exists(keys::PK),
             };
             (update, condition)

@@ -6,7 +6,8 @@
 //! checked per member, and leaves the rest for its next run: removed members
 //! are gone from the partition, so the partition itself is the checkpoint.
 
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
 use crate::domain::OrgId;
@@ -104,19 +105,28 @@ impl Store {
                 .map(items::from_item::<MemberItem>)
                 .collect::<Result<Vec<_>, _>>()?;
             // Checked per member: one past the deadline is left for the next run.
-            removed += futures::stream::iter(members)
-                .take_while(|_| std::future::ready(Instant::now() < stop_at))
-                .map(|member| async move { self.purge_member(&member).await.map(|()| 1usize) })
-                .buffer_unordered(REMOVALS_AT_ONCE)
-                .try_fold(0, |sum, one| async move { Ok(sum + one) })
-                .await?;
+            let mut members = members.into_iter();
+            let mut under_way = FuturesUnordered::new();
+            loop {
+                while under_way.len() < REMOVALS_AT_ONCE && Instant::now() < stop_at {
+                    let Some(member) = members.next() else { break };
+                    under_way.push(self.purge_member(member));
+                }
+                match under_way.next().await {
+                    Some(done) => {
+                        done?;
+                        removed += 1;
+                    }
+                    None => break,
+                }
+            }
         }
     }
 
     /// One member of a deleted organization: both halves, and their count.
-    async fn purge_member(&self, member: &MemberItem) -> Result<(), StoreError> {
+    async fn purge_member(&self, member: MemberItem) -> Result<(), StoreError> {
         retrying!({
-            let plan = purge_plan(self.table(), member)?;
+            let plan = purge_plan(self.table(), &member)?;
             match self.transact(&plan).await {
                 // Gone already (a repeated run, or the member's own erasure).
                 Err(Rejection::Failed(StoreError::MemberNotFound)) => Ok(()),
