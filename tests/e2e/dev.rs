@@ -24,7 +24,8 @@ struct Dev {
 }
 
 impl Dev {
-    fn start(state: &Path) -> Self {
+    /// make dev on a fresh or an existing state directory, ready within `within`.
+    fn start(state: &Path, within: Duration) -> Self {
         let ports = [free_port(), free_port(), free_port(), free_port()];
         let mut cmd = Command::new(workspace_root().join("scripts/dev"));
         cmd.env("PORT", ports[0].to_string())
@@ -52,15 +53,18 @@ impl Dev {
                 let _ = tx.send(line);
             }
         });
-        // Building every function on a clean target/ takes minutes on a busy machine.
-        let deadline = Instant::now() + Duration::from_secs(1800);
+        let deadline = Instant::now() + within;
         let mut seen = Vec::new();
         loop {
             match rx.recv_timeout(Duration::from_secs(1)) {
                 Ok(line) if line.contains("dev: ready") => break,
                 Ok(line) => seen.push(line),
                 Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {}
-                Err(_) => panic!("scripts/dev did not get ready:\n{}", seen.join("\n")),
+                Err(_) => panic!(
+                    "scripts/dev did not get ready within {} s:\n{}",
+                    within.as_secs(),
+                    seen.join("\n")
+                ),
             }
         }
         std::thread::spawn(move || while rx.recv().is_ok() {});
@@ -184,7 +188,8 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     let browser = crate::browser::require();
     let state_dir = tempfile::Builder::new().prefix("user-service-dev-").tempdir().unwrap();
     let state = state_dir.path().to_path_buf();
-    let dev = Dev::start(&state);
+    // Building every function on a clean target/ takes minutes on a busy machine.
+    let dev = Dev::start(&state, Duration::from_secs(1800));
     let api = dev.api();
 
     // No token, a bad token, a token signed with another key: 401, and no function runs.
@@ -459,7 +464,8 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     dev.interrupt();
 
     // Data survives a restart.
-    let dev = Dev::start(&state);
+    // Within the suite's own time limit, so that a slow restart says where it stands.
+    let dev = Dev::start(&state, Duration::from_secs(420));
     let (status, again) = get(
         &format!("{}/admin/users?email=grace%40example.com", dev.api()),
         Some(&admin),
