@@ -114,8 +114,8 @@ const WEIGHTS: &[(Op, u32)] = &[
     (Op::ListMembers, 15),
     (Op::SetMemberRole, 50),
     (Op::RemoveMember, 30),
-    (Op::DeleteOrganization, 4),
-    (Op::PurgeOrganizations, 4),
+    (Op::DeleteOrganization, 10),
+    (Op::PurgeOrganizations, 10),
 ];
 
 const NOT_FOUND: (u16, &str) = (404, "NOT_FOUND");
@@ -541,10 +541,12 @@ async fn task(world: Arc<World>, seed: u64, index: usize, operations: usize) -> 
         if rng.random_range(0..150) == 0 {
             world.app.clock.advance(61);
         }
-        // The rare erasures run at least once each, whatever the dice say.
+        // The rare erasures and deletions run at least once each, whatever the dice say.
         let op = match (index, n == operations / 2) {
             (0, true) => Op::AdminDelete,
             (1, true) => Op::DeleteAccount,
+            (2, true) => Op::DeleteOrganization,
+            (3, true) => Op::PurgeOrganizations,
             _ => choose(&mut rng),
         };
         let reply = world.run(&mut rng, op).await;
