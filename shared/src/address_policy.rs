@@ -246,7 +246,7 @@ impl AddressPolicy {
 
     /// The domain, or any domain above it, is on a disposable list:
     /// `x.mailinator.com` is as disposable as `mailinator.com`.
-    fn is_disposable(&self, domain: &str) -> bool {
+    pub fn is_disposable(&self, domain: &str) -> bool {
         let shipped = shipped_disposable_domains();
         let mut rest = domain;
         loop {

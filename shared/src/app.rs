@@ -34,6 +34,9 @@ pub struct App {
     /// The page a recovery link opens (`ADDRESS_RECOVERY_URL`), for the
     /// functions that send mail; without it a notice goes without a link.
     pub recovery_page: Option<String>,
+    /// The page an invitation's link opens (`INVITATION_URL`), for the
+    /// functions that send mail; without it the mail gives the token to paste.
+    pub invitation_page: Option<String>,
     /// The time every handler decides by; tests set it.
     pub clock: Clock,
     /// The Cognito user pool, for the functions whose catalog entry calls it.
@@ -72,6 +75,7 @@ impl App {
             reauthentication_window: DEFAULT_REAUTHENTICATION_WINDOW,
             sender: Some(Sender::Log),
             recovery_page: None,
+            invitation_page: None,
             clock: Clock::System,
             users: None,
             reconcile: ReconcileConfig::default(),
@@ -140,6 +144,11 @@ impl App {
             .then(|| crate::config::optional(lookup, crate::config::ADDRESS_RECOVERY_URL))
             .flatten()
             .filter(|page| !page.trim().is_empty());
+        let invitation_page = sender
+            .is_some()
+            .then(|| crate::config::optional(lookup, crate::config::INVITATION_URL))
+            .flatten()
+            .filter(|page| !page.trim().is_empty());
         let users = clients.users.map(|users| users(lookup, &sdk)).transpose()?;
         let bus = clients.bus.map(|bus| bus(lookup, &sdk)).transpose()?;
         let reconcile = if function.runs_the_reconcile() {
@@ -154,6 +163,7 @@ impl App {
             reauthentication_window,
             sender,
             recovery_page,
+            invitation_page,
             clock: Clock::System,
             users,
             reconcile,

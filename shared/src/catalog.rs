@@ -145,6 +145,8 @@ pub const GET_EMAIL: Function = Function {
 };
 /// `DELETE /me`: the caller closes their own account under If-Match.
 pub const DELETE_ACCOUNT: Function = Function {
+    // The invitations to the user's addresses, by GSI1.
+    queries_gsi1: true,
     needs_recent_sign_in: true,
     memory_mb: 128,
     ..http(
@@ -173,6 +175,8 @@ pub const CHECK_EMAIL: Function = Function {
 /// articles 15 and 20), within a per-user daily limit. GetItem: the claims of
 /// the caller's addresses, and the counter before it is counted.
 pub const EXPORT_ACCOUNT: Function = Function {
+    // The invitations to the user's addresses, by GSI1.
+    queries_gsi1: true,
     memory_mb: 128,
     ..http(
         "export-account",
@@ -250,6 +254,8 @@ pub const LIST_USERS: Function = Function {
 };
 /// `PUT /admin/users/{userId}/status`: an admin suspends, re-activates or deletes a user.
 pub const SET_USER_STATUS: Function = Function {
+    // The invitations to the user's addresses, by GSI1.
+    queries_gsi1: true,
     memory_mb: 128,
     ..http(
         "set-user-status",
@@ -330,6 +336,8 @@ pub const MIGRATE_USER: Function = Function {
 /// and by a resumable pass that diffs the table against Cognito's users, which
 /// the schedule moves on every 15 minutes.
 pub const RECONCILE_USERS: Function = Function {
+    // The invitations to the user's addresses, by GSI1.
+    queries_gsi1: true,
     memory_mb: 128,
     // Lambda's longest: a run stops itself before it, and the next goes on.
     timeout_seconds: 900,
@@ -476,6 +484,18 @@ pub const FUNCTIONS: &[Function] = &[
     LIST_MEMBERS,
     SET_MEMBER_ROLE,
     REMOVE_MEMBER,
+    CREATE_INVITATION,
+    LIST_INVITATIONS,
+    RESEND_INVITATION,
+    REVOKE_INVITATION,
+    ACCEPT_INVITATION,
+    CLAIM_DOMAIN,
+    LIST_DOMAINS,
+    VERIFY_DOMAIN,
+    UPDATE_DOMAIN,
+    REMOVE_DOMAIN,
+    SUGGEST_ORGANIZATIONS,
+    JOIN_BY_DOMAIN,
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
@@ -518,6 +538,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 26);
+        assert_eq!(count, 38);
     }
 }

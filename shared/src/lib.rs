@@ -25,11 +25,13 @@ pub mod http;
 #[cfg(feature = "aws")]
 pub mod identity;
 pub mod import;
+pub mod invitation;
 #[cfg(feature = "legacy-passwords")]
 pub mod legacy_password;
 #[cfg(feature = "aws")]
 pub mod mail;
 pub mod metrics;
+pub mod org_policy;
 #[cfg(feature = "aws")]
 pub mod reconcile;
 #[cfg(feature = "aws")]

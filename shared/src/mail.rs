@@ -33,6 +33,38 @@ pub enum Mail<'a> {
         /// The way back, while the switch can be undone.
         recovery: Option<&'a RecoveryLink>,
     },
+    /// An organization invites the recipient's address to join it.
+    Invitation {
+        /// The invitation; logged by the log sender, never the address.
+        invitation_id: crate::domain::InvitationId,
+        /// The organization's name, as its owners typed it: escaped in the HTML.
+        org_name: &'a crate::domain::OrgName,
+        /// The role accepting gives.
+        role: crate::domain::Role,
+        /// The token, and the page that accepts it (`INVITATION_URL`), if any.
+        accept: &'a InvitationLink,
+        /// Until when it works.
+        valid_until: crate::domain::Timestamp,
+    },
+}
+
+/// How an invitation is accepted: a link to the product's page with the
+/// token in its fragment, or, with no page configured, the token to paste.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InvitationLink {
+    /// The encoded token.
+    pub token: String,
+    /// The page, if configured (`INVITATION_URL`).
+    pub page: Option<String>,
+}
+
+impl std::fmt::Debug for InvitationLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InvitationLink")
+            .field("token", &"<redacted>")
+            .field("page", &self.page)
+            .finish()
+    }
 }
 
 /// A recovery link as the notice gives it.
@@ -70,6 +102,7 @@ impl Mail<'_> {
         match self {
             Self::VerificationCode { .. } => "verification-code",
             Self::PrimaryChanged { .. } => "primary-changed",
+            Self::Invitation { .. } => "invitation",
         }
     }
 
@@ -137,7 +170,46 @@ impl Mail<'_> {
                     )),
                 }
             }
+            Self::Invitation {
+                org_name,
+                role,
+                accept,
+                valid_until,
+                ..
+            } => invitation(org_name.as_str(), *role, accept, &valid_until.to_string()),
         }
+    }
+}
+
+/// An invitation: who invites, the role, and the link or the token; it
+/// states that nothing happens unless the recipient accepts, signed in.
+fn invitation(org_name: &str, role: crate::domain::Role, accept: &InvitationLink, until: &str) -> Rendered {
+    let role = role.as_str();
+    let lead = format!("You are invited to join the organization \"{org_name}\" as {role}.");
+    let terms = format!(
+        "To accept, sign in with the account that holds this email address, verified. \
+         The invitation works once, until {until} (UTC). If you do not know this organization, \
+         ignore this message: nothing happens unless you accept."
+    );
+    let (how, how_html) = match &accept.page {
+        Some(page) => {
+            let url = format!("{page}#token={}", accept.token);
+            let href = escape_html(&url);
+            (url, format!("<p><a href=\"{href}\">{href}</a></p>"))
+        }
+        None => {
+            let token = &accept.token;
+            (
+                format!("Your invitation token:\n{token}"),
+                format!("<p>Your invitation token:</p><p style=\"font-family:monospace\">{token}</p>"),
+            )
+        }
+    };
+    let lead_html = escape_html(&lead);
+    Rendered {
+        subject: format!("Invitation to join \"{org_name}\""),
+        text: format!("{lead}\n\n{terms}\n\n{how}\n"),
+        html: html_page(&format!("<p>{lead_html}</p><p>{terms}</p>{how_html}")),
     }
 }
 
@@ -315,6 +387,15 @@ impl Sender {
                     Mail::VerificationCode { email_id, code, .. } => {
                         tracing::info!(email_id = %email_id, code = code.reveal(), "verification code issued");
                     }
+                    Mail::Invitation {
+                        invitation_id, accept, ..
+                    } => {
+                        tracing::info!(
+                            invitation_id = %invitation_id,
+                            invitation_token = accept.token.as_str(),
+                            "invitation sent"
+                        );
+                    }
                     Mail::PrimaryChanged { user_id, recovery } => {
                         tracing::info!(
                             sub = %user_id,
@@ -378,6 +459,38 @@ mod tests {
             assert!(!body.contains("code"), "no code");
         }
         assert!(!rendered.text.bytes().any(|b| b.is_ascii_digit()), "no code");
+    }
+
+    #[test]
+    fn an_invitation_escapes_its_organization_and_carries_the_link_or_the_token() {
+        let name = crate::domain::OrgName::parse("Acme <b>\"&\"</b>").unwrap();
+        let until = crate::domain::Timestamp::parse("2026-12-04T10:00:00.000Z").unwrap();
+        let linked = InvitationLink {
+            token: "tok_-en".into(),
+            page: Some("https://app.example.com/join".into()),
+        };
+        let mail = |accept| Mail::Invitation {
+            invitation_id: crate::domain::InvitationId::from_bytes([1; 16]),
+            org_name: &name,
+            role: crate::domain::Role::Admin,
+            accept,
+            valid_until: until,
+        };
+        let rendered = mail(&linked).render();
+        assert!(rendered.subject.contains("Acme <b>"));
+        assert!(rendered.text.contains("https://app.example.com/join#token=tok_-en"));
+        assert!(rendered.text.contains("as admin"));
+        assert!(rendered.text.contains("until 2026-12-04T10:00:00.000Z (UTC)"));
+        assert!(!rendered.html.contains("<b>"), "the name is escaped in the HTML");
+        assert!(rendered.html.contains("Acme &lt;b&gt;"));
+        let pasted = InvitationLink {
+            token: "tok_-en".into(),
+            page: None,
+        };
+        let rendered = mail(&pasted).render();
+        assert!(rendered.text.contains("Your invitation token:\ntok_-en"));
+        assert_eq!(mail(&pasted).purpose(), "invitation");
+        assert!(!format!("{pasted:?}").contains("tok_-en"), "Debug hides the token");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use aws_lc_rs::hmac;
 use subtle::ConstantTimeEq;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{EmailAddress, EmailId, ImportKey};
+use crate::domain::{EmailAddress, EmailId, ImportKey, InvitationId, OrgId};
 use crate::verification::VerificationCode;
 
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
@@ -18,6 +18,7 @@ pub struct VerificationKey {
     address_key: hmac::Key,
     import_key: hmac::Key,
     recovery_key: hmac::Key,
+    invitation_key: hmac::Key,
 }
 
 /// Why a secret cannot be a key.
@@ -39,6 +40,7 @@ impl VerificationKey {
             address_key: derive(secret, b"user-service/address/v1"),
             import_key: derive(secret, b"user-service/erased-import/v1"),
             recovery_key: derive(secret, b"user-service/recovery-token/v1"),
+            invitation_key: derive(secret, b"user-service/invitation/v1"),
         })
     }
 
@@ -84,6 +86,42 @@ impl VerificationKey {
         context.update(&version.to_be_bytes());
         context.update(secret);
         hex::encode(context.sign().as_ref())
+    }
+}
+
+impl VerificationKey {
+    /// The id of `org`'s invitation of an address (its canonical form): the
+    /// same for every invitation of it, so an organization has one pending
+    /// invitation per address and inviting again is a resend. Keyed, so the
+    /// id names no address to whoever reads it.
+    pub fn invitation_id(&self, org: OrgId, email: &CanonicalEmail) -> InvitationId {
+        let mut context = hmac::Context::with_key(&self.invitation_key);
+        context.update(b"id\0");
+        context.update(org.as_bytes());
+        context.update(email.as_str().as_bytes());
+        let tag = context.sign();
+        let mut id = [0u8; 16];
+        id.copy_from_slice(&tag.as_ref()[..16]);
+        InvitationId::from_bytes(id)
+    }
+
+    /// The stored form of an invitation token's `secret`: an HMAC bound to
+    /// its organization and invitation, so a hash copied elsewhere matches nothing.
+    pub fn invitation_hash(&self, org: OrgId, invitation: InvitationId, secret: &[u8]) -> String {
+        let mut context = hmac::Context::with_key(&self.invitation_key);
+        context.update(b"token\0");
+        context.update(org.as_bytes());
+        context.update(invitation.as_bytes());
+        context.update(secret);
+        hex::encode(context.sign().as_ref())
+    }
+
+    /// Whether `secret` is the one whose hash is stored (constant time).
+    pub fn invitation_matches(&self, org: OrgId, invitation: InvitationId, secret: &[u8], stored_hash: &str) -> bool {
+        self.invitation_hash(org, invitation, secret)
+            .as_bytes()
+            .ct_eq(stored_hash.as_bytes())
+            .into()
     }
 }
 
@@ -146,6 +184,30 @@ mod tests {
     fn short_secrets_are_refused() {
         assert_eq!(VerificationKey::from_secret(&[7; 31]).unwrap_err(), KeyTooShort);
         assert!(VerificationKey::from_secret(&[7; 32]).is_ok());
+    }
+
+    #[test]
+    fn invitation_ids_and_hashes_are_keyed_and_bound() {
+        let k = key("a development key of at least 32 bytes");
+        let canonical = |raw: &str| {
+            crate::address_policy::Canonicalization::NONE.canonical(&crate::domain::EmailAddress::parse(raw).unwrap())
+        };
+        let (org, other) = (OrgId::new(), OrgId::new());
+        let id = k.invitation_id(org, &canonical("ada@example.com"));
+        assert_eq!(id, k.invitation_id(org, &canonical("ADA@example.com")));
+        assert_ne!(id, k.invitation_id(other, &canonical("ada@example.com")));
+        assert_ne!(id, k.invitation_id(org, &canonical("bob@example.com")));
+        let hash = k.invitation_hash(org, id, b"secret");
+        assert!(k.invitation_matches(org, id, b"secret", &hash));
+        assert!(
+            !k.invitation_matches(org, id, b"resent", &hash),
+            "a resend ends the token before"
+        );
+        assert!(
+            !k.invitation_matches(other, id, b"secret", &hash),
+            "bound to its organization"
+        );
+        assert!(!key("another development key, 32 bytes long").invitation_matches(org, id, b"secret", &hash));
     }
 
     #[test]

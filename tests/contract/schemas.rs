@@ -233,6 +233,17 @@ fn export(full: bool) -> AccountExport {
         .into_iter()
         .filter(|_| full)
         .collect(),
+        invitations: vec![user_service::domain::InvitationExport {
+            invitation_id: user_service::domain::InvitationId::from_bytes([1; 16]),
+            org_id: user_service::domain::OrgId::new(),
+            email: EmailAddress::parse("ada@example.com").unwrap(),
+            role: user_service::domain::Role::Member,
+            sent_at: now,
+            expires_at: now,
+        }]
+        .into_iter()
+        .filter(|_| full)
+        .collect(),
     }
 }
 

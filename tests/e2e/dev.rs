@@ -465,7 +465,7 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
 
     // Data survives a restart.
     // Within the suite's own time limit, so that a slow restart says where it stands.
-    let dev = Dev::start(&state, Duration::from_secs(420));
+    let dev = Dev::start(&state, Duration::from_secs(600));
     let (status, again) = get(
         &format!("{}/admin/users?email=grace%40example.com", dev.api()),
         Some(&admin),

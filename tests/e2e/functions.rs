@@ -353,6 +353,57 @@ fn every_event_file_against_the_real_binaries() {
     members.expect(200);
     assert_eq!(members.body["members"].as_array().unwrap().len(), 1);
     note("list-members");
+    // An invitation: sent, listed, sent again, revoked; the file's token
+    // names an organization nobody has.
+    let invited = run.http_with("create-invitation", "create-invitation", |e| set_path(e, "orgId", &org));
+    invited.expect(201);
+    let invitation = invited.body["invitationId"].as_str().unwrap().to_owned();
+    note("create-invitation");
+    let pending = run.http_with("list-invitations", "list-invitations", |e| set_path(e, "orgId", &org));
+    pending.expect(200);
+    assert_eq!(pending.body["invitations"][0]["invitationId"], invitation.as_str());
+    note("list-invitations");
+    run.http_with("resend-invitation", "resend-invitation", |e| {
+        set_path(e, "orgId", &org);
+        set_path(e, "invitationId", &invitation);
+    })
+    .expect(200);
+    note("resend-invitation");
+    run.http_with("revoke-invitation", "revoke-invitation", |e| {
+        set_path(e, "orgId", &org);
+        set_path(e, "invitationId", &invitation);
+    })
+    .expect(204);
+    note("revoke-invitation");
+    run.http("accept-invitation", "accept-invitation")
+        .problem(404, "INVITATION_NOT_FOUND");
+    note("accept-invitation");
+    // A domain: claimed, listed; the file's address proves nothing and a
+    // pending domain enrolls nobody; the caller's suggestions; removed.
+    let claimed = run.http_with("claim-domain", "claim-domain", |e| set_path(e, "orgId", &org));
+    claimed.expect(201);
+    assert_eq!(claimed.body["status"], "pending");
+    note("claim-domain");
+    let listed = run.http_with("list-domains", "list-domains", |e| set_path(e, "orgId", &org));
+    listed.expect(200);
+    assert_eq!(listed.body["domains"].as_array().unwrap().len(), 1);
+    note("list-domains");
+    run.http_with("verify-domain", "verify-domain", |e| set_path(e, "orgId", &org))
+        .problem(409, "DOMAIN_NOT_PROVEN");
+    note("verify-domain");
+    run.http_with("update-domain", "update-domain", |e| set_path(e, "orgId", &org))
+        .problem(409, "DOMAIN_NOT_VERIFIED");
+    note("update-domain");
+    let suggested = run.http("suggest-organizations", "suggest-organizations");
+    suggested.expect(200);
+    assert_eq!(suggested.body["suggestions"], json!([]));
+    note("suggest-organizations");
+    run.http_with("join-by-domain", "join-by-domain", |e| set_path(e, "orgId", &org))
+        .problem(403, "ENROLLMENT_NOT_OPEN");
+    note("join-by-domain");
+    run.http_with("remove-domain", "remove-domain", |e| set_path(e, "orgId", &org))
+        .expect(204);
+    note("remove-domain");
     run.http_with("set-member-role", "set-member-role", |e| set_path(e, "orgId", &org))
         .problem(404, "MEMBER_NOT_FOUND");
     note("set-member-role");

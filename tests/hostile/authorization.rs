@@ -70,6 +70,14 @@ fn expected(route: &Function, caller: Caller, success: u16) -> (u16, Option<&'st
         // "another user's emailId: 404" (not 403: existence is not revealed);
         // without an id they act on their own account. Admins have no powers here.
         Caller::OtherUser | Caller::Admin if names_an_email_id(route) => NOT_FOUND,
+        // An invitation is accepted only by who holds its address, verified
+        // (docs/organizations.md, Invitations).
+        Caller::OtherUser | Caller::Admin if carries_an_invitation_token(route) => {
+            (403, Some("INVITATION_ADDRESS_NOT_HELD"))
+        }
+        // Enrollment is for who holds a verified address at the domain: the
+        // owner's address is no one else's proof (docs/organizations.md).
+        Caller::OtherUser | Caller::Admin if joins_by_the_owners_address(route) => (403, Some("ENROLLMENT_NOT_OPEN")),
         // An organization is its members' (docs/organizations.md): anyone
         // else learns nothing of it, as of an id that names nothing; the
         // deployment's admins act on any, audited.
@@ -109,7 +117,7 @@ async fn route_matrix(route: &'static Function) -> Cells {
     set_status(&app, &deleted, UserStatus::Deleted).await;
     set_status(&app, &suspended_admin, UserStatus::Suspended).await;
     let revoked = account(&app, "revoked").await;
-    let admins_victim = account(&app, "admins-victim").await;
+    let admins_victim = account(&app, "bystander").await;
     let recovered_at = end_sessions(&app, &revoked).await;
     // Past the minute between codes: the owner's send-verification is allowed.
     app.clock.advance(61);

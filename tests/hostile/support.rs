@@ -124,6 +124,15 @@ pub(crate) async fn profile_only(app: &TestApp, label: &'static str) -> Account 
         recovery: String::new(),
         org: uuid::Uuid::new_v4().to_string(),
         member: uuid::Uuid::new_v4().to_string(),
+        invitation: uuid::Uuid::new_v4().to_string(),
+        invitation_token: user_service::invitation::InvitationToken::generate(
+            user_service::domain::OrgId::new(),
+            user_service::domain::InvitationId::from_bytes(*uuid::Uuid::new_v4().as_bytes()),
+        )
+        .unwrap()
+        .encode(),
+        domain: format!("nobody-{}.example", &uuid::Uuid::new_v4().simple().to_string()[..8]),
+        domain_address: uuid::Uuid::new_v4().to_string(),
     }
 }
 
@@ -145,6 +154,15 @@ pub(crate) struct Account {
     pub(crate) org: String,
     /// The organization's other owner, by sub.
     pub(crate) member: String,
+    /// A pending invitation of the organization, by id.
+    pub(crate) invitation: String,
+    /// The token of an invitation to the account's verified secondary (by
+    /// the organization it owns already: accepting uses it up).
+    pub(crate) invitation_token: String,
+    /// The organization's verified domain, which invites its users.
+    pub(crate) domain: String,
+    /// The account's verified address at that domain, by id.
+    pub(crate) domain_address: String,
 }
 
 /// `account` after a switch of its primary to its secondary, with a token
@@ -214,6 +232,44 @@ pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
         .unwrap();
     account.org = org.to_string();
     account.member = co_owner.to_string();
+    let invite = |by: UserId, email: EmailAddress| {
+        let store = app.store.clone();
+        async move {
+            store
+                .invite(
+                    &user_service::domain::Actor::Member(by),
+                    org,
+                    &email,
+                    user_service::domain::Role::Member,
+                    now,
+                )
+                .await
+                .unwrap()
+        }
+    };
+    let pending = invite(user.clone(), addr(&format!("{label}.invited@example.com"))).await;
+    account.invitation = pending.invitation.invitation_id.to_string();
+    let to_secondary = invite(co_owner, addr(&account.email_of_secondary)).await;
+    account.invitation_token = to_secondary.token.encode();
+    // A verified domain of its own that invites its users, proved by the
+    // account's verified address there.
+    let domain = user_service::domain::OrgDomain::parse(&format!("{label}-{}.example", &account.sub[..8])).unwrap();
+    let owner = user_service::domain::Actor::Member(user.clone());
+    app.store.claim_domain(&owner, org, &domain, now).await.unwrap();
+    let at = app
+        .store
+        .add_email(&user, &addr(&format!("it@{domain}")), &code, now)
+        .await
+        .unwrap()
+        .email_id;
+    app.store.verify_email(&user, at, &code, now).await.unwrap();
+    app.store.verify_domain(&owner, org, &domain, at, now).await.unwrap();
+    app.store
+        .set_enrollment(&owner, org, &domain, user_service::domain::Enrollment::Invite)
+        .await
+        .unwrap();
+    account.domain = domain.to_string();
+    account.domain_address = at.to_string();
     account
 }
 
@@ -305,6 +361,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
     let extra = format!("{}.extra@example.com", t.caller.label);
     // A slug of its own for each request: a creation never meets another's.
     let slug = format!("s-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let free_domain = format!("d-{}.example", &uuid::Uuid::new_v4().simple().to_string()[..12]);
     let fill = |value: &str| -> String {
         [
             ("{unverified}", owner.unverified.as_str()),
@@ -318,6 +375,11 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
             ("{org}", owner.org.as_str()),
             ("{member}", owner.member.as_str()),
             ("{slug}", slug.as_str()),
+            ("{invitationToken}", owner.invitation_token.as_str()),
+            ("{invitation}", owner.invitation.as_str()),
+            ("{domainAddress}", owner.domain_address.as_str()),
+            ("{domain}", owner.domain.as_str()),
+            ("{freeDomain}", free_domain.as_str()),
         ]
         .iter()
         .fold(value.to_owned(), |value, (placeholder, filled)| {
@@ -345,6 +407,24 @@ pub(crate) fn query_is_optional(route: &Function) -> bool {
     routes::route_of(route).is_some_and(|r| r.reads().query_defaults)
 }
 
+/// Whether a valid request for `route` carries the owner's invitation token,
+/// which only the holder of its address (the owner) may use.
+pub(crate) fn carries_an_invitation_token(route: &Function) -> bool {
+    routes::route_of(route)
+        .and_then(|r| r.example().body)
+        .is_some_and(|body| body.contains("{invitationToken}"))
+}
+
+/// Whether a valid request for `route` joins an organization by the owner's
+/// address at its domain: that address is no one else's proof.
+pub(crate) fn joins_by_the_owners_address(route: &Function) -> bool {
+    routes::route_of(route).is_some_and(|r| {
+        let example = r.example();
+        example.body.is_some_and(|body| body.contains("{domainAddress}"))
+            && !example.path.iter().any(|(name, _)| *name == "domain")
+    })
+}
+
 /// Whether a valid request for `route` names one of the owner's addresses by id.
 pub(crate) fn names_an_email_id(route: &Function) -> bool {
     let dummy = Account {
@@ -357,6 +437,10 @@ pub(crate) fn names_an_email_id(route: &Function) -> bool {
         recovery: String::new(),
         org: "00000000-0000-4000-8000-0000000000cc".into(),
         member: "00000000-0000-4000-8000-0000000000dd".into(),
+        invitation: "00000000-0000-4000-8000-0000000000ee".into(),
+        invitation_token: String::new(),
+        domain: "x.example".into(),
+        domain_address: "00000000-0000-4000-8000-0000000000ff".into(),
     };
     let target = Target {
         caller: &dummy,

@@ -44,6 +44,8 @@ const CORE: Floors = Floors {
         ("bus", 3),
         ("verification_key", 3),
         ("recovery", 3),
+        ("invitation", 3),
+        ("org_policy", 3),
         ("secrets", 4),
         ("legacy_password", 4),
         ("store", 4),

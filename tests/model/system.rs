@@ -382,6 +382,9 @@ impl System {
                 | ItemKind::Membership
                 | ItemKind::SlugClaim
                 | ItemKind::Purge
+                | ItemKind::Invitation
+                | ItemKind::OrgDomain
+                | ItemKind::DomainClaim
                 | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }

@@ -37,6 +37,9 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut memberships: Vec<MemberItem> = Vec::new();
     let mut slugs: HashMap<String, SlugItem> = HashMap::new();
     let mut purges: Vec<String> = Vec::new();
+    let mut invitations: Vec<user_service::store::items::InvitationItem> = Vec::new();
+    let mut domains: Vec<user_service::store::items::OrgDomainItem> = Vec::new();
+    let mut domain_claims: HashMap<String, user_service::store::items::DomainClaimItem> = HashMap::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
@@ -162,6 +165,32 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 Ok(p) => purges.push(p.org_id.to_string()),
                 Err(e) => out.push(format!("purge {pk}/{sk} does not parse: {e}")),
             },
+            ItemKind::Invitation => {
+                match serde_dynamo::from_item::<_, user_service::store::items::InvitationItem>(item.clone()) {
+                    Ok(i) => {
+                        // Found by the invitee's export and erasure under the address.
+                        let indexed = keys::key_string(&item, keys::GSI1PK).unwrap_or_default();
+                        if !indexed.starts_with("INVITED#") || indexed.len() <= "INVITED#".len() {
+                            out.push(format!("invitation {pk}/{sk} is not in GSI1 under its address"));
+                        }
+                        if keys::invitation_of_sk(&sk) != Some(i.invitation_id) {
+                            out.push(format!("invitation {pk}/{sk} is not keyed by its id"));
+                        }
+                        invitations.push(i);
+                    }
+                    Err(e) => out.push(format!("invitation {pk}/{sk} does not parse: {e}")),
+                }
+            }
+            ItemKind::OrgDomain => match serde_dynamo::from_item(item) {
+                Ok(d) => domains.push(d),
+                Err(e) => out.push(format!("domain {pk}/{sk} does not parse: {e}")),
+            },
+            ItemKind::DomainClaim => match serde_dynamo::from_item(item) {
+                Ok(c) => {
+                    domain_claims.insert(pk.trim_start_matches("DOMAIN#").to_owned(), c);
+                }
+                Err(e) => out.push(format!("domain claim {pk} does not parse: {e}")),
+            },
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
@@ -270,6 +299,47 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     for id in &purges {
         if orgs.get(id).is_some_and(|o| o.status == OrgStatus::Active) {
             out.push(format!("purge of live organization {id}"));
+        }
+    }
+    // One organization per domain: each claim names a live organization
+    // whose record of the domain says the same; each live organization's
+    // record has its claim; and the organization counts its records.
+    for (name, c) in &domain_claims {
+        let live = orgs
+            .get(&c.org_id.to_string())
+            .is_some_and(|o| o.status == OrgStatus::Active);
+        let record = domains
+            .iter()
+            .find(|d| d.org_id == c.org_id && d.domain.as_str() == name);
+        match record {
+            Some(d) if live && d.status == c.status && d.enrollment == c.enrollment => {}
+            _ => out.push(format!(
+                "claim of domain {name} has no matching record of a live organization"
+            )),
+        }
+    }
+    for d in &domains {
+        let live = orgs
+            .get(&d.org_id.to_string())
+            .is_some_and(|o| o.status == OrgStatus::Active);
+        if live
+            && domain_claims
+                .get(d.domain.as_str())
+                .is_none_or(|c| c.org_id != d.org_id)
+        {
+            out.push(format!("domain {} of {} has no claim of its own", d.domain, d.org_id));
+        }
+    }
+    for (id, o) in &orgs {
+        let held = domains.iter().filter(|d| d.org_id.to_string() == *id).count();
+        if o.status == OrgStatus::Active && o.domains as usize != held {
+            out.push(format!("organization {id}: counts {} domains, holds {held}", o.domains));
+        }
+    }
+    // An invitation lives in its organization's partition, and goes with it.
+    for i in &invitations {
+        if !orgs.contains_key(&i.org_id.to_string()) {
+            out.push(format!("invitation {} of no organization", i.invitation_id));
         }
     }
     out.sort();

@@ -121,6 +121,15 @@ impl SentMail {
     pub fn code(&self) -> Option<String> {
         code_in(&self.body)
     }
+
+    /// The token in an invitation: the one run of 86 URL-safe base64
+    /// characters (a link's fragment, or the token given to paste).
+    pub fn invitation_token(&self) -> Option<String> {
+        self.body
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .find(|run| run.len() == 86)
+            .map(str::to_owned)
+    }
 }
 
 /// The first run of exactly six digits in a message's text or HTML: its code.

@@ -310,6 +310,110 @@ impl TestApp {
         self.send(f, event).await
     }
 
+    /// POST /organizations/{orgId}/invitations
+    pub async fn create_invitation(&self, sub: &str, org: &str, email: &str, role: &str) -> Reply {
+        let f = &catalog::CREATE_INVITATION;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .body(json!({ "email": email, "role": role }));
+        self.send(f, event).await
+    }
+
+    /// GET /organizations/{orgId}/invitations with exactly `params` as its query.
+    pub async fn list_invitations(&self, sub: &str, org: &str, params: &[(&str, &str)]) -> Reply {
+        let f = &catalog::LIST_INVITATIONS;
+        let event = self.event(f, sub).path_param("orgId", org).queries(params);
+        self.send(f, event).await
+    }
+
+    /// POST /organizations/{orgId}/invitations/{invitationId}/resend
+    pub async fn resend_invitation(&self, sub: &str, org: &str, invitation: &str) -> Reply {
+        let f = &catalog::RESEND_INVITATION;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("invitationId", invitation);
+        self.send(f, event).await
+    }
+
+    /// DELETE /organizations/{orgId}/invitations/{invitationId}
+    pub async fn revoke_invitation(&self, sub: &str, org: &str, invitation: &str) -> Reply {
+        let f = &catalog::REVOKE_INVITATION;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("invitationId", invitation);
+        self.send(f, event).await
+    }
+
+    /// POST /invitations/accept
+    pub async fn accept_invitation(&self, sub: &str, token: &str) -> Reply {
+        let f = &catalog::ACCEPT_INVITATION;
+        self.send(f, self.event(f, sub).body(json!({ "token": token }))).await
+    }
+
+    /// POST /organizations/{orgId}/domains
+    pub async fn claim_domain(&self, sub: &str, org: &str, domain: &str) -> Reply {
+        let f = &catalog::CLAIM_DOMAIN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .body(json!({ "domain": domain }));
+        self.send(f, event).await
+    }
+
+    /// GET /organizations/{orgId}/domains
+    pub async fn list_domains(&self, sub: &str, org: &str) -> Reply {
+        let f = &catalog::LIST_DOMAINS;
+        self.send(f, self.event(f, sub).path_param("orgId", org)).await
+    }
+
+    /// POST /organizations/{orgId}/domains/{domain}/verification
+    pub async fn verify_domain(&self, sub: &str, org: &str, domain: &str, email_id: &str) -> Reply {
+        let f = &catalog::VERIFY_DOMAIN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("domain", domain)
+            .body(json!({ "emailId": email_id }));
+        self.send(f, event).await
+    }
+
+    /// PATCH /organizations/{orgId}/domains/{domain}
+    pub async fn update_domain(&self, sub: &str, org: &str, domain: &str, enrollment: &str) -> Reply {
+        let f = &catalog::UPDATE_DOMAIN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("domain", domain)
+            .body(json!({ "enrollment": enrollment }));
+        self.send(f, event).await
+    }
+
+    /// DELETE /organizations/{orgId}/domains/{domain}
+    pub async fn remove_domain(&self, sub: &str, org: &str, domain: &str) -> Reply {
+        let f = &catalog::REMOVE_DOMAIN;
+        let event = self.event(f, sub).path_param("orgId", org).path_param("domain", domain);
+        self.send(f, event).await
+    }
+
+    /// GET /me/organization-suggestions
+    pub async fn suggest_organizations(&self, sub: &str) -> Reply {
+        let f = &catalog::SUGGEST_ORGANIZATIONS;
+        self.send(f, self.event(f, sub)).await
+    }
+
+    /// POST /organizations/{orgId}/enrollment
+    pub async fn join_by_domain(&self, sub: &str, org: &str, email_id: &str) -> Reply {
+        let f = &catalog::JOIN_BY_DOMAIN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .body(json!({ "emailId": email_id }));
+        self.send(f, event).await
+    }
+
     /// The route's event as `sub` in the deployment's admin group, for a
     /// deployment admin acting on an organization.
     pub fn as_deployment_admin(&self, function: &Function, sub: &str) -> Event {

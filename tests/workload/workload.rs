@@ -89,6 +89,8 @@ enum Op {
     RemoveMember,
     DeleteOrganization,
     PurgeOrganizations,
+    ClaimDomain,
+    RemoveDomain,
 }
 
 /// How often each operation is chosen, relative to the others.
@@ -116,6 +118,8 @@ const WEIGHTS: &[(Op, u32)] = &[
     (Op::RemoveMember, 30),
     (Op::DeleteOrganization, 10),
     (Op::PurgeOrganizations, 10),
+    (Op::ClaimDomain, 20),
+    (Op::RemoveDomain, 10),
 ];
 
 const NOT_FOUND: (u16, &str) = (404, "NOT_FOUND");
@@ -128,6 +132,8 @@ const ROLE_REQUIRED: (u16, &str) = (403, "ROLE_REQUIRED");
 const LAST_OWNER: (u16, &str) = (409, "LAST_OWNER");
 /// The slugs organizations are created with: fewer than the creations, so they race.
 const SLUGS: usize = 8;
+/// The domains organizations claim: fewer than the claims, so they race.
+const DOMAINS: usize = 4;
 
 impl Op {
     fn route(self) -> &'static str {
@@ -155,6 +161,8 @@ impl Op {
             Self::RemoveMember => "DELETE /organizations/{orgId}/members/{userId}",
             Self::DeleteOrganization => "DELETE /organizations/{orgId}",
             Self::PurgeOrganizations => "purge-organizations (the schedule)",
+            Self::ClaimDomain => "POST /organizations/{orgId}/domains",
+            Self::RemoveDomain => "DELETE /organizations/{orgId}/domains/{domain}",
         }
     }
 
@@ -268,6 +276,29 @@ impl Op {
             ),
             Self::DeleteOrganization => (202, &[NOT_FOUND, INACTIVE, NO_ORGANIZATION, ROLE_REQUIRED, UNAVAILABLE]),
             Self::PurgeOrganizations => (200, &[UNAVAILABLE]),
+            Self::ClaimDomain => (
+                201,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    NO_ORGANIZATION,
+                    ROLE_REQUIRED,
+                    (409, "DOMAIN_TAKEN"),
+                    (409, "DOMAIN_LIMIT_REACHED"),
+                    UNAVAILABLE,
+                ],
+            ),
+            Self::RemoveDomain => (
+                204,
+                &[
+                    NOT_FOUND,
+                    INACTIVE,
+                    NO_ORGANIZATION,
+                    ROLE_REQUIRED,
+                    (404, "DOMAIN_NOT_FOUND"),
+                    UNAVAILABLE,
+                ],
+            ),
         }
     }
 }
@@ -466,6 +497,14 @@ impl World {
                 app.remove_member(sub, &self.org(rng), &target).await
             }
             Op::DeleteOrganization => app.delete_organization(sub, &self.org(rng), "*").await,
+            Op::ClaimDomain => {
+                let domain = format!("d{}.example", rng.random_range(0..DOMAINS));
+                app.claim_domain(sub, &self.org(rng), &domain).await
+            }
+            Op::RemoveDomain => {
+                let domain = format!("d{}.example", rng.random_range(0..DOMAINS));
+                app.remove_domain(sub, &self.org(rng), &domain).await
+            }
             Op::PurgeOrganizations => {
                 let response = match app.purge_organizations().await {
                     Ok(_) => user_service::http::response::empty(lambda_http::http::StatusCode::OK),

@@ -57,7 +57,8 @@ pub const DELETE_ORGANIZATION: Function = Function {
         "/organizations/{orgId}",
         Access::User,
         "Deletes an organization (owners; If-Match): gone at once to readers, its members removed after.",
-        &["GetItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+        // Query: its domains, whose claims the deletion releases.
+        &["GetItem", "Query", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
     )
 };
 /// `GET /organizations/{orgId}/members`: owners and admins page through the members.
@@ -91,6 +92,146 @@ pub const REMOVE_MEMBER: Function = Function {
         Access::User,
         "Removes a member (owners and admins), or the caller leaves (their own userId); an organization keeps an owner.",
         &["GetItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
+/// `POST /organizations/{orgId}/invitations`: an owner or admin invites an address in a role.
+pub const CREATE_INVITATION: Function = Function {
+    reads_verification_key: true,
+    sends_email: true,
+    ..http(
+        "create-invitation",
+        "POST",
+        "/organizations/{orgId}/invitations",
+        Access::User,
+        "Invites an address to an organization in a role, by mail (owners and admins; owners alone invite owners; inviting again resends).",
+        // The organization, the actor, the invitation and its two counters: one transaction.
+        &["GetItem", "PutItem", "ConditionCheckItem"],
+    )
+};
+/// `GET /organizations/{orgId}/invitations`: owners and admins page through the pending invitations.
+pub const LIST_INVITATIONS: Function = Function {
+    ..http(
+        "list-invitations",
+        "GET",
+        "/organizations/{orgId}/invitations",
+        Access::User,
+        "Lists an organization's pending invitations, a page at a time (owners and admins).",
+        &["GetItem", "Query"],
+    )
+};
+/// `POST /organizations/{orgId}/invitations/{invitationId}/resend`: a new link for a pending invitation.
+pub const RESEND_INVITATION: Function = Function {
+    reads_verification_key: true,
+    sends_email: true,
+    ..http(
+        "resend-invitation",
+        "POST",
+        "/organizations/{orgId}/invitations/{invitationId}/resend",
+        Access::User,
+        "Sends a pending invitation again with a new link, which ends the one before (owners and admins; counted).",
+        &["GetItem", "PutItem", "ConditionCheckItem"],
+    )
+};
+/// `DELETE /organizations/{orgId}/invitations/{invitationId}`: an owner or admin revokes an invitation.
+pub const REVOKE_INVITATION: Function = Function {
+    ..http(
+        "revoke-invitation",
+        "DELETE",
+        "/organizations/{orgId}/invitations/{invitationId}",
+        Access::User,
+        "Revokes a pending invitation: its link works no more (owners and admins; owners alone revoke an owner's).",
+        &["GetItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
+/// `POST /invitations/accept`: the caller accepts an invitation to an address they hold, verified.
+pub const ACCEPT_INVITATION: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "accept-invitation",
+        "POST",
+        "/invitations/accept",
+        Access::User,
+        "Accepts an invitation with its mailed token: the caller, holding the address verified, joins in its role (idempotent).",
+        // Both halves, the caller's count, the organization, the invitation used up, the claim and the record: one transaction.
+        &["GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
+/// `POST /organizations/{orgId}/domains`: an owner or admin claims a mail domain.
+pub const CLAIM_DOMAIN: Function = Function {
+    ..http(
+        "claim-domain",
+        "POST",
+        "/organizations/{orgId}/domains",
+        Access::User,
+        "Claims a mail domain for an organization, pending until proved (owners and admins; one organization per domain; no consumer or disposable domain).",
+        // The record, the claim (and a lapsed one's organization), the counts, the actor: one transaction.
+        &["GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
+/// `GET /organizations/{orgId}/domains`: owners and admins list the domains.
+pub const LIST_DOMAINS: Function = Function {
+    ..http(
+        "list-domains",
+        "GET",
+        "/organizations/{orgId}/domains",
+        Access::User,
+        "Lists an organization's domains, their status and enrollment (owners and admins).",
+        &["GetItem", "Query"],
+    )
+};
+/// `POST /organizations/{orgId}/domains/{domain}/verification`: proved by the actor's verified address there.
+pub const VERIFY_DOMAIN: Function = Function {
+    ..http(
+        "verify-domain",
+        "POST",
+        "/organizations/{orgId}/domains/{domain}/verification",
+        Access::User,
+        "Verifies an organization's domain with one of the caller's own addresses at it, verified by code (owners and admins).",
+        &["GetItem", "UpdateItem", "ConditionCheckItem"],
+    )
+};
+/// `PATCH /organizations/{orgId}/domains/{domain}`: the domain's enrollment mode.
+pub const UPDATE_DOMAIN: Function = Function {
+    ..http(
+        "update-domain",
+        "PATCH",
+        "/organizations/{orgId}/domains/{domain}",
+        Access::User,
+        "Sets how users at a verified domain meet the organization: none, suggest or invite (owners and admins).",
+        &["GetItem", "UpdateItem", "ConditionCheckItem"],
+    )
+};
+/// `DELETE /organizations/{orgId}/domains/{domain}`: the domain removed, its claim free.
+pub const REMOVE_DOMAIN: Function = Function {
+    ..http(
+        "remove-domain",
+        "DELETE",
+        "/organizations/{orgId}/domains/{domain}",
+        Access::User,
+        "Removes a domain from an organization; its claim is free at once (owners and admins).",
+        &["GetItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
+/// `GET /me/organization-suggestions`: organizations the caller may join by a domain.
+pub const SUGGEST_ORGANIZATIONS: Function = Function {
+    ..http(
+        "suggest-organizations",
+        "GET",
+        "/me/organization-suggestions",
+        Access::User,
+        "Lists the organizations the caller may join by the verified domain of one of their verified addresses.",
+        &["GetItem", "Query"],
+    )
+};
+/// `POST /organizations/{orgId}/enrollment`: the caller joins by their address at an inviting domain.
+pub const JOIN_BY_DOMAIN: Function = Function {
+    ..http(
+        "join-by-domain",
+        "POST",
+        "/organizations/{orgId}/enrollment",
+        Access::User,
+        "Joins an organization whose verified domain invites its users, by the caller's verified address there (idempotent).",
+        &["GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"],
     )
 };
 /// Deleted organizations' members are removed, a page at a time: each run

@@ -74,6 +74,9 @@ pub const SETTINGS: &[Setting] = &[
     GSI2_TARGET_UTILIZATION,
     MAX_EMAILS_PER_USER,
     MAX_ORGANIZATIONS_PER_USER,
+    INVITATION_TTL_HOURS,
+    MAX_INVITATIONS_PER_ADDRESS,
+    MAX_INVITATIONS_PER_ORGANIZATION,
     VERIFICATION_TTL_SECONDS,
     ADDRESS_RECOVERY_DAYS,
     VERIFICATION_CODE_TTL_SECONDS,
@@ -106,6 +109,7 @@ pub const SETTINGS: &[Setting] = &[
     LEGACY_PASSWORD_MIGRATION,
     ADMIN_GROUP,
     ADDRESS_RECOVERY_URL,
+    INVITATION_URL,
     REAUTHENTICATION_WINDOW_SECONDS,
     USER_POOL_ID,
     AVAILABILITY_CHECKS_PER_USER,
@@ -122,6 +126,20 @@ pub const SETTINGS: &[Setting] = &[
     AWS_LAMBDA_FUNCTION_NAME,
     RUST_LOG,
 ];
+
+/// Sends of one invitation (the first and its resends) in a rolling 24
+/// hours: one organization takes at most this share of an address's
+/// `MAX_INVITATIONS_PER_ADDRESS`. Not a setting: the arithmetic of the limits.
+pub const INVITATION_SENDS_PER_DAY: u32 = 3;
+
+/// How long a pending domain claim holds its domain against other
+/// organizations, in days: after it, another organization may take it
+/// over, so nobody squats a company's domain by claiming it first.
+pub const DOMAIN_PENDING_DAYS: i64 = 7;
+
+/// Most domains one organization claims: its deletion releases every claim
+/// in its own transaction.
+pub const MAX_DOMAINS_PER_ORGANIZATION: u32 = 10;
 
 /// A user's codes for one address that the address's count never refuses, so a
 /// stranger's codes cannot keep the owner from adding and verifying it: the code

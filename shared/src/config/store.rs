@@ -1,11 +1,12 @@
 //! What the store needs to know: the table, and the limits it enforces in its writes.
 
 use super::{
-    ADDRESS_RECOVERY_DAYS, AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, MAX_EMAILS_PER_USER,
-    MAX_ORGANIZATIONS_PER_USER, TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS,
-    VERIFICATION_MAX_CODES_PER_ADDRESS, VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
-    VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_USER,
-    VERIFICATION_RESEND_INTERVAL_SECONDS, VERIFICATION_TTL_SECONDS, override_number, required,
+    ADDRESS_RECOVERY_DAYS, AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, INVITATION_TTL_HOURS,
+    MAX_EMAILS_PER_USER, MAX_INVITATIONS_PER_ADDRESS, MAX_INVITATIONS_PER_ORGANIZATION, MAX_ORGANIZATIONS_PER_USER,
+    TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS, VERIFICATION_MAX_CODES_PER_ADDRESS,
+    VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
+    VERIFICATION_MAX_WRONG_CODES_PER_USER, VERIFICATION_RESEND_INTERVAL_SECONDS, VERIFICATION_TTL_SECONDS,
+    override_number, required,
 };
 
 const DAY_SECONDS: i64 = 86_400;
@@ -46,6 +47,12 @@ pub struct StoreConfig {
     /// How long the address a switch moved away from can recover the account,
     /// and stays reserved to it.
     pub address_recovery_seconds: i64,
+    /// How long an invitation's token works, from its last send.
+    pub invitation_ttl_seconds: i64,
+    /// Invitations one address may receive a day, from all organizations.
+    pub max_invitations_per_address: u32,
+    /// Invitations one organization may send a day.
+    pub max_invitations_per_organization: u32,
 }
 
 impl StoreConfig {
@@ -90,6 +97,9 @@ impl StoreConfig {
             max_availability_checks: AVAILABILITY_CHECKS_PER_USER.default_number(),
             max_exports: EXPORTS_PER_USER.default_number(),
             address_recovery_seconds: i64::from(ADDRESS_RECOVERY_DAYS.default_number()) * DAY_SECONDS,
+            invitation_ttl_seconds: i64::from(INVITATION_TTL_HOURS.default_number()) * 3_600,
+            max_invitations_per_address: MAX_INVITATIONS_PER_ADDRESS.default_number(),
+            max_invitations_per_organization: MAX_INVITATIONS_PER_ORGANIZATION.default_number(),
         }
     }
 
@@ -120,6 +130,14 @@ impl StoreConfig {
         set(&mut c.max_codes_per_user, VERIFICATION_MAX_CODES_PER_USER)?;
         set(&mut c.max_availability_checks, AVAILABILITY_CHECKS_PER_USER)?;
         set(&mut c.max_exports, EXPORTS_PER_USER)?;
+        set(&mut c.max_invitations_per_address, MAX_INVITATIONS_PER_ADDRESS)?;
+        set(
+            &mut c.max_invitations_per_organization,
+            MAX_INVITATIONS_PER_ORGANIZATION,
+        )?;
+        let mut hours = INVITATION_TTL_HOURS.default_number();
+        set(&mut hours, INVITATION_TTL_HOURS)?;
+        c.invitation_ttl_seconds = i64::from(hours) * 3_600;
         let set_seconds = |target: &mut i64, setting| override_number(&lookup, target, setting);
         set_seconds(&mut c.verification_ttl_seconds, VERIFICATION_TTL_SECONDS)?;
         set_seconds(&mut c.code_ttl_seconds, VERIFICATION_CODE_TTL_SECONDS)?;

@@ -38,6 +38,26 @@ pub struct AccountExport {
     pub recoveries: Vec<RecoveryExport>,
     /// The organizations the user belongs to, and their role in each.
     pub memberships: Vec<MembershipExport>,
+    /// Invitations to the user's verified addresses, not yet accepted.
+    pub invitations: Vec<InvitationExport>,
+}
+
+/// An invitation to one of the user's verified addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvitationExport {
+    /// The invitation.
+    pub invitation_id: super::invitation::InvitationId,
+    /// The organization that invites.
+    pub org_id: super::organization::OrgId,
+    /// The address invited.
+    pub email: super::email_address::EmailAddress,
+    /// The role accepting gives.
+    pub role: super::organization::Role,
+    /// When its last mail went out.
+    pub sent_at: Timestamp,
+    /// When its link lapses.
+    pub expires_at: Timestamp,
 }
 
 /// One organization the user belongs to.

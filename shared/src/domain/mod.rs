@@ -7,7 +7,9 @@ mod email_address;
 mod export;
 mod ids;
 mod invalid;
+mod invitation;
 mod new_account;
+mod org_domain;
 mod organization;
 mod person;
 mod profile;
@@ -15,13 +17,17 @@ mod timestamp;
 
 pub use email_address::EmailAddress;
 pub use export::{
-    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, LimitExport, LimitKind, MembershipExport,
-    PendingVerification, ProfileExport, RecoveryExport, SwitchExport,
+    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, InvitationExport, LimitExport, LimitKind,
+    MembershipExport, PendingVerification, ProfileExport, RecoveryExport, SwitchExport,
 };
 pub use ids::{EmailId, ImportKey, PENDING_USER_PREFIX, UserId};
 pub use invalid::Invalid;
+pub use invitation::{Invitation, InvitationId};
 pub use new_account::{AdditionalEmail, NewAccount, NewUser};
-pub use organization::{Actor, Membership, NewOrganization, OrgId, OrgName, Organization, Power, Role, Slug};
+pub use org_domain::{AddressRules, DomainStatus, DomainView, Enrollment, OrgDomain};
+pub use organization::{
+    Actor, Membership, NewOrganization, OrgId, OrgName, Organization, OrganizationPatch, Power, Role, Slug,
+};
 pub use person::{PersonName, Phone};
 pub use profile::{Account, Email, IfMatch, ListPosition, Profile, ProfilePatch, UserStatus, UserSummary};
 pub use timestamp::Timestamp;

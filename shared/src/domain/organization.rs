@@ -31,6 +31,16 @@ impl OrgId {
             .map(Self)
             .ok_or(Invalid("must be an organization id (a lower-case UUID)"))
     }
+
+    /// Its 16 bytes, as an invitation token carries them.
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        self.0.as_bytes()
+    }
+
+    /// The id 16 bytes name.
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(Uuid::from_bytes(bytes))
+    }
 }
 
 impl Default for OrgId {
@@ -209,6 +219,19 @@ impl Actor {
     }
 }
 
+/// A change of an organization (`PATCH /organizations/{orgId}`): its name,
+/// its address rules, or both.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OrganizationPatch {
+    /// A new name.
+    #[serde(default)]
+    pub name: Option<OrgName>,
+    /// New address rules, whole.
+    #[serde(default)]
+    pub rules: Option<super::org_domain::AddressRules>,
+}
+
 /// An organization as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -223,6 +246,8 @@ pub struct Organization {
     pub version: u64,
     /// How many owners it has: never fewer than one while it lives.
     pub owners: u32,
+    /// What it requires of the address a member joins with.
+    pub rules: super::org_domain::AddressRules,
     /// Who created it: its events say so; the API does not show it.
     #[serde(skip)]
     pub created_by: UserId,

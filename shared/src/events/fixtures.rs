@@ -58,6 +58,7 @@ pub(super) fn user(profile: Profile) -> Image {
 pub(super) fn organization(version: u64, deleting: bool, name: &str) -> Image {
     Image::Organization {
         organization: crate::domain::Organization {
+            rules: Default::default(),
             org_id: crate::domain::OrgId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c").unwrap(),
             name: crate::domain::OrgName::parse(name).unwrap(),
             slug: crate::domain::Slug::parse("acme").unwrap(),

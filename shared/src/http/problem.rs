@@ -20,9 +20,10 @@ pub struct Problem {
     pub field: Option<String>,
     /// After a wrong verification code: how many more tries the code allows.
     pub attempts_left: Option<u32>,
-    /// Why an address is not accepted (`ADDRESS_NOT_ALLOWED`): `subaddress`,
-    /// `disposable_domain` or `domain_not_allowed`.
-    pub reason: Option<crate::address_policy::Refusal>,
+    /// Why an address or a domain is not accepted (`ADDRESS_NOT_ALLOWED`:
+    /// `subaddress`, `disposable_domain` or `domain_not_allowed`;
+    /// `DOMAIN_NOT_ALLOWED`: `consumer_domain` or `disposable_domain`).
+    pub reason: Option<Reason>,
     /// Seconds the client should wait before retrying, sent as `Retry-After`.
     pub retry_after_secs: Option<u64>,
     /// `REAUTHENTICATION_REQUIRED`: how recent a sign-in must be, in seconds,
@@ -82,6 +83,16 @@ pub const CODES: &[&str] = &[
     "LAST_OWNER",
     "SLUG_TAKEN",
     "ORGANIZATION_LIMIT_REACHED",
+    "INVITATION_NOT_FOUND",
+    "INVITATION_EXPIRED",
+    "INVITATION_ADDRESS_NOT_HELD",
+    "DOMAIN_TAKEN",
+    "DOMAIN_NOT_ALLOWED",
+    "DOMAIN_NOT_FOUND",
+    "DOMAIN_NOT_PROVEN",
+    "DOMAIN_NOT_VERIFIED",
+    "DOMAIN_LIMIT_REACHED",
+    "ENROLLMENT_NOT_OPEN",
     "VERIFICATION_FAILED",
     "VERIFICATION_EXPIRED",
     "TOO_MANY_ATTEMPTS",
@@ -89,6 +100,26 @@ pub const CODES: &[&str] = &[
     "SERVICE_UNAVAILABLE",
     "INTERNAL",
 ];
+
+/// Why an address or a domain is refused: a byte, not the code's text, so
+/// every `Result<_, Problem>` stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The deployment's or an organization's address rules refuse an address.
+    Address(crate::address_policy::Refusal),
+    /// A domain cannot be an organization's.
+    Domain(crate::org_policy::DomainRefusal),
+}
+
+impl Reason {
+    /// The stable reason code of the body.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Address(refusal) => refusal.code(),
+            Self::Domain(refusal) => refusal.code(),
+        }
+    }
+}
 
 impl Problem {
     /// A problem with no field, attempts or retry hint; `code` must be one of [`CODES`].
@@ -257,7 +288,7 @@ impl Problem {
             code: self.code,
             field: self.field.as_deref(),
             attempts_left: self.attempts_left,
-            reason: self.reason.map(crate::address_policy::Refusal::code),
+            reason: self.reason.map(Reason::code),
             max_age: self.max_age_secs,
         };
         let json = serde_json::to_string(&body).unwrap_or_default();

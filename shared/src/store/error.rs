@@ -303,6 +303,37 @@ pub enum StoreError {
     /// Another organization holds the slug.
     #[error("the slug is taken")]
     SlugTaken,
+    /// No such invitation: never made, revoked, accepted, replaced by a
+    /// newer mail, or its organization deleted (not told apart).
+    #[error("no such invitation")]
+    InvitationNotFound,
+    /// The invitation's link has lapsed: its organization may send a new one.
+    #[error("the invitation has expired")]
+    InvitationExpired,
+    /// The caller does not hold the invited address verified.
+    #[error("the invited address is not the caller's, verified")]
+    InvitationAddressNotHeld,
+    /// Another organization holds the domain (or this one does already).
+    #[error("the domain is claimed")]
+    DomainTaken,
+    /// The domain cannot be an organization's: a consumer or disposable one.
+    #[error("the domain cannot be claimed: {0}")]
+    DomainNotClaimable(crate::org_policy::DomainRefusal),
+    /// The organization has no such domain (never claimed, removed, or taken over once lapsed).
+    #[error("no such domain")]
+    DomainNotFound,
+    /// The actor named no address of theirs, verified, at the domain.
+    #[error("no verified address of the actor's at the domain")]
+    DomainNotProven,
+    /// Enrollment needs the domain verified first.
+    #[error("the domain is not verified")]
+    DomainNotVerified,
+    /// The organization claims the most domains it may.
+    #[error("the organization claims the most domains it may")]
+    DomainLimitReached,
+    /// No verified domain of the organization invites the address's users.
+    #[error("the organization does not enroll this address")]
+    NotEnrollable,
     /// The user belongs to the configured maximum of organizations.
     #[error("the user belongs to the maximum number of organizations")]
     OrganizationLimitReached,

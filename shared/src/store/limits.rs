@@ -45,6 +45,10 @@ pub struct Seen {
     pub exports: Option<LimitItem>,
     /// A network source's recovery links that undid nothing.
     pub recovery_guesses: Option<LimitItem>,
+    /// Invitations sent to an address, by any organization.
+    pub invitations_to: Option<LimitItem>,
+    /// Invitations an organization sent.
+    pub invitations_by: Option<LimitItem>,
 }
 
 impl Seen {
@@ -59,6 +63,8 @@ impl Seen {
             Counter::AvailabilityChecks => self.availability_checks.as_ref(),
             Counter::Exports => self.exports.as_ref(),
             Counter::RecoveryGuesses => self.recovery_guesses.as_ref(),
+            Counter::InvitationsTo => self.invitations_to.as_ref(),
+            Counter::InvitationsBy => self.invitations_by.as_ref(),
         }
     }
 
@@ -73,6 +79,8 @@ impl Seen {
             Counter::AvailabilityChecks => self.availability_checks = item,
             Counter::Exports => self.exports = item,
             Counter::RecoveryGuesses => self.recovery_guesses = item,
+            Counter::InvitationsTo => self.invitations_to = item,
+            Counter::InvitationsBy => self.invitations_by = item,
         }
     }
 }

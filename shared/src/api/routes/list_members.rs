@@ -2,8 +2,7 @@
 
 use lambda_http::Request;
 
-use super::list_users::query::{DEFAULT_LIMIT, optional_param, parse_limit};
-use super::orgs::org_param;
+use super::orgs::{org_param, page_query};
 use super::{Example, Reads};
 use crate::catalog;
 use crate::domain::{OrgId, UserId};
@@ -45,13 +44,7 @@ pub struct MembersQuery {
 /// The organization and the page asked for.
 pub fn parse(req: &Request) -> Result<MembersQuery, Problem> {
     let org = org_param(req)?;
-    let limit = match optional_param(req, "limit")? {
-        None => DEFAULT_LIMIT,
-        Some(raw) => parse_limit(raw).map_err(|e| Problem::validation("limit", e))?,
-    };
-    let after = optional_param(req, "after")?
-        .map(|raw| UserId::parse_sub(raw).map_err(|e| Problem::validation("after", e)))
-        .transpose()?;
+    let (limit, after) = page_query(req, UserId::parse_sub)?;
     Ok(MembersQuery { org, limit, after })
 }
 

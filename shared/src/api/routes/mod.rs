@@ -101,8 +101,11 @@ macro_rules! route {
 }
 
 // >>> generated: routes. Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this block.
+pub mod accept_invitation;
 pub mod add_email;
 pub mod check_email;
+pub mod claim_domain;
+pub mod create_invitation;
 pub mod create_organization;
 pub mod delete_account;
 pub mod delete_organization;
@@ -112,20 +115,29 @@ pub mod get_account;
 pub mod get_email;
 pub mod get_organization;
 pub mod get_profile;
+pub mod join_by_domain;
+pub mod list_domains;
 pub mod list_emails;
+pub mod list_invitations;
 pub mod list_members;
 pub mod list_my_organizations;
 pub mod list_users;
 pub mod recover_account;
 pub mod recovery_page;
+pub mod remove_domain;
 pub mod remove_email;
 pub mod remove_member;
+pub mod resend_invitation;
+pub mod revoke_invitation;
 pub mod send_verification;
 pub mod set_member_role;
 pub mod set_primary_email;
 pub mod set_user_status;
+pub mod suggest_organizations;
+pub mod update_domain;
 pub mod update_organization;
 pub mod update_profile;
+pub mod verify_domain;
 pub mod verify_email;
 
 /// Every HTTP route, in the catalog's order.
@@ -156,6 +168,18 @@ pub static ROUTES: &[&dyn Route] = &[
     &list_members::ListMembers,
     &set_member_role::SetMemberRole,
     &remove_member::RemoveMember,
+    &create_invitation::CreateInvitation,
+    &list_invitations::ListInvitations,
+    &resend_invitation::ResendInvitation,
+    &revoke_invitation::RevokeInvitation,
+    &accept_invitation::AcceptInvitation,
+    &claim_domain::ClaimDomain,
+    &list_domains::ListDomains,
+    &verify_domain::VerifyDomain,
+    &update_domain::UpdateDomain,
+    &remove_domain::RemoveDomain,
+    &suggest_organizations::SuggestOrganizations,
+    &join_by_domain::JoinByDomain,
 ];
 // <<< generated: routes
 

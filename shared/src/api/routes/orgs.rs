@@ -5,7 +5,7 @@
 use lambda_http::Request;
 use serde::Serialize;
 
-use crate::domain::{OrgId, Organization, Role, UserId};
+use crate::domain::{InvitationId, OrgDomain, OrgId, Organization, Role, UserId};
 use crate::http::Problem;
 use crate::http::request::path_param;
 
@@ -17,6 +17,33 @@ pub fn org_param(req: &Request) -> Result<OrgId, Problem> {
 /// The `{userId}` of the path: a member, by their sub.
 pub fn member_param(req: &Request) -> Result<UserId, Problem> {
     path_param(req, "userId", UserId::parse_sub)
+}
+
+/// The `{invitationId}` of the path.
+pub fn invitation_param(req: &Request) -> Result<InvitationId, Problem> {
+    path_param(req, "invitationId", InvitationId::parse)
+}
+
+/// The `{domain}` of the path.
+pub fn domain_param(req: &Request) -> Result<OrgDomain, Problem> {
+    path_param(req, "domain", OrgDomain::parse)
+}
+
+/// A page's query of an organization's list: `limit` (1 to 100, 50 by
+/// default) and `after`, the previous page's last entry, as `after` parses it.
+pub fn page_query<T>(
+    req: &Request,
+    after: impl Fn(&str) -> Result<T, crate::domain::Invalid>,
+) -> Result<(usize, Option<T>), Problem> {
+    use super::list_users::query::{DEFAULT_LIMIT, optional_param, parse_limit};
+    let limit = match optional_param(req, "limit")? {
+        None => DEFAULT_LIMIT,
+        Some(raw) => parse_limit(raw).map_err(|e| Problem::validation("limit", e))?,
+    };
+    let after = optional_param(req, "after")?
+        .map(|raw| after(raw).map_err(|e| Problem::validation("after", e)))
+        .transpose()?;
+    Ok((limit, after))
 }
 
 /// An organization as its members see it, with the caller's role (none for
@@ -32,7 +59,7 @@ pub struct OrganizationView<'a> {
 }
 
 #[cfg(feature = "aws")]
-pub use handling::{acting, audited};
+pub use handling::{acting, audited, deliver_invitation};
 
 #[cfg(feature = "aws")]
 mod handling {
@@ -40,6 +67,33 @@ mod handling {
     use crate::audit::OrgAction;
     use crate::domain::{Actor, OrgId, UserId};
     use crate::http::{Caller, Failure};
+    use crate::mail::{InvitationLink, Mail};
+    use crate::store::Invited;
+
+    /// Mails an invitation. A failed delivery loses nothing: the invitation
+    /// stands and can be sent again, so it is logged (without the address or
+    /// the token), not returned.
+    pub async fn deliver_invitation(app: &App, invited: &Invited) {
+        let id = invited.invitation.invitation_id;
+        let Some(sender) = &app.sender else {
+            tracing::error!(invitation_id = %id, "invitation not delivered: this function has no sender (catalog: sends_email)");
+            return;
+        };
+        let accept = InvitationLink {
+            token: invited.token.encode(),
+            page: app.invitation_page.clone(),
+        };
+        let mail = Mail::Invitation {
+            invitation_id: id,
+            org_name: &invited.org_name,
+            role: invited.invitation.role,
+            accept: &accept,
+            valid_until: invited.invitation.expires_at,
+        };
+        if let Err(err) = sender.send(&invited.invitation.email, &mail).await {
+            tracing::error!(invitation_id = %id, cause = %crate::error::chain(&err), "invitation not delivered");
+        }
+    }
 
     /// Who the caller acts as: a deployment admin (`ADMIN_GROUP`) on any
     /// organization, audited, whose own profile each write checks; anyone

@@ -1,12 +1,12 @@
-//! PATCH /organizations/{orgId}: an owner or admin renames the organization, under If-Match.
+//! PATCH /organizations/{orgId}: an owner or admin renames the organization,
+//! or changes its address rules, under If-Match.
 
 use lambda_http::Request;
-use serde::Deserialize;
 
 use super::orgs::org_param;
 use super::{Example, Reads};
 use crate::catalog;
-use crate::domain::{IfMatch, OrgId, OrgName};
+use crate::domain::{IfMatch, OrgId, OrganizationPatch};
 use crate::http::Problem;
 use crate::http::request::{if_match, json_body};
 
@@ -35,23 +35,20 @@ route! {
     ],
 }
 
-/// The body: the new name.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Payload {
-    name: OrgName,
-}
-
-/// The organization, the `If-Match` precondition (the organization's ETag) and the new name.
-pub fn parse(req: &Request) -> Result<(OrgId, IfMatch, OrgName), Problem> {
+/// The organization, the `If-Match` precondition (the organization's ETag)
+/// and the change: a name, rules, or both; an empty change is bad input.
+pub fn parse(req: &Request) -> Result<(OrgId, IfMatch, OrganizationPatch), Problem> {
     let org = org_param(req)?;
     let precondition = if_match(req)?;
-    let Payload { name } = json_body(req)?;
-    Ok((org, precondition, name))
+    let patch: OrganizationPatch = json_body(req)?;
+    if patch.name.is_none() && patch.rules.is_none() {
+        return Err(Problem::validation("name", "give a name, rules, or both"));
+    }
+    Ok((org, precondition, patch))
 }
 
 #[cfg(fuzzing)]
-fn admitted(_: &Request, _: &(OrgId, IfMatch, OrgName)) {}
+fn admitted(_: &Request, _: &(OrgId, IfMatch, OrganizationPatch)) {}
 
 #[cfg(feature = "aws")]
 pub use handler::handle;
@@ -74,14 +71,15 @@ mod handler {
     }
 
     async fn run(app: &App, caller: Caller, req: Request) -> Result<Response<Body>, Failure> {
-        let (org, precondition, name) = super::parse(&req)?;
+        let (org, precondition, patch) = super::parse(&req)?;
         let actor = acting(app, &caller);
-        let renamed = app
+        let updated = app
             .store
-            .rename_organization(&actor, org, &precondition, &name, app.clock.now())
+            .update_organization(&actor, org, &precondition, &patch, app.clock.now())
             .await
             .map_err(Failure::from);
-        let organization = audited("rename", &actor, org, None, renamed)?;
+        let action = if patch.rules.is_some() { "set_rules" } else { "rename" };
+        let organization = audited(action, &actor, org, None, updated)?;
         response::organization(
             organization.version,
             &OrganizationView {

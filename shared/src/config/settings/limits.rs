@@ -30,6 +30,52 @@ pub const MAX_ORGANIZATIONS_PER_USER: Setting = Setting {
     reaches: Reaches::Every(From::Parameter),
 };
 
+/// How long an invitation's token works, from its last send.
+pub const INVITATION_TTL_HOURS: Setting = Setting {
+    variable: Some("INVITATION_TTL_HOURS"),
+    parameter: Some("InvitationTtlHours"),
+    value: Value::Number(Range {
+        default: 168,
+        min: 1,
+        max: Some(720),
+    }),
+    about: "How long an invitation's link works, from its last send (hours).",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
+/// Invitations one address may receive in a rolling 24 hours, from every organization together.
+pub const MAX_INVITATIONS_PER_ADDRESS: Setting = Setting {
+    variable: Some("MAX_INVITATIONS_PER_ADDRESS"),
+    parameter: Some("MaxInvitationsPerAddress"),
+    value: Value::Number(Range {
+        default: 10,
+        min: 1,
+        max: Some(100),
+    }),
+    about: "Invitation mails one address may receive in a rolling 24 hours, from all organizations together.",
+    why: &[
+        "No organization, and no stranger who makes organizations, floods an inbox: one invitation is sent at most 3 times a day, and an address gets at most this many from everyone.",
+    ],
+    reaches: Reaches::Every(From::Parameter),
+};
+
+/// Invitations one organization may send in a rolling 24 hours.
+pub const MAX_INVITATIONS_PER_ORGANIZATION: Setting = Setting {
+    variable: Some("MAX_INVITATIONS_PER_ORGANIZATION"),
+    parameter: Some("MaxInvitationsPerOrganization"),
+    value: Value::Number(Range {
+        default: 500,
+        min: 1,
+        max: Some(100_000),
+    }),
+    about: "Invitation mails one organization may send in a rolling 24 hours.",
+    why: &[
+        "Bounds what one organization costs in SES sends and reputation; a larger company raises it, or enrolls by its verified domain.",
+    ],
+    reaches: Reaches::Every(From::Parameter),
+};
+
 /// How long an unverified address holds its claim, from the user's first add of it in the last 24 hours; resends never extend it.
 pub const VERIFICATION_TTL_SECONDS: Setting = Setting {
     variable: Some("VERIFICATION_TTL_SECONDS"),

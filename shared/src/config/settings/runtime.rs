@@ -98,6 +98,23 @@ pub const ADDRESS_RECOVERY_URL: Setting = Setting {
     ),
 };
 
+/// The page an invitation's link opens, with the token in its fragment.
+pub const INVITATION_URL: Setting = Setting {
+    variable: Some("INVITATION_URL"),
+    parameter: Some("InvitationUrl"),
+    value: Value::Text {
+        default: Some(""),
+        pattern: Some("^(https://[^ #]+)?$"),
+        constraint: None,
+    },
+    about: "The page of your product that accepts an invitation: the mail links to it with the token after `#token=`, and the page posts it to POST /invitations/accept for the signed-in user. Empty: the mail gives the token to paste.",
+    why: &[
+        "Accepting needs the invitee signed in (their token's sub, and an address of theirs verified), which only your product's pages have.",
+        "The token rides in the fragment, which browsers never send: it stays out of access logs and Referer headers.",
+    ],
+    reaches: Reaches::Functions(Need::Mail, From::Parameter),
+};
+
 /// The SES configuration set every message goes through.
 pub const SES_CONFIGURATION_SET: Setting = Setting {
     variable: Some("SES_CONFIGURATION_SET"),

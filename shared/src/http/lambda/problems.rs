@@ -57,7 +57,17 @@ impl From<&StoreError> for Problem {
                     "Address not allowed",
                     refusal.to_string(),
                 );
-                problem.reason = Some(refusal);
+                problem.reason = Some(crate::http::problem::Reason::Address(refusal));
+                problem
+            }
+            &E::DomainNotClaimable(refusal) => {
+                let mut problem = Self::new(
+                    S::UNPROCESSABLE_ENTITY,
+                    "DOMAIN_NOT_ALLOWED",
+                    "Domain not allowed",
+                    refusal.to_string(),
+                );
+                problem.reason = Some(crate::http::problem::Reason::Domain(refusal));
                 problem
             }
             E::LimitReached => Self::new(
@@ -131,6 +141,60 @@ impl From<&StoreError> for Problem {
                 "SLUG_TAKEN",
                 "Slug taken",
                 "Another organization uses this slug.",
+            ),
+            E::InvitationNotFound => Self::new(
+                S::NOT_FOUND,
+                "INVITATION_NOT_FOUND",
+                "Invitation not found",
+                "This invitation is unknown, was revoked or used already, or a newer mail replaced it.",
+            ),
+            E::InvitationExpired => Self::new(
+                S::GONE,
+                "INVITATION_EXPIRED",
+                "Invitation expired",
+                "This invitation has expired: ask the organization to send it again.",
+            ),
+            E::InvitationAddressNotHeld => Self::new(
+                S::FORBIDDEN,
+                "INVITATION_ADDRESS_NOT_HELD",
+                "Invitation for another address",
+                "This invitation is for an address your account does not hold verified: add and verify it first.",
+            ),
+            E::DomainTaken => Self::new(
+                S::CONFLICT,
+                "DOMAIN_TAKEN",
+                "Domain taken",
+                "An organization holds this domain already.",
+            ),
+            E::DomainNotFound => Self::new(
+                S::NOT_FOUND,
+                "DOMAIN_NOT_FOUND",
+                "Domain not found",
+                "The organization has no such domain.",
+            ),
+            E::DomainNotProven => Self::new(
+                S::CONFLICT,
+                "DOMAIN_NOT_PROVEN",
+                "Domain not proven",
+                "Name one of your own addresses at this domain, verified with its code.",
+            ),
+            E::DomainNotVerified => Self::new(
+                S::CONFLICT,
+                "DOMAIN_NOT_VERIFIED",
+                "Domain not verified",
+                "Verify the domain before its users can enroll.",
+            ),
+            E::DomainLimitReached => Self::new(
+                S::CONFLICT,
+                "DOMAIN_LIMIT_REACHED",
+                "Domain limit reached",
+                "Remove a domain before claiming another.",
+            ),
+            E::NotEnrollable => Self::new(
+                S::FORBIDDEN,
+                "ENROLLMENT_NOT_OPEN",
+                "Enrollment not open",
+                "This organization does not enroll users at this address's domain: ask it for an invitation.",
             ),
             E::OrganizationLimitReached => Self::new(
                 S::CONFLICT,
@@ -249,6 +313,16 @@ mod tests {
             StoreError::LastOwner,
             StoreError::SlugTaken,
             StoreError::OrganizationLimitReached,
+            StoreError::InvitationNotFound,
+            StoreError::InvitationExpired,
+            StoreError::InvitationAddressNotHeld,
+            StoreError::DomainTaken,
+            StoreError::DomainNotClaimable(crate::org_policy::DomainRefusal::ConsumerDomain),
+            StoreError::DomainNotFound,
+            StoreError::DomainNotProven,
+            StoreError::DomainNotVerified,
+            StoreError::DomainLimitReached,
+            StoreError::NotEnrollable,
             StoreError::OrganizationVersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
             StoreError::VerificationExpired,
@@ -292,6 +366,16 @@ mod tests {
                 | StoreError::LastOwner
                 | StoreError::SlugTaken
                 | StoreError::OrganizationLimitReached
+                | StoreError::InvitationNotFound
+                | StoreError::InvitationExpired
+                | StoreError::InvitationAddressNotHeld
+                | StoreError::DomainTaken
+                | StoreError::DomainNotClaimable(_)
+                | StoreError::DomainNotFound
+                | StoreError::DomainNotProven
+                | StoreError::DomainNotVerified
+                | StoreError::DomainLimitReached
+                | StoreError::NotEnrollable
                 | StoreError::OrganizationVersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }
                 | StoreError::VerificationExpired

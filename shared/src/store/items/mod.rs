@@ -13,7 +13,9 @@ use super::error::StoreError;
 
 mod organizations;
 mod recovery;
-pub use organizations::{MemberItem, OrgStatus, OrganizationItem, PurgeItem, SlugItem};
+pub use organizations::{
+    DomainClaimItem, InvitationItem, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, PurgeItem, SlugItem,
+};
 pub use recovery::{PrimaryChangeItem, Recovery, change_item};
 
 /// Attribute names that appear in condition and update expressions.
@@ -50,6 +52,12 @@ pub enum EntityType {
     SlugClaim,
     /// A deleted organization whose members are being removed (`PURGES`, `ORG#…`).
     OrganizationPurge,
+    /// A pending invitation (`ORG#…`, `INVITATION#…`).
+    Invitation,
+    /// A domain of an organization (`ORG#…`, `DOMAIN#…`).
+    OrgDomain,
+    /// A domain's claim (`DOMAIN#…`, `UNIQUE`).
+    DomainClaim,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,
@@ -475,6 +483,10 @@ pub enum Counter {
     Exports,
     /// Recovery links from one network source that undid nothing.
     RecoveryGuesses,
+    /// Invitations sent to one address, by any organization.
+    InvitationsTo,
+    /// Invitations one organization sent.
+    InvitationsBy,
 }
 
 /// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.
@@ -562,6 +574,9 @@ impl UserItems {
                 | keys::ItemKind::Member
                 | keys::ItemKind::SlugClaim
                 | keys::ItemKind::Purge
+                | keys::ItemKind::Invitation
+                | keys::ItemKind::OrgDomain
+                | keys::ItemKind::DomainClaim
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
                 | keys::ItemKind::LegacyPassword

@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::EntityType;
-use crate::domain::{Membership, OrgId, OrgName, Organization, Role, Slug, Timestamp, UserId};
+use crate::domain::{
+    AddressRules, DomainStatus, DomainView, EmailAddress, Enrollment, Invitation, InvitationId, Membership, OrgDomain,
+    OrgId, OrgName, Organization, Role, Slug, Timestamp, UserId,
+};
 
 /// Where an organization stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +49,13 @@ pub struct OrganizationItem {
     /// How many of its members are owners: every write that makes or
     /// unmakes an owner moves it, on the condition that it stays above zero.
     pub owners: u32,
+    /// How many domains it claims: bounded, and pinned by its deletion,
+    /// which releases every claim in its own transaction.
+    #[serde(default)]
+    pub domains: u32,
+    /// What it requires of the address a member joins with.
+    #[serde(default)]
+    pub rules: AddressRules,
     /// Who created it.
     pub created_by: UserId,
     /// When it was created.
@@ -63,6 +73,7 @@ impl OrganizationItem {
             slug: self.slug,
             version: self.version,
             owners: self.owners,
+            rules: self.rules,
             created_by: self.created_by,
             created_at: self.created_at,
             updated_at: self.updated_at,
@@ -123,4 +134,118 @@ pub struct PurgeItem {
     pub org_id: OrgId,
     /// When it was deleted.
     pub requested_at: Timestamp,
+}
+
+/// A pending invitation (`ORG#<orgId>`, `INVITATION#<invitationId>`; in
+/// GSI1 under `INVITED#<addressHash>`). Accepting deletes it in the join's
+/// transaction; DynamoDB's TTL deletes one that lapsed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvitationItem {
+    /// Always `Invitation`.
+    pub entity_type: EntityType,
+    /// The organization that invites.
+    pub org_id: OrgId,
+    /// Its id: derived from the organization and the canonical address.
+    pub invitation_id: InvitationId,
+    /// The address invited, as typed: the mail goes to it.
+    pub email: EmailAddress,
+    /// The role accepting gives.
+    pub role: Role,
+    /// Who sent it last.
+    pub invited_by: UserId,
+    /// When it was first made.
+    pub created_at: Timestamp,
+    /// When its last mail went out.
+    pub sent_at: Timestamp,
+    /// When the last token lapses.
+    pub expires_at: Timestamp,
+    /// The keyed hash of the last token sent: a resend replaces it, so only
+    /// the newest mail's link works.
+    pub token_hash: String,
+    /// Epoch seconds of its sends within the last 24 hours, oldest first:
+    /// the cap on resends of one invitation.
+    pub sends: Vec<i64>,
+    /// Every write adds one; each write pins the version it read.
+    pub version: u64,
+    /// When DynamoDB may delete it: a day past its lapse.
+    pub ttl: i64,
+}
+
+impl InvitationItem {
+    /// The invitation as the API shows it.
+    pub fn into_domain(self) -> Invitation {
+        Invitation {
+            invitation_id: self.invitation_id,
+            org_id: self.org_id,
+            email: self.email,
+            role: self.role,
+            invited_by: self.invited_by,
+            created_at: self.created_at,
+            sent_at: self.sent_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
+/// A domain of an organization (`ORG#<orgId>`, `DOMAIN#<domain>`): its
+/// record, which the organization lists. Its claim says the same, for the
+/// look-ups by domain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrgDomainItem {
+    /// Always `OrgDomain`.
+    pub entity_type: EntityType,
+    /// The organization.
+    pub org_id: OrgId,
+    /// The domain.
+    pub domain: OrgDomain,
+    /// Pending or verified.
+    pub status: DomainStatus,
+    /// How its users meet the organization.
+    pub enrollment: Enrollment,
+    /// When it was claimed.
+    pub claimed_at: Timestamp,
+    /// While pending: until when its claim holds against other organizations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_until: Option<Timestamp>,
+    /// When it was verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_at: Option<Timestamp>,
+    /// Who verified it, by the address they hold there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_by: Option<UserId>,
+}
+
+impl OrgDomainItem {
+    /// The domain as the API shows it.
+    pub fn into_domain(self) -> DomainView {
+        DomainView {
+            domain: self.domain,
+            status: self.status,
+            enrollment: self.enrollment,
+            claimed_at: self.claimed_at,
+            pending_until: self.pending_until,
+            verified_at: self.verified_at,
+        }
+    }
+}
+
+/// The claim of a domain (`DOMAIN#<domain>`, `UNIQUE`): the one organization
+/// holding it, with its status and enrollment, so a user's look-up by the
+/// domain of their address is one read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DomainClaimItem {
+    /// Always `DomainClaim`.
+    pub entity_type: EntityType,
+    /// The organization holding it.
+    pub org_id: OrgId,
+    /// Pending or verified.
+    pub status: DomainStatus,
+    /// How its users meet the organization.
+    pub enrollment: Enrollment,
+    /// While pending: after this, another organization may take the domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_until: Option<Timestamp>,
 }

@@ -50,6 +50,8 @@ fn attribute_names_are_the_stored_field_names() {
     };
     let org = OrganizationItem {
         entity_type: EntityType::Organization,
+        domains: 0,
+        rules: Default::default(),
         org_id: crate::domain::OrgId::new(),
         name: crate::domain::OrgName::parse("Acme").unwrap(),
         slug: crate::domain::Slug::parse("acme").unwrap(),
@@ -92,6 +94,21 @@ fn attribute_names_are_the_stored_field_names() {
         change_item(&change).unwrap(),
         to_item(keys::org_key(org.org_id), &org).unwrap(),
         to_item(keys::member_key(org.org_id, &user), &member).unwrap(),
+        to_item(
+            keys::org_domain_key(org.org_id, &crate::domain::OrgDomain::parse("acme.com").unwrap()),
+            &super::OrgDomainItem {
+                entity_type: EntityType::OrgDomain,
+                org_id: org.org_id,
+                domain: crate::domain::OrgDomain::parse("acme.com").unwrap(),
+                status: crate::domain::DomainStatus::Verified,
+                enrollment: crate::domain::Enrollment::Invite,
+                claimed_at: now,
+                pending_until: Some(now),
+                verified_at: Some(now),
+                verified_by: Some(user.clone()),
+            },
+        )
+        .unwrap(),
         to_item(
             keys::purge_key(org.org_id),
             &PurgeItem {

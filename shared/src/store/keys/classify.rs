@@ -6,8 +6,11 @@ use super::accounts::{
     USER_PREFIX,
 };
 use super::counters::LIMIT_PREFIX;
-use super::names::Item;
-use super::organizations::{MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX, ORG_SK, PURGES_PK, SLUG_PREFIX, SLUG_SK};
+use super::names::{Item, PK, SK};
+use super::organizations::{
+    DOMAIN_CLAIM_SK, DOMAIN_PREFIX, INVITATION_PREFIX, MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX, ORG_SK, PURGES_PK,
+    SLUG_PREFIX, SLUG_SK,
+};
 use super::reconcile::{PASS_PREFIX, RECONCILE_PK};
 use super::recovery::CHANGE_PREFIX;
 
@@ -40,6 +43,12 @@ pub enum ItemKind {
     SlugClaim,
     /// A deleted organization whose members are being removed (`PURGES`, `ORG#…`).
     Purge,
+    /// A pending invitation under its organization (`ORG#…`, `INVITATION#…`).
+    Invitation,
+    /// A domain under its organization (`ORG#…`, `DOMAIN#…`).
+    OrgDomain,
+    /// A domain's claim (`DOMAIN#…`, `UNIQUE`).
+    DomainClaim,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -55,6 +64,9 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         _ if pk.starts_with(LIMIT_PREFIX) => ItemKind::Limit,
         _ if pk.starts_with(ORG_PREFIX) && sk == ORG_SK => ItemKind::Organization,
         _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(MEMBER_PREFIX) => ItemKind::Member,
+        _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(INVITATION_PREFIX) => ItemKind::Invitation,
+        _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(DOMAIN_PREFIX) => ItemKind::OrgDomain,
+        _ if pk.starts_with(DOMAIN_PREFIX) && sk == DOMAIN_CLAIM_SK => ItemKind::DomainClaim,
         _ if pk.starts_with(SLUG_PREFIX) && sk == SLUG_SK => ItemKind::SlugClaim,
         _ if pk == PURGES_PK && sk.starts_with(ORG_PREFIX) => ItemKind::Purge,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,
@@ -79,10 +91,18 @@ pub fn key_string<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
     item.get(attribute).and_then(|v| v.as_s().ok()).map(String::as_str)
 }
 
+/// The table key (PK and SK) of a stored item, for a write that names it.
+pub fn key_of(item: &Item) -> Item {
+    [PK, SK]
+        .into_iter()
+        .filter_map(|k| item.get(k).map(|v| (k.to_owned(), v.clone())))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::keys::{PK, SK, erased_import_key};
+    use crate::store::keys::erased_import_key;
 
     fn s(item: &Item, k: &str) -> String {
         item[k].as_s().unwrap().clone()

@@ -17,6 +17,8 @@ const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 const LIMIT_SOURCE_PREFIX: &str = "LIMIT#SOURCE#";
 const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
+const LIMIT_ORG_PREFIX: &str = "LIMIT#ORG#";
+const INVITATIONS_SK: &str = "INVITATIONS";
 
 /// Key of the codes issued for one address, named by its keyed hash (never the address).
 pub fn codes_issued_key(address_hash: &str) -> Item {
@@ -24,6 +26,20 @@ pub fn codes_issued_key(address_hash: &str) -> Item {
         format!("{LIMIT_ADDRESS_PREFIX}{address_hash}"),
         CODES_ISSUED_SK.to_owned(),
     )
+}
+
+/// Key of the invitations sent to one address by any organization, named by
+/// its keyed hash (never the address).
+pub fn invitations_to_key(address_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_ADDRESS_PREFIX}{address_hash}"),
+        INVITATIONS_SK.to_owned(),
+    )
+}
+
+/// Key of the invitations one organization sent.
+pub fn invitations_by_key(org: crate::domain::OrgId) -> Item {
+    key(format!("{LIMIT_ORG_PREFIX}{org}"), INVITATIONS_SK.to_owned())
 }
 
 /// Key of the recovery links one network source sent that undid nothing,

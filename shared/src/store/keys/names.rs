@@ -108,6 +108,11 @@ pub mod attr {
         JOINED_AT = "joinedAt",
         REQUESTED_AT = "requestedAt",
         TTL = "ttl",
+        ENROLLMENT = "enrollment",
+        DOMAINS = "domains",
+        PENDING_UNTIL = "pendingUntil",
+        VERIFIED_BY = "verifiedBy",
+        RULES = "rules",
     );
 }
 

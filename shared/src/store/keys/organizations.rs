@@ -3,9 +3,12 @@
 //! (`USER#…`, `MEMBERSHIP#…`, so the account's one Query reads it), and the
 //! claim of a slug, one per deployment (`SLUG#…`).
 
+use aws_sdk_dynamodb::types::AttributeValue;
+
 use super::accounts::user_pk;
-use super::names::{Item, key};
-use crate::domain::{OrgId, Slug, UserId};
+use super::names::{GSI1PK, GSI1SK, Item, key};
+use crate::address_policy::CanonicalEmail;
+use crate::domain::{InvitationId, OrgDomain, OrgId, Slug, UserId};
 
 pub(super) const ORG_PREFIX: &str = "ORG#";
 pub(super) const ORG_SK: &str = "ORG";
@@ -14,6 +17,10 @@ pub(super) const MEMBERSHIP_PREFIX: &str = "MEMBERSHIP#";
 pub(super) const SLUG_PREFIX: &str = "SLUG#";
 pub(super) const SLUG_SK: &str = "UNIQUE";
 pub(super) const PURGES_PK: &str = "PURGES";
+pub(super) const INVITATION_PREFIX: &str = "INVITATION#";
+pub(super) const DOMAIN_PREFIX: &str = "DOMAIN#";
+pub(super) const DOMAIN_CLAIM_SK: &str = "UNIQUE";
+const INVITED_PREFIX: &str = "INVITED#";
 
 /// The partition of an organization: the organization, then its members.
 pub fn org_pk(org: OrgId) -> String {
@@ -53,6 +60,58 @@ pub fn membership_sk_prefix() -> &'static str {
 /// Key of a membership under its member: the user's half of it.
 pub fn membership_key(user: &UserId, org: OrgId) -> Item {
     key(user_pk(user), membership_sk(org))
+}
+
+/// Key of a domain under its organization.
+pub fn org_domain_key(org: OrgId, domain: &OrgDomain) -> Item {
+    key(org_pk(org), format!("{DOMAIN_PREFIX}{domain}"))
+}
+
+/// What every domain's sort key begins with, under its organization.
+pub fn org_domain_sk_prefix() -> &'static str {
+    DOMAIN_PREFIX
+}
+
+/// Key of the claim of a domain: one item per domain, so one organization holds it.
+pub fn domain_claim_key(domain: &OrgDomain) -> Item {
+    key(format!("{DOMAIN_PREFIX}{domain}"), DOMAIN_CLAIM_SK.to_owned())
+}
+
+/// What every invitation's sort key begins with, under its organization.
+pub fn invitation_sk_prefix() -> &'static str {
+    INVITATION_PREFIX
+}
+
+/// Key of an invitation under its organization.
+pub fn invitation_key(org: OrgId, invitation: InvitationId) -> Item {
+    key(org_pk(org), format!("{INVITATION_PREFIX}{invitation}"))
+}
+
+/// The invitation an invitation's sort key names.
+pub fn invitation_of_sk(sk: &str) -> Option<InvitationId> {
+    sk.strip_prefix(INVITATION_PREFIX)
+        .and_then(|id| InvitationId::parse(id).ok())
+}
+
+/// The sort key of the organization item: its members and invitations sort before it.
+pub fn org_sk() -> &'static str {
+    ORG_SK
+}
+
+/// The GSI1 partition of the invitations to one address, by its canonical
+/// form (as an email record's is): what the invitee's export and erasure
+/// read, with no key to hash by.
+pub fn invited_gsi1pk(email: &CanonicalEmail) -> String {
+    format!("{INVITED_PREFIX}{}", email.as_str())
+}
+
+/// Every key attribute of an invitation: under its organization, and in
+/// GSI1 under the address's canonical form.
+pub fn invitation_keys(org: OrgId, invitation: InvitationId, email: &CanonicalEmail) -> Item {
+    let mut item = invitation_key(org, invitation);
+    item.insert(GSI1PK.to_owned(), AttributeValue::S(invited_gsi1pk(email)));
+    item.insert(GSI1SK.to_owned(), AttributeValue::S(org_pk(org)));
+    item
 }
 
 /// Key of the claim of a slug: one item per slug, so one organization holds it.
@@ -104,6 +163,23 @@ mod tests {
         assert_eq!(org_of_pk(&org_pk(org)), Some(org));
         assert_eq!(s(&purge_key(org), "PK"), "PURGES");
         assert_eq!(s(&purge_key(org), "SK"), org_pk(org));
+        let invitation = InvitationId::from_bytes([1; 16]);
+        let ada = crate::address_policy::Canonicalization::NONE
+            .canonical(&crate::domain::EmailAddress::parse("ada@example.com").unwrap());
+        let keys = invitation_keys(org, invitation, &ada);
+        assert_eq!(s(&keys, "PK"), org_pk(org));
+        assert_eq!(s(&keys, "SK"), "INVITATION#01010101-0101-0101-0101-010101010101");
+        assert_eq!(s(&keys, "GSI1PK"), "INVITED#ada@example.com");
+        assert_eq!(s(&keys, "GSI1SK"), org_pk(org));
+        assert_eq!(invitation_of_sk(&s(&keys, "SK")), Some(invitation));
+        assert_eq!(invitation_of_sk("MEMBER#x"), None);
+        let acme = OrgDomain::parse("acme.com").unwrap();
+        assert_eq!(s(&org_domain_key(org, &acme), "SK"), "DOMAIN#acme.com");
+        assert_eq!(s(&domain_claim_key(&acme), "PK"), "DOMAIN#acme.com");
+        assert_eq!(s(&domain_claim_key(&acme), "SK"), "UNIQUE");
+        assert!(DOMAIN_PREFIX < INVITATION_PREFIX && DOMAIN_PREFIX < ORG_SK);
+        // Invitations sort before members: a page of members never meets them.
+        assert!(INVITATION_PREFIX < MEMBER_PREFIX);
         // Members sort before the organization item, so a page of members
         // (begins_with MEMBER#) never meets it.
         assert!(member_sk(&user).as_str() < ORG_SK);

@@ -152,6 +152,34 @@ pub const ITEMS: &[ItemShape] = &[
         "PURGES",
         "ORG#{orgId}",
     ),
+    ItemShape {
+        gsi1: Some(("INVITED#{canonicalEmail}", "ORG#{orgId}")),
+        ..item(
+            "a pending invitation",
+            "Invitation",
+            "ORG#{orgId}",
+            "INVITATION#{invitationId}",
+        )
+    },
+    item(
+        "a domain of an organization",
+        "OrgDomain",
+        "ORG#{orgId}",
+        "DOMAIN#{domain}",
+    ),
+    item("a domain's claim", "DomainClaim", "DOMAIN#{domain}", "UNIQUE"),
+    item(
+        "invitations sent to an address",
+        "RateLimit",
+        "LIMIT#ADDRESS#{addressHash}",
+        "INVITATIONS",
+    ),
+    item(
+        "invitations an organization sent",
+        "RateLimit",
+        "LIMIT#ORG#{orgId}",
+        "INVITATIONS",
+    ),
 ];
 
 /// Whether `key` is `pattern` with each `{placeholder}` filled by some text.
@@ -241,6 +269,20 @@ mod tests {
             ("a membership, under its member", membership_key(&user, org)),
             ("a slug's claim", slug_key(&crate::domain::Slug::parse("acme").unwrap())),
             ("a deleted organization whose members are being removed", purge_key(org)),
+            (
+                "a pending invitation",
+                invitation_keys(org, crate::domain::InvitationId::from_bytes([1; 16]), &email),
+            ),
+            (
+                "a domain of an organization",
+                org_domain_key(org, &crate::domain::OrgDomain::parse("acme.com").unwrap()),
+            ),
+            (
+                "a domain's claim",
+                domain_claim_key(&crate::domain::OrgDomain::parse("acme.com").unwrap()),
+            ),
+            ("invitations sent to an address", invitations_to_key("h")),
+            ("invitations an organization sent", invitations_by_key(org)),
         ]
     }
 
@@ -295,6 +337,9 @@ mod tests {
             EntityType::Membership,
             EntityType::SlugClaim,
             EntityType::OrganizationPurge,
+            EntityType::Invitation,
+            EntityType::OrgDomain,
+            EntityType::DomainClaim,
         ]
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap().as_str().unwrap().to_owned())

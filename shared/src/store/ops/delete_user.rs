@@ -52,6 +52,7 @@ impl Store {
             // may hold more than one transaction can), the last-owner rule in
             // each; the erasure's own write then requires that none is left.
             self.leave_every_organization(&items.memberships, by).await?;
+            self.drop_invitations_to(&items.emails).await?;
             let mut plan = plan(self.table(), &profile, &items.emails, now, by)?;
             push_kept_for_recovery(&mut plan, self.table(), &kept)?;
             self.transact(&plan).await?;

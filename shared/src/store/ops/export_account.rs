@@ -33,6 +33,7 @@ impl Store {
         let items = self.user_items(user).await?;
         let profile = visible(items.profile.ok_or(StoreError::NotFound)?)?;
         let claims = try_join_all(items.emails.iter().map(|record| self.own_claim(record))).await?;
+        let invitations = self.invitations_to(&items.emails).await?;
         let emails = items.emails.into_iter().zip(claims).collect();
         let limits = self.own_limits(user).await?;
         let max_attempts = self.config().verification_max_attempts;
@@ -45,6 +46,17 @@ impl Store {
                 org_id: m.org_id,
                 role: m.role,
                 joined_at: m.joined_at,
+            })
+            .collect();
+        export.invitations = invitations
+            .into_iter()
+            .map(|i| crate::domain::InvitationExport {
+                invitation_id: i.invitation_id,
+                org_id: i.org_id,
+                email: i.email,
+                role: i.role,
+                sent_at: i.sent_at,
+                expires_at: i.expires_at,
             })
             .collect();
         export.recoveries = profile
@@ -108,6 +120,7 @@ fn document(
         switches: Vec::new(),
         recoveries: Vec::new(),
         memberships: Vec::new(),
+        invitations: Vec::new(),
     }
 }
 

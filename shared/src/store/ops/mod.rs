@@ -30,7 +30,7 @@ mod verify_email;
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
-pub use organizations::{MemberPage, MyOrganization, Purged};
+pub use organizations::{InvitationPage, Invited, MemberPage, MyOrganization, Purged, Suggestion};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use recovery::Recovered;
@@ -82,6 +82,8 @@ mod fixtures {
         use crate::store::items::{EntityType, OrgStatus, OrganizationItem};
         OrganizationItem {
             entity_type: EntityType::Organization,
+            domains: 0,
+            rules: Default::default(),
             org_id: OrgId::new(),
             name: OrgName::parse("Acme").unwrap(),
             slug: Slug::parse("acme").unwrap(),
@@ -91,6 +93,28 @@ mod fixtures {
             created_by: user(),
             created_at: now(),
             updated_at: now(),
+        }
+    }
+
+    /// A pending invitation of a fresh organization to `address()`, in `role`,
+    /// sent once at `now()` and lapsing an hour later.
+    pub(super) fn invitation(role: crate::domain::Role) -> crate::store::items::InvitationItem {
+        use crate::domain::{InvitationId, OrgId};
+        use crate::store::items::{EntityType, InvitationItem};
+        InvitationItem {
+            entity_type: EntityType::Invitation,
+            org_id: OrgId::new(),
+            invitation_id: InvitationId::from_bytes([3; 16]),
+            email: address(),
+            role,
+            invited_by: UserId::parse("inviter").unwrap(),
+            created_at: now(),
+            sent_at: now(),
+            expires_at: now().plus_seconds(3_600),
+            token_hash: "h".into(),
+            sends: vec![now().unix_seconds()],
+            version: 1,
+            ttl: 0,
         }
     }
 

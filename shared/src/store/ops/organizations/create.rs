@@ -23,6 +23,8 @@ impl Store {
     ) -> Result<Organization, StoreError> {
         let org = OrganizationItem {
             entity_type: EntityType::Organization,
+            domains: 0,
+            rules: Default::default(),
             org_id: OrgId::new(),
             name: new.name.clone(),
             slug: new.slug.clone(),

@@ -40,6 +40,7 @@ impl Store {
                 role,
                 now,
                 self.config().max_organizations_per_user,
+                None,
             )?;
             self.transact(&plan).await?;
             Ok(true)
@@ -155,31 +156,50 @@ enum Removal {
 }
 
 /// The new membership: both halves new, the member's count, and the organization active.
-fn join_plan(
+pub(super) fn join_plan(
     table: &str,
     org: OrgId,
     user: &UserId,
     role: Role,
     now: Timestamp,
     max: u32,
+    rules_at: Option<u64>,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     push_halves(&mut plan, table, &halves(org, user, role, now))?;
     push_count_one_more(&mut plan, table, user, max)?;
-    let org_key = keys::org_key(org);
-    if role == Role::Owner {
-        let update = plan::update(table, org_key, |x| {
+    push_org_open(&mut plan, table, org, role == Role::Owner, rules_at)?;
+    Ok(plan)
+}
+
+/// The organization takes a member: active, and, when the join was decided
+/// on its address rules (`rules_at`, the version read), still at that
+/// version, so rules changed meanwhile are applied again. An owner joining
+/// counts one more owner.
+pub(super) fn push_org_open(
+    plan: &mut TxPlan,
+    table: &str,
+    org: OrgId,
+    owner: bool,
+    rules_at: Option<u64>,
+) -> Result<(), StoreError> {
+    let open = |x: &mut crate::store::expr::Expr| {
+        let active = x.eq(attr::STATUS, OrgStatus::Active);
+        match rules_at {
+            Some(version) => and([active, x.eq(attr::VERSION, version)]),
+            None => active,
+        }
+    };
+    if owner {
+        let update = plan::update(table, keys::org_key(org), |x| {
             let update = Update::default().set(x.add(attr::OWNERS, 1));
-            (update, x.eq(attr::STATUS, OrgStatus::Active))
+            (update, open(x))
         })?;
         plan.push(update, read_org);
     } else {
-        plan.push(
-            plan::check(table, org_key, |x| x.eq(attr::STATUS, OrgStatus::Active))?,
-            read_org,
-        );
+        plan.push(plan::check(table, keys::org_key(org), open)?, read_org);
     }
-    Ok(plan)
+    Ok(())
 }
 
 /// A failed condition on a half of a membership read just before: gone, it

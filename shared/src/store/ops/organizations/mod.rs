@@ -3,13 +3,20 @@
 //! one organization per slug, both halves of a membership), and the reads.
 //! `powers` holds the conditions on the actor that every write shares.
 
+mod accept;
 mod create;
+mod domains;
+mod enrollment;
+mod invitations;
+mod invited;
 mod members;
 mod organization;
 mod powers;
 mod purge;
 mod reads;
 
+pub use enrollment::Suggestion;
+pub use invitations::{InvitationPage, Invited};
 pub(super) use members::remove_for_erasure;
 pub use purge::Purged;
 pub use reads::{MemberPage, MyOrganization};

@@ -3,15 +3,18 @@
 //! Deleting marks the organization and releases its slug at once; its
 //! members are removed afterwards, a page at a time (`purge`).
 
-use crate::domain::{Actor, IfMatch, OrgId, OrgName, Organization, Power, Role, Timestamp};
-use crate::store::expr::{Expr, Update, and};
-use crate::store::items::{self, EntityType, MemberItem, OrgStatus, OrganizationItem, ProfileItem, PurgeItem, attr};
+use crate::domain::{Actor, IfMatch, OrgId, Organization, OrganizationPatch, Power, Role, Timestamp};
+use crate::store::expr::{Expr, Update, and, or};
+use crate::store::items::{
+    self, EntityType, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, ProfileItem, PurgeItem, attr,
+};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::powers::{allowed, push_actor};
+use crate::store::ops::profile::read_changed;
 use crate::store::ops::visible;
 
 impl Store {
@@ -52,23 +55,25 @@ impl Store {
         Ok((org_item, mine, actor))
     }
 
-    /// Renames the organization at a version `precondition` matches.
-    pub async fn rename_organization(
+    /// Renames the organization, or changes its address rules, at a version
+    /// `precondition` matches.
+    pub async fn update_organization(
         &self,
         actor: &Actor,
         org: OrgId,
         precondition: &IfMatch,
-        name: &OrgName,
+        patch: &OrganizationPatch,
         now: Timestamp,
     ) -> Result<Organization, StoreError> {
         retrying!({
             let (current, mine, actor) = self.org_and_mine(org, actor, Power::Manage).await?;
             allowed(&actor, mine.as_ref(), Power::Manage)?;
             matching(&current, precondition)?;
-            let plan = rename_plan(self.table(), &actor, &current, name, now)?;
+            let plan = update_plan(self.table(), &actor, &current, patch, now)?;
             self.transact(&plan).await?;
             Ok(Organization {
-                name: name.clone(),
+                name: patch.name.clone().unwrap_or_else(|| current.name.clone()),
+                rules: patch.rules.unwrap_or(current.rules),
                 version: current.version + 1,
                 updated_at: now,
                 ..current.into_domain()
@@ -89,7 +94,8 @@ impl Store {
             let (current, mine, actor) = self.org_and_mine(org, actor, Power::Own).await?;
             allowed(&actor, mine.as_ref(), Power::Own)?;
             matching(&current, precondition)?;
-            let plan = delete_plan(self.table(), &actor, &current, now)?;
+            let domains = self.org_domains(org).await?;
+            let plan = delete_plan(self.table(), &actor, &current, &domains, now)?;
             self.transact(&plan).await?;
             Ok(())
         })
@@ -129,26 +135,71 @@ fn push_pinned(
     Ok(())
 }
 
-fn rename_plan(
+fn update_plan(
     table: &str,
     actor: &Actor,
     org: &OrganizationItem,
-    name: &OrgName,
+    patch: &OrganizationPatch,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
+    let rules = patch
+        .rules
+        .map(|rules| {
+            serde_dynamo::to_attribute_value::<_, aws_sdk_dynamodb::types::AttributeValue>(rules)
+                .map_err(StoreError::Corrupt)
+        })
+        .transpose()?;
     let mut plan = TxPlan::new();
     push_pinned(&mut plan, table, org, now, |x| {
-        Update::default().set(x.eq(attr::NAME, name.as_str()))
+        let mut update = Update::default();
+        if let Some(name) = &patch.name {
+            update = update.set(x.eq(attr::NAME, name.as_str()));
+        }
+        if let Some(rules) = rules {
+            update = update.set(x.eq(attr::RULES, rules));
+        }
+        update
     })?;
     push_actor(&mut plan, table, org.org_id, actor, Power::Manage, false, false)?;
     Ok(plan)
 }
 
-fn delete_plan(table: &str, actor: &Actor, org: &OrganizationItem, now: Timestamp) -> Result<TxPlan, StoreError> {
+/// The deletion: the organization marked deleting at the version read (and
+/// with the domains read: a claim made meanwhile moves its count), its slug
+/// and every domain's claim released, the purge's item, the actor an owner.
+fn delete_plan(
+    table: &str,
+    actor: &Actor,
+    org: &OrganizationItem,
+    domains: &[OrgDomainItem],
+    now: Timestamp,
+) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
-    push_pinned(&mut plan, table, org, now, |x| {
-        Update::default().set(x.eq(attr::STATUS, OrgStatus::Deleting))
+    let update = plan::update(table, keys::org_key(org.org_id), |x| {
+        let update = Update::default()
+            .set(x.eq(attr::STATUS, OrgStatus::Deleting))
+            .set(x.add(attr::VERSION, 1))
+            .set(x.eq(attr::UPDATED_AT, now));
+        let counted = if org.domains == 0 {
+            or(x.not_exists(attr::DOMAINS), x.eq(attr::DOMAINS, 0u32))
+        } else {
+            x.eq(attr::DOMAINS, org.domains)
+        };
+        let condition = and([
+            x.eq(attr::VERSION, org.version),
+            x.eq(attr::STATUS, OrgStatus::Active),
+            counted,
+        ]);
+        (update, condition)
     })?;
+    plan.push(update, read_moved);
+    for domain in domains {
+        let release = plan::delete(table, keys::domain_claim_key(&domain.domain), |x| {
+            x.eq(attr::ORG_ID, org.org_id)
+        })?;
+        // Taken over once lapsed since it was read: read again.
+        plan.push(release, read_changed);
+    }
     let release = plan::delete(table, keys::slug_key(&org.slug), |x| x.eq(attr::ORG_ID, org.org_id))?;
     plan.push(release, |_| {
         Ok(Rejection::Failed(StoreError::Inconsistent(
@@ -185,17 +236,19 @@ mod tests {
     #[test]
     fn a_delete_pins_the_version_releases_the_slug_and_checks_an_owner() {
         let actor = Actor::Member(UserId::parse("u").unwrap());
-        let plan = delete_plan("t", &actor, &org(), now()).unwrap();
+        let plan = delete_plan("t", &actor, &org(), &[], now()).unwrap();
         plan::tests::assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
         let check = plan.items()[3].condition_check().unwrap();
         assert_eq!(check.condition_expression(), "#role IN (:role)");
         assert_eq!(
             plan.items()[0].update().unwrap().condition_expression(),
-            Some("#version = :version AND #status = :status2")
+            Some(
+                "#version = :version AND #status = :status2 AND (attribute_not_exists(#domains) OR #domains = :domains)"
+            )
         );
         let admin = Actor::DeploymentAdmin(UserId::parse("a").unwrap());
-        let plan = delete_plan("t", &admin, &org(), now()).unwrap();
+        let plan = delete_plan("t", &admin, &org(), &[], now()).unwrap();
         assert_eq!(plan.items().len(), 4, "an admin's own profile, no membership");
     }
 

@@ -87,7 +87,8 @@ impl Store {
                 .query(|x| {
                     and([
                         x.eq(keys::PK, keys::org_pk(org)),
-                        x.begins_with(keys::SK, keys::member_sk_prefix()),
+                        // Its members and invitations: all that sorts before the organization item.
+                        x.lt(keys::SK, keys::org_sk()),
                     ])
                 })
                 .consistent_read(true)
@@ -100,10 +101,25 @@ impl Store {
                     finished: true,
                 });
             }
-            let members = page
-                .into_iter()
-                .map(items::from_item::<MemberItem>)
-                .collect::<Result<Vec<_>, _>>()?;
+            let mut members = Vec::new();
+            for item in page {
+                let kind = keys::classify(
+                    keys::key_string(&item, keys::PK).unwrap_or_default(),
+                    keys::key_string(&item, keys::SK).unwrap_or_default(),
+                );
+                if matches!(kind, keys::ItemKind::Invitation | keys::ItemKind::OrgDomain) {
+                    // An invitation's link would find no organization, and a
+                    // domain's claim went with the deletion: deleted so nothing lingers.
+                    let delete = self
+                        .client
+                        .delete_item()
+                        .table_name(self.table())
+                        .set_key(Some(keys::key_of(&item)));
+                    send_by_deadline!(&self.client, delete)?;
+                } else {
+                    members.push(items::from_item::<MemberItem>(item)?);
+                }
+            }
             // Checked per member: one past the deadline is left for the next run.
             let mut members = members.into_iter();
             let mut under_way = FuturesUnordered::new();

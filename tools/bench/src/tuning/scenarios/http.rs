@@ -15,6 +15,10 @@ const SAMPLE_EMAIL_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 /// The organization, and the member, the organization samples name in their paths.
 const SAMPLE_ORG_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c";
 const SAMPLE_MEMBER: &str = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
+/// The domain the domain samples name in their paths.
+const SAMPLE_DOMAIN: &str = "acme.example";
+/// The invitation the invitation samples name in their paths.
+const SAMPLE_INVITATION_ID: &str = "6b1d9e2f-4c3a-4b8e-9f0a-1c2d3e4f5a6b";
 
 /// How long before send-verification's invocation its address was added
 /// with its first code: past the resend interval (60 s by default), well
@@ -156,8 +160,140 @@ impl World {
                 set_path(&mut event, SAMPLE_MEMBER, member.user.as_str());
                 event
             }
+            // A fresh organization invites a fresh address.
+            "create-invitation" => {
+                let (owner, org) = self.organization().await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                set_body(
+                    &mut event,
+                    &json!({ "email": self.names.address("invitee"), "role": "member" }),
+                );
+                event
+            }
+            "list-invitations" => {
+                let (owner, org) = self.organization().await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                event
+            }
+            // A fresh organization's one pending invitation.
+            "resend-invitation" | "revoke-invitation" => {
+                let (owner, org) = self.organization().await;
+                let to = EmailAddress::parse(&self.names.address("invitee")).expect("an address");
+                let invited = self.invite(&owner, org, &to).await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                set_path(
+                    &mut event,
+                    SAMPLE_INVITATION_ID,
+                    &invited.invitation.invitation_id.to_string(),
+                );
+                event
+            }
+            // A fresh user accepts an invitation to their primary.
+            "accept-invitation" => {
+                let (owner, org) = self.organization().await;
+                let invitee = self.account(false).await;
+                let invited = self.invite(&owner, org, &invitee.email).await;
+                let mut event = self.http(f, &invitee.user);
+                set_body(&mut event, &json!({ "token": invited.token.encode() }));
+                event
+            }
+            // A fresh organization claims a fresh domain.
+            "claim-domain" | "list-domains" => {
+                let (owner, org) = self.organization().await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                if f.name == "claim-domain" {
+                    set_body(&mut event, &json!({ "domain": self.names.domain() }));
+                }
+                event
+            }
+            // A fresh organization's pending domain, and its owner's verified address there.
+            "verify-domain" | "update-domain" | "remove-domain" => {
+                let (owner, org, domain, at) = self.domain(f.name != "verify-domain").await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                set_path(&mut event, SAMPLE_DOMAIN, domain.as_str());
+                if f.name == "verify-domain" {
+                    set_body(&mut event, &json!({ "emailId": at.to_string() }));
+                }
+                event
+            }
+            // A fresh user at an inviting domain: their suggestions, or their enrollment.
+            "suggest-organizations" | "join-by-domain" => {
+                let (_, org, domain, _) = self.domain(true).await;
+                let owner = Account {
+                    user: self.account(false).await.user,
+                    email: EmailAddress::parse(&format!("someone-{}@{domain}", self.names.slug())).expect("an address"),
+                    second: None,
+                };
+                let at = self.verified(&owner.user, &owner.email).await;
+                let mut event = self.http(f, &owner.user);
+                if f.name == "join-by-domain" {
+                    set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                    set_body(&mut event, &json!({ "emailId": at.to_string() }));
+                }
+                event
+            }
             _ => no_scenario(f),
         }
+    }
+
+    /// A fresh organization with a domain, proved by its owner's verified
+    /// address there (the address's id); verified and inviting when `open`.
+    async fn domain(&self, open: bool) -> (Account, OrgId, user_service::domain::OrgDomain, EmailId) {
+        let (owner, org) = self.organization().await;
+        let domain = user_service::domain::OrgDomain::parse(&self.names.domain()).expect("a domain");
+        let actor = user_service::domain::Actor::Member(owner.user.clone());
+        self.store
+            .claim_domain(&actor, org, &domain, Timestamp::now())
+            .await
+            .unwrap_or_else(|e| panic!("a domain: {e}"));
+        let address = EmailAddress::parse(&format!("it@{domain}")).expect("an address");
+        let at = self.verified(&owner.user, &address).await;
+        if open {
+            self.store
+                .verify_domain(&actor, org, &domain, at, Timestamp::now())
+                .await
+                .unwrap_or_else(|e| panic!("a verified domain: {e}"));
+            self.store
+                .set_enrollment(&actor, org, &domain, user_service::domain::Enrollment::Invite)
+                .await
+                .unwrap_or_else(|e| panic!("an inviting domain: {e}"));
+        }
+        (owner, org, domain, at)
+    }
+
+    /// `address` added to `user`'s account and verified with its code.
+    async fn verified(&self, user: &UserId, address: &EmailAddress) -> EmailId {
+        let code = VerificationCode::parse("111111").expect("a code");
+        let id = self
+            .store
+            .add_email(user, address, &code, Timestamp::now())
+            .await
+            .unwrap_or_else(|e| panic!("an address: {e}"))
+            .email_id;
+        self.store
+            .verify_email(user, id, &code, Timestamp::now())
+            .await
+            .unwrap_or_else(|e| panic!("a verified address: {e}"));
+        id
+    }
+
+    /// `owner` invites `to` to `org`, as a member.
+    async fn invite(&self, owner: &Account, org: OrgId, to: &EmailAddress) -> user_service::store::Invited {
+        self.store
+            .invite(
+                &user_service::domain::Actor::Member(owner.user.clone()),
+                org,
+                to,
+                Role::Member,
+                Timestamp::now(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("an invitation: {e}"))
     }
 
     /// A fresh user's own organization.

@@ -97,6 +97,11 @@ impl Names {
         )
     }
 
+    /// A domain nobody holds.
+    fn domain(&self) -> String {
+        format!("d-{}-{}.example", self.tag, self.next.fetch_add(1, Ordering::Relaxed))
+    }
+
     /// A stream record's sequence number, growing as a shard's do.
     /// A slug nobody holds.
     fn slug(&self) -> String {
