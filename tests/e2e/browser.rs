@@ -488,6 +488,84 @@ async fn steps(page: &mut Page) {
     assert!(notice.contains("If you did not"), "{notice}");
     page.shot("outbox-notice").await;
 
+    // Organizations: the person creates one and invites a colleague as an
+    // admin; the colleague signs up, accepts with the token from the mail in
+    // the outbox, and sees it; the person, signed in again, makes them an
+    // owner and leaves it to them.
+    page.client.switch_to_window(settings.clone()).await.unwrap();
+    let colleague = format!("tour-{}.colleague@example.com", &run[..8]);
+    let org_name = "Tour <b>& Co</b>";
+    page.find("#org-name").await.send_keys(org_name).await.unwrap();
+    page.type_and_enter("#org-slug", &format!("tour-{}", &run[..8])).await;
+    let said = page.said().await.expect("created");
+    assert!(said.starts_with(&format!("You created {org_name}")), "{said}");
+    let orgs = page.text("#organizations").await;
+    assert!(orgs.contains(org_name) && orgs.contains("owner"), "{orgs}");
+    let markup = page
+        .script("return document.querySelectorAll('#organizations b').length")
+        .await;
+    assert_eq!(markup, json!(0), "a name is text, never markup");
+    page.click("#organizations .org-manage").await;
+    page.until("the members show", || async {
+        page.displayed("#org-manage").await.then_some(())
+    })
+    .await;
+    let members = page.text("#members").await;
+    assert!(members.contains("(you)"), "{members}");
+    page.find("#invite-email").await.send_keys(&colleague).await.unwrap();
+    page.script("document.getElementById('invite-role').value = 'admin'")
+        .await;
+    page.click("#invite-form button[type=submit]").await;
+    let said = page.said().await.expect("invited");
+    assert!(said.contains("is on its way"), "{said}");
+    page.shot("organization-invited").await;
+
+    page.click("#sign-out").await;
+    page.type_and_enter("#sign-up-email", &colleague).await;
+    assert_eq!(page.said().await, Ok("Your account is ready.".into()));
+    page.client.switch_to_window(outbox.clone()).await.unwrap();
+    let mail = page.outbox_message(&colleague, "Invitation to join").await;
+    let token = mail
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .find(|run| run.len() == 86)
+        .unwrap_or_else(|| panic!("a token in the invitation: {mail}"))
+        .to_owned();
+    assert!(mail.contains("as admin"), "{mail}");
+    page.shot("outbox-invitation").await;
+    page.client.switch_to_window(settings.clone()).await.unwrap();
+    page.type_and_enter("#invitation-token", "not-a-token").await;
+    let refused = page.said().await.expect_err("not a token");
+    assert!(refused.contains("token"), "{refused}");
+    page.type_and_enter("#invitation-token", &token).await;
+    let said = page.said().await.expect("accepted");
+    assert_eq!(said, format!("You joined {org_name} as admin."));
+    let orgs = page.text("#organizations").await;
+    assert!(orgs.contains(org_name) && orgs.contains("admin"), "{orgs}");
+    page.shot("organization-joined").await;
+
+    page.click("#sign-out").await;
+    page.type_and_enter("#sign-in-email", &second).await;
+    assert_eq!(page.said().await, Ok("Signed in.".into()));
+    page.click("#organizations .org-manage").await;
+    page.until("two members show", || async {
+        let roles = page.client.find_all(Locator::Css("#members .member-role")).await.ok()?;
+        (roles.len() == 2).then_some(())
+    })
+    .await;
+    page.script(
+        "const other = [...document.querySelectorAll('#members > li')].find(li => !li.textContent.includes('(you)'));
+         other.querySelector('.member-role').value = 'owner';
+         other.querySelector('.change-role').click();",
+    )
+    .await;
+    let said = page.said().await.expect("made an owner");
+    assert!(said.ends_with("is now owner."), "{said}");
+    page.click("#organizations .org-leave").await;
+    let said = page.said().await.expect("left");
+    assert_eq!(said, format!("You left {org_name}."));
+    assert_eq!(page.text("#organizations").await, "");
+    page.shot("organization-left").await;
+
     // Delete the account: the button waits for the confirmation. The session
     // is now one refreshed an hour after its sign-in (as a stolen refresh
     // token gives): the page asks for a sign-in first. Cancelled, nothing

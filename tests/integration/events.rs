@@ -252,12 +252,38 @@ async fn every_organization_write_path_makes_exactly_its_documented_events() {
         .await
         .assert_status(200);
     assert_eq!(events.since(&app).await, sorted(&["organization.updated"]), "rename");
-    let id = OrgId::parse(&org).unwrap();
-    app.store
-        .join_organization(id, &UserId::parse(BOB).unwrap(), Role::Member, app.clock.now())
+    app.update_organization(ADA, &org, "\"2\"", json!({ "rules": { "blockSubaddresses": true } }))
         .await
-        .unwrap();
-    assert_eq!(events.since(&app).await, sorted(&["membership.created"]), "join");
+        .assert_status(200);
+    assert_eq!(events.since(&app).await, sorted(&["organization.updated"]), "its rules");
+    let id = OrgId::parse(&org).unwrap();
+    // An invitation makes none (it names an address, and nothing is decided
+    // until it is accepted); its accept is the join.
+    let token = app
+        .store
+        .invite(
+            &user_service::domain::Actor::Member(UserId::parse(ADA).unwrap()),
+            id,
+            &user_service::domain::EmailAddress::parse("bob@example.com").unwrap(),
+            Role::Member,
+            app.clock.now(),
+        )
+        .await
+        .unwrap()
+        .token
+        .encode();
+    assert_eq!(events.since(&app).await, Vec::<String>::new(), "an invitation");
+    app.accept_invitation(BOB, &token).await.assert_status(200);
+    assert_eq!(
+        events.since(&app).await,
+        sorted(&["membership.created"]),
+        "an accepted invitation"
+    );
+    // A domain's claim and record make none.
+    app.claim_domain(ADA, &org, "acme-events.example")
+        .await
+        .assert_status(201);
+    assert_eq!(events.since(&app).await, Vec::<String>::new(), "a domain");
     app.set_member_role(ADA, &org, BOB, "owner").await.assert_status(200);
     assert_eq!(
         events.since(&app).await,

@@ -318,6 +318,16 @@ async fn invitations_cannot_flood_an_inbox() {
     let refused = app.create_invitation(&ada, &org, &target, "member").await;
     refused.assert_problem(429, "TOO_MANY_REQUESTS");
     assert!(refused.header("retry-after").is_some());
+    // Revoking and inviting again starts no new count.
+    let pending = app.list_invitations(&ada, &org, &[]).await;
+    let id = pending.body["invitations"][0]["invitationId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.revoke_invitation(&ada, &org, &id).await.assert_status(204);
+    app.create_invitation(&ada, &org, &target, "member")
+        .await
+        .assert_problem(429, "TOO_MANY_REQUESTS");
     // Many organizations (a stranger may make many) share the address's ten.
     let mut sent = 3;
     let mut refusals = 0;

@@ -9,3 +9,15 @@ mod faults;
 mod figures;
 mod purge;
 mod workload;
+
+/// A number the environment sets for a run (its size, its seed), or `default`.
+fn number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
+        })
+        .unwrap_or(default)
+}

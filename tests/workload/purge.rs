@@ -14,16 +14,7 @@ use integration_tests::test_app::TestApp;
 use serde_json::json;
 use user_service::domain::{Actor, IfMatch, NewOrganization, NewUser, OrgName, Role, Slug, UserId};
 
-fn number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.trim()
-                .parse()
-                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-        })
-        .unwrap_or(default)
-}
+use crate::number;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_organization_is_deleted_in_short_runs() {

@@ -23,6 +23,7 @@ use user_service::store::items::ClaimItem;
 use user_service::store::keys::{self, ItemKind};
 
 use crate::codes::CodeBook;
+use crate::number;
 
 /// Subs are lower-case UUIDs, as Cognito issues them.
 const ADMIN: &str = "00000000-0000-4000-8000-0000000ad000";
@@ -37,16 +38,6 @@ struct Settings {
 
 impl Settings {
     fn from_env() -> Self {
-        let number = |name: &str, default: u64| -> u64 {
-            std::env::var(name)
-                .ok()
-                .map(|v| {
-                    v.trim()
-                        .parse()
-                        .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-                })
-                .unwrap_or(default)
-        };
         let mut random = [0u8; 8];
         getrandom_seed(&mut random);
         Self {

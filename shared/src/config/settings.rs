@@ -127,8 +127,9 @@ pub const SETTINGS: &[Setting] = &[
     RUST_LOG,
 ];
 
-/// Sends of one invitation (the first and its resends) in a rolling 24
-/// hours: one organization takes at most this share of an address's
+/// Invitations one organization sends to one address (first sends and
+/// resends, whatever was revoked between) in a rolling 24 hours: one
+/// organization takes at most this share of an address's
 /// `MAX_INVITATIONS_PER_ADDRESS`. Not a setting: the arithmetic of the limits.
 pub const INVITATION_SENDS_PER_DAY: u32 = 3;
 

@@ -162,7 +162,9 @@ impl EventType {
             EventType::OrganizationCreated => {
                 "a user created an organization (its `membership.created`, as owner, comes with it)"
             }
-            EventType::OrganizationUpdated => "an owner or admin renamed the organization",
+            EventType::OrganizationUpdated => {
+                "an owner or admin renamed the organization, or changed its address rules"
+            }
             EventType::OrganizationDeleted => {
                 "an owner deleted the organization: gone to readers at once; each member's `membership.removed` follows as the purge removes them"
             }

@@ -173,7 +173,8 @@ fn organization_changed(old: Option<(&Organization, bool)>, new: &Organization, 
             EventType::OrganizationDeleted,
             vec![version, ("deletedAt", json!(new.updated_at.to_string()))],
         )],
-        Some((before, false)) if !deleting && before.name != new.name => vec![org(
+        // Its name or its address rules: what members and neighbours see of it.
+        Some((before, false)) if !deleting && (before.name != new.name || before.rules != new.rules) => vec![org(
             EventType::OrganizationUpdated,
             vec![version, ("updatedAt", json!(new.updated_at.to_string()))],
         )],

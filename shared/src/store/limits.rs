@@ -49,6 +49,8 @@ pub struct Seen {
     pub invitations_to: Option<LimitItem>,
     /// Invitations an organization sent.
     pub invitations_by: Option<LimitItem>,
+    /// Invitations an organization sent to an address.
+    pub invitations_pair: Option<LimitItem>,
 }
 
 impl Seen {
@@ -65,6 +67,7 @@ impl Seen {
             Counter::RecoveryGuesses => self.recovery_guesses.as_ref(),
             Counter::InvitationsTo => self.invitations_to.as_ref(),
             Counter::InvitationsBy => self.invitations_by.as_ref(),
+            Counter::InvitationsPair => self.invitations_pair.as_ref(),
         }
     }
 
@@ -81,6 +84,7 @@ impl Seen {
             Counter::RecoveryGuesses => self.recovery_guesses = item,
             Counter::InvitationsTo => self.invitations_to = item,
             Counter::InvitationsBy => self.invitations_by = item,
+            Counter::InvitationsPair => self.invitations_pair = item,
         }
     }
 }

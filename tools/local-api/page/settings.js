@@ -151,6 +151,16 @@ const api = {
   verify: (id, code) => request("POST", `/me/emails/${encodeURIComponent(id)}/verify`, { body: { code } }),
   makePrimary: (id) => request("PUT", "/me/primary-email", { body: { emailId: id } }),
   removeEmail: (id) => request("DELETE", `/me/emails/${encodeURIComponent(id)}`),
+  organizations: () => request("GET", "/me/organizations"),
+  createOrganization: (name, slug) => request("POST", "/organizations", { body: { name, slug } }),
+  members: (org) => request("GET", `/organizations/${encodeURIComponent(org)}/members`),
+  setRole: (org, user, role) =>
+    request("PUT", `/organizations/${encodeURIComponent(org)}/members/${encodeURIComponent(user)}/role`, { body: { role } }),
+  removeMember: (org, user) =>
+    request("DELETE", `/organizations/${encodeURIComponent(org)}/members/${encodeURIComponent(user)}`),
+  invite: (org, email, role) =>
+    request("POST", `/organizations/${encodeURIComponent(org)}/invitations`, { body: { email, role } }),
+  accept: (token) => request("POST", "/invitations/accept", { body: { token } }),
 };
 
 // ---------------------------------------------------------------------------
@@ -213,9 +223,11 @@ function signOut() {
   sessionStorage.removeItem(TOKEN_KEY);
   $("reauth").hidden = true;
   etag = null;
-  for (const id of ["first-name", "last-name", "phone", "new-email"]) $(id).value = "";
+  for (const id of ["first-name", "last-name", "phone", "new-email", "org-name", "org-slug", "invitation-token", "invite-email"]) $(id).value = "";
   for (const id of ["primary-email", "signed-in-as", "profile-version"]) $(id).textContent = "";
   $("emails").replaceChildren();
+  $("organizations").replaceChildren();
+  hideManage();
   $("delete-confirm").checked = false;
   show(false);
   $("page-title").focus();
@@ -233,11 +245,12 @@ async function signedIn(token) {
   $("page-title").focus();
 }
 
-// The profile (with its ETag) and the addresses, read side by side.
+// The profile (with its ETag), the addresses and the organizations, read side by side.
 async function load() {
-  const [profile, emails] = await Promise.all([api.profile(), api.emails()]);
+  const [profile, emails, orgs] = await Promise.all([api.profile(), api.emails(), api.organizations()]);
   showProfile(profile.data, profile.etag);
   showEmails(emails.data.emails);
+  showOrganizations(orgs.data.organizations);
 }
 
 function showProfile(profile, newEtag) {
@@ -343,6 +356,109 @@ function verifyForm(email) {
   return form;
 }
 
+
+// ---------------------------------------------------------------------------
+// Organizations: the caller's, with their role; owners and admins manage one
+// (its members, their roles, invitations). Every power is the table's: the
+// page offers what the role allows, and the API decides.
+
+// The caller's sub, from their access token's payload (for "you" among members).
+function mySub() {
+  try {
+    const payload = sessionStorage.getItem(TOKEN_KEY).split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(payload)).sub;
+  } catch {
+    return null;
+  }
+}
+
+// The organization being managed: `{ orgId, name }`, or null.
+let managed = null;
+
+function hideManage() {
+  managed = null;
+  $("org-manage").hidden = true;
+  $("members").replaceChildren();
+}
+
+async function reloadOrganizations() {
+  showOrganizations((await api.organizations()).data.organizations);
+}
+
+function showOrganizations(orgs) {
+  const list = $("organizations");
+  list.replaceChildren();
+  for (const org of orgs) {
+    const item = element("li", { "data-org-id": org.orgId });
+    const line = element("div");
+    line.append(element("span", { class: "org-name" }, org.name));
+    line.append(element("span", { class: "badge" }, org.role));
+    item.append(line);
+    item.append(element("div", { class: "meta" }, `${org.slug} · joined ${when(org.joinedAt)}`));
+    const actions = element("div");
+    if (org.role === "owner" || org.role === "admin") {
+      const manage = element("button", { type: "button", class: "org-manage secondary", "aria-label": `Members of ${org.name}` }, "Members");
+      manage.addEventListener("click", () => act(item, () => openManage(org)));
+      actions.append(manage);
+    }
+    const leave = element("button", { type: "button", class: "org-leave secondary", "aria-label": `Leave ${org.name}` }, "Leave");
+    leave.addEventListener("click", () =>
+      act(item, async () => {
+        await api.removeMember(org.orgId, mySub());
+        if (managed?.orgId === org.orgId) hideManage();
+        await reloadOrganizations();
+        $("orgs-title").focus();
+        return `You left ${org.name}.`;
+      }),
+    );
+    actions.append(leave);
+    item.append(actions);
+    list.append(item);
+  }
+  if (managed && !orgs.some((o) => o.orgId === managed.orgId)) hideManage();
+}
+
+async function openManage(org) {
+  managed = { orgId: org.orgId, name: org.name };
+  $("org-manage-title").textContent = `Members of ${org.name}`;
+  await showMembers();
+  $("org-manage").hidden = false;
+  $("org-manage-title").focus();
+}
+
+async function showMembers() {
+  const { data } = await api.members(managed.orgId);
+  const me = mySub();
+  const list = $("members");
+  list.replaceChildren();
+  for (const member of data.members) {
+    const item = element("li", { "data-member": member.userId });
+    const who = member.userId === me ? `${member.userId} (you)` : member.userId;
+    item.append(element("div", {}, who));
+    const id = `role-${member.userId}`;
+    const form = element("form", { class: "role-form", novalidate: "" });
+    form.append(element("label", { for: id }, "Role"));
+    const select = element("select", { id, class: "member-role" });
+    for (const role of ["owner", "admin", "member"]) {
+      const option = element("option", { value: role }, role);
+      if (role === member.role) option.selected = true;
+      select.append(option);
+    }
+    form.append(select);
+    form.append(element("button", { type: "submit", class: "change-role" }, "Change role"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      act(form, async () => {
+        await api.setRole(managed.orgId, member.userId, select.value);
+        await showMembers();
+        return `${who} is now ${select.value}.`;
+      });
+    });
+    item.append(form);
+    list.append(item);
+  }
+}
+
 // A write pinned to the ETag this page read. When someone changed the profile
 // since (412 VERSION_MISMATCH), the page shows their change rather than
 // overwriting it, and the person decides again.
@@ -412,6 +528,36 @@ function wire() {
       showEmails((await api.emails()).data.emails);
       document.getElementById(`code-${data.emailId}`)?.focus();
       return `A code is on its way to ${data.email}: open the outbox, then enter it below the address.`;
+    });
+  });
+  $("create-org-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      const { data } = await api.createOrganization($("org-name").value.trim(), $("org-slug").value.trim());
+      $("org-name").value = "";
+      $("org-slug").value = "";
+      await reloadOrganizations();
+      return `You created ${data.name}: you are its owner.`;
+    });
+  });
+  $("accept-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      const { data } = await api.accept($("invitation-token").value.trim());
+      $("invitation-token").value = "";
+      const orgs = (await api.organizations()).data.organizations;
+      showOrganizations(orgs);
+      const joined = orgs.find((o) => o.orgId === data.orgId);
+      return `You joined ${joined ? joined.name : "the organization"} as ${data.role}.`;
+    });
+  });
+  $("invite-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(event.target, async () => {
+      const email = $("invite-email").value.trim();
+      const { data } = await api.invite(managed.orgId, email, $("invite-role").value);
+      $("invite-email").value = "";
+      return `An invitation to join ${managed.name} as ${data.role} is on its way to ${data.email}: see the outbox.`;
     });
   });
   $("delete-confirm").addEventListener("change", () => {

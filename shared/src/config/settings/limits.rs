@@ -55,7 +55,7 @@ pub const MAX_INVITATIONS_PER_ADDRESS: Setting = Setting {
     }),
     about: "Invitation mails one address may receive in a rolling 24 hours, from all organizations together.",
     why: &[
-        "No organization, and no stranger who makes organizations, floods an inbox: one invitation is sent at most 3 times a day, and an address gets at most this many from everyone.",
+        "No organization, and no stranger who makes organizations, floods an inbox: one organization sends one address at most 3 a day, and an address gets at most this many from everyone.",
     ],
     reaches: Reaches::Every(From::Parameter),
 };

@@ -487,6 +487,8 @@ pub enum Counter {
     InvitationsTo,
     /// Invitations one organization sent.
     InvitationsBy,
+    /// Invitations one organization sent to one address.
+    InvitationsPair,
 }
 
 /// A rate-limit counter (`LIMIT#…`): its events within the last 24 hours and a version that writes pin.

@@ -163,9 +163,6 @@ pub struct InvitationItem {
     /// The keyed hash of the last token sent: a resend replaces it, so only
     /// the newest mail's link works.
     pub token_hash: String,
-    /// Epoch seconds of its sends within the last 24 hours, oldest first:
-    /// the cap on resends of one invitation.
-    pub sends: Vec<i64>,
     /// Every write adds one; each write pins the version it read.
     pub version: u64,
     /// When DynamoDB may delete it: a day past its lapse.

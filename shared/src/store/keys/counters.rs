@@ -19,6 +19,7 @@ const LIMIT_SOURCE_PREFIX: &str = "LIMIT#SOURCE#";
 const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
 const LIMIT_ORG_PREFIX: &str = "LIMIT#ORG#";
 const INVITATIONS_SK: &str = "INVITATIONS";
+const INVITED_SK_PREFIX: &str = "INVITED#";
 
 /// Key of the codes issued for one address, named by its keyed hash (never the address).
 pub fn codes_issued_key(address_hash: &str) -> Item {
@@ -34,6 +35,15 @@ pub fn invitations_to_key(address_hash: &str) -> Item {
     key(
         format!("{LIMIT_ADDRESS_PREFIX}{address_hash}"),
         INVITATIONS_SK.to_owned(),
+    )
+}
+
+/// Key of the invitations one organization sent to one address (its keyed
+/// hash): a revoked invitation's sends still count.
+pub fn invitations_pair_key(org: crate::domain::OrgId, address_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_ORG_PREFIX}{org}"),
+        format!("{INVITED_SK_PREFIX}{address_hash}"),
     )
 }
 

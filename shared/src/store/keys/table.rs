@@ -180,6 +180,12 @@ pub const ITEMS: &[ItemShape] = &[
         "LIMIT#ORG#{orgId}",
         "INVITATIONS",
     ),
+    item(
+        "invitations an organization sent to an address",
+        "RateLimit",
+        "LIMIT#ORG#{orgId}",
+        "INVITED#{addressHash}",
+    ),
 ];
 
 /// Whether `key` is `pattern` with each `{placeholder}` filled by some text.
@@ -283,6 +289,10 @@ mod tests {
             ),
             ("invitations sent to an address", invitations_to_key("h")),
             ("invitations an organization sent", invitations_by_key(org)),
+            (
+                "invitations an organization sent to an address",
+                invitations_pair_key(org, "h"),
+            ),
         ]
     }
 

@@ -112,7 +112,6 @@ mod fixtures {
             sent_at: now(),
             expires_at: now().plus_seconds(3_600),
             token_hash: "h".into(),
-            sends: vec![now().unix_seconds()],
             version: 1,
             ttl: 0,
         }

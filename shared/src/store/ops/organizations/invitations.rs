@@ -69,6 +69,7 @@ impl Store {
         let id = key.invitation_id(org, &canonical);
         let address = key.address_hash(&canonical);
         let counters = [
+            (Counter::InvitationsPair, keys::invitations_pair_key(org, &address)),
             (Counter::InvitationsTo, keys::invitations_to_key(&address)),
             (Counter::InvitationsBy, keys::invitations_by_key(org)),
         ];
@@ -85,8 +86,7 @@ impl Store {
             if org_item.rules != crate::domain::AddressRules::default() {
                 self.admitted(org, email).await?;
             }
-            let sends = limits::recent_of(existing.as_ref().map_or(&[][..], |i| &i.sends), now);
-            admit(&seen, &sends, self.config(), now)?;
+            admit(&seen, self.config(), now)?;
             let token = InvitationToken::generate(org, id).map_err(|_| StoreError::NoRandomSource)?;
             let expires_at = now.plus_seconds(self.config().invitation_ttl_seconds);
             let item = InvitationItem {
@@ -100,7 +100,6 @@ impl Store {
                 sent_at: now,
                 expires_at,
                 token_hash: key.invitation_hash(org, id, token.secret()),
-                sends: sends.iter().copied().chain([now.unix_seconds()]).collect(),
                 version: existing.as_ref().map_or(1, |i| i.version + 1),
                 ttl: expires_at.unix_seconds() + limits::WINDOW_SECONDS,
             };
@@ -214,11 +213,12 @@ impl Store {
     }
 }
 
-/// Whether one more send fits: the invitation's own, the address's and the
+/// Whether one more send fits: the organization's to the address (however
+/// often it revoked and invited again), the address's and the
 /// organization's caps. `Err` carries the longest wait among those that refuse.
-fn admit(seen: &Seen, sends: &[i64], config: &crate::config::StoreConfig, now: Timestamp) -> Result<(), StoreError> {
+fn admit(seen: &Seen, config: &crate::config::StoreConfig, now: Timestamp) -> Result<(), StoreError> {
     let waits = [
-        limits::admit_of(sends, INVITATION_SENDS_PER_DAY, now),
+        limits::admit(seen.invitations_pair.as_ref(), INVITATION_SENDS_PER_DAY, now),
         limits::admit(seen.invitations_to.as_ref(), config.max_invitations_per_address, now),
         limits::admit(
             seen.invitations_by.as_ref(),
@@ -259,7 +259,7 @@ fn invite_plan(
     item: &InvitationItem,
     existing: Option<&InvitationItem>,
     canonical: &CanonicalEmail,
-    counts: [CounterWrite<'_>; 2],
+    counts: [CounterWrite<'_>; 3],
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
     let org = item.org_id;
@@ -295,44 +295,51 @@ mod tests {
     fn a_send_is_refused_by_the_first_full_cap_with_its_wait() {
         let now = crate::store::ops::fixtures::now();
         let config = crate::config::StoreConfig::new("t");
-        let seen = Seen::default();
-        assert!(admit(&seen, &[], &config, now).is_ok());
-        let three = [-3_000, -2_000, -1_000].map(|ago| now.unix_seconds() + ago);
+        let mut seen = Seen::default();
+        assert!(admit(&seen, &config, now).is_ok());
+        let counted = |events: Vec<i64>| crate::store::items::LimitItem {
+            entity_type: EntityType::RateLimit,
+            events,
+            version: 1,
+            first_added_at: None,
+            ttl: 0,
+        };
+        seen.invitations_pair = Some(counted(
+            [-3_000, -2_000, -1_000].map(|ago| now.unix_seconds() + ago).to_vec(),
+        ));
         assert!(matches!(
-            admit(&seen, &three, &config, now),
+            admit(&seen, &config, now),
             Err(StoreError::TooManyRequests { retry_after_secs }) if retry_after_secs == 86_400 - 3_000
         ));
-        let yesterday = [now.unix_seconds() - 90_000; 3];
+        seen.invitations_pair = Some(counted(vec![now.unix_seconds() - 90_000; 3]));
         assert!(
-            admit(&seen, &yesterday, &config, now).is_ok(),
+            admit(&seen, &config, now).is_ok(),
             "sends older than a day free their slots"
         );
     }
 
     #[test]
-    fn a_send_names_the_actor_the_organization_the_invitation_and_two_counters() {
+    fn a_send_names_the_actor_the_organization_the_invitation_and_three_counters() {
         let now = crate::store::ops::fixtures::now();
         let inv = invitation(Role::Member);
         let seen = Seen::default();
-        let counts = [Counter::InvitationsTo, Counter::InvitationsBy].map(|counter| CounterWrite {
+        let counts = [
+            (Counter::InvitationsPair, keys::invitations_pair_key(inv.org_id, "h")),
+            (Counter::InvitationsTo, keys::invitations_to_key("h")),
+            (Counter::InvitationsBy, keys::invitations_by_key(inv.org_id)),
+        ]
+        .map(|(counter, key)| CounterWrite {
             counter,
-            key: keys::invitations_to_key("h"),
+            key,
             seen: seen.get(counter),
             event: Some(now),
             first_added_at: None,
         });
-        let counts = [
-            counts[0].clone(),
-            CounterWrite {
-                key: keys::invitations_by_key(inv.org_id),
-                ..counts[1].clone()
-            },
-        ];
         let actor = Actor::Member(UserId::parse("admin").unwrap());
         let form = crate::address_policy::Canonicalization::NONE.canonical(&inv.email);
         let plan = invite_plan("t", &actor, Power::Manage, &inv, None, &form, counts, now).unwrap();
         assert_well_formed(&plan);
-        assert_eq!(plan.items().len(), 6);
+        assert_eq!(plan.items().len(), 7);
         assert!(matches!(
             plan.read(0, None),
             Rejection::Failed(StoreError::OrganizationNotFound)
