@@ -550,15 +550,15 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "Exception: the caller's profile, their address named as proof, the domain's claim, their member item, the organization (its address rules); then one transaction: both halves, the count, the organization at the version its rules were read, the domain inviting, the address's claim and record.",
         ),
         "create-invitation" => (
-            &[("GetItem", 6), ("TransactWriteItems", 1)],
-            "Exception: the address's and the organization's counters (at once, so the write pins their versions), the invitation (its sends), then the organization, the caller's member item and profile at once; then one transaction: the caller's role and profile, the organization active, the invitation, both counters.",
+            &[("GetItem", 7), ("TransactWriteItems", 1)],
+            "Exception: the three counters (the organization's to the address, the address's, the organization's; at once, so the write pins their versions), the invitation, then the organization, the caller's member item and profile at once; then one transaction: the caller's role and profile, the organization active, the invitation, the three counters.",
         ),
         "list-invitations" => (
             &[("GetItem", 3), ("Query", 1)],
             "The organization, the caller's member item and profile at once (the caller's power), then one page of the organization's invitations.",
         ),
         "resend-invitation" => (
-            &[("GetItem", 10), ("TransactWriteItems", 1)],
+            &[("GetItem", 11), ("TransactWriteItems", 1)],
             "Exception: the caller's power and the invitation (its address and role) first, then the send as create-invitation makes it.",
         ),
         "revoke-invitation" => (
