@@ -138,8 +138,12 @@ pub(in crate::store) async fn remove_for_erasure(
             &current,
             removal,
         )?;
-        store.transact(&plan).await?;
-        Ok(())
+        match store.transact(&plan).await {
+            // Gone since it was read (a purge, a removal, the member leaving):
+            // what the erasure wanted.
+            Err(Rejection::Failed(StoreError::MemberNotFound)) => Ok(()),
+            other => other,
+        }
     })
 }
 
