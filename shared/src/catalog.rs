@@ -496,6 +496,9 @@ pub const FUNCTIONS: &[Function] = &[
     REMOVE_DOMAIN,
     SUGGEST_ORGANIZATIONS,
     JOIN_BY_DOMAIN,
+    CREATE_SCIM_TOKEN,
+    LIST_SCIM_TOKENS,
+    REVOKE_SCIM_TOKEN,
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
@@ -538,6 +541,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 38);
+        assert_eq!(count, 41);
     }
 }

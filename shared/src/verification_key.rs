@@ -7,7 +7,7 @@ use aws_lc_rs::hmac;
 use subtle::ConstantTimeEq;
 
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{EmailAddress, EmailId, ImportKey, InvitationId, OrgId};
+use crate::domain::{EmailAddress, EmailId, ImportKey, InvitationId, OrgId, ScimTokenId};
 use crate::verification::VerificationCode;
 
 /// The secret behind code hashes and address hashes. Two keys are derived from it,
@@ -19,6 +19,7 @@ pub struct VerificationKey {
     import_key: hmac::Key,
     recovery_key: hmac::Key,
     invitation_key: hmac::Key,
+    scim_token_key: hmac::Key,
 }
 
 /// Why a secret cannot be a key.
@@ -41,6 +42,7 @@ impl VerificationKey {
             import_key: derive(secret, b"user-service/erased-import/v1"),
             recovery_key: derive(secret, b"user-service/recovery-token/v1"),
             invitation_key: derive(secret, b"user-service/invitation/v1"),
+            scim_token_key: derive(secret, b"user-service/scim-token/v1"),
         })
     }
 
@@ -119,6 +121,26 @@ impl VerificationKey {
     /// Whether `secret` is the one whose hash is stored (constant time).
     pub fn invitation_matches(&self, org: OrgId, invitation: InvitationId, secret: &[u8], stored_hash: &str) -> bool {
         self.invitation_hash(org, invitation, secret)
+            .as_bytes()
+            .ct_eq(stored_hash.as_bytes())
+            .into()
+    }
+}
+
+impl VerificationKey {
+    /// The stored form of a SCIM token's `secret`: an HMAC bound to its
+    /// organization and token id, so a hash copied to another token matches nothing.
+    pub fn scim_token_hash(&self, org: OrgId, id: ScimTokenId, secret: &[u8]) -> String {
+        let mut context = hmac::Context::with_key(&self.scim_token_key);
+        context.update(org.as_bytes());
+        context.update(id.as_bytes());
+        context.update(secret);
+        hex::encode(context.sign().as_ref())
+    }
+
+    /// Whether `secret` is the one whose hash is stored (constant time).
+    pub fn scim_token_matches(&self, org: OrgId, id: ScimTokenId, secret: &[u8], stored_hash: &str) -> bool {
+        self.scim_token_hash(org, id, secret)
             .as_bytes()
             .ct_eq(stored_hash.as_bytes())
             .into()

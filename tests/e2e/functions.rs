@@ -404,6 +404,26 @@ fn every_event_file_against_the_real_binaries() {
     run.http_with("remove-domain", "remove-domain", |e| set_path(e, "orgId", &org))
         .expect(204);
     note("remove-domain");
+    // A SCIM token: made (shown once), listed without its secret, revoked.
+    let made = run.http_with("create-scim-token", "create-scim-token", |e| set_path(e, "orgId", &org));
+    made.expect(201);
+    assert!(made.body["token"].as_str().unwrap().starts_with("scim_"));
+    let token_id = made.body["tokenId"].as_str().unwrap().to_owned();
+    note("create-scim-token");
+    let listed = run.http_with("list-scim-tokens", "list-scim-tokens", |e| set_path(e, "orgId", &org));
+    listed.expect(200);
+    assert_eq!(listed.body["tokens"][0]["tokenId"], json!(token_id));
+    assert!(
+        listed.body["tokens"][0].get("token").is_none(),
+        "never the secret again"
+    );
+    note("list-scim-tokens");
+    run.http_with("revoke-scim-token", "revoke-scim-token", |e| {
+        set_path(e, "orgId", &org);
+        set_path(e, "tokenId", &token_id);
+    })
+    .expect(204);
+    note("revoke-scim-token");
     run.http_with("set-member-role", "set-member-role", |e| set_path(e, "orgId", &org))
         .problem(404, "MEMBER_NOT_FOUND");
     note("set-member-role");

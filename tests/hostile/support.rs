@@ -88,11 +88,21 @@ impl Calls {
 
 /// A TestApp on a fresh table whose client reports its calls to the returned [`Calls`].
 pub(crate) async fn spawn_recorded() -> (TestApp, Calls) {
-    let plain = ddb::store().await;
+    // Each table on the next DynamoDB Local in turn: the suites attack every
+    // route at once, a table each, and one instance serves one request at a
+    // time, so the load spreads over all that `scripts/ddb-local` started.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let pool = ddb::endpoints();
+    let turn = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let client = ddb::client_at(&pool[turn % pool.len()]);
+    let table = ddb::fresh_table(&client).await;
     let calls = Calls::default();
-    let config = plain.client().config().to_builder().interceptor(calls.clone()).build();
-    let store =
-        Store::new(aws_sdk_dynamodb::Client::from_conf(config), plain.config().clone()).with_key(ddb::test_key());
+    let config = client.config().to_builder().interceptor(calls.clone()).build();
+    let store = Store::new(
+        aws_sdk_dynamodb::Client::from_conf(config),
+        user_service::config::StoreConfig::new(table),
+    )
+    .with_key(ddb::test_key());
     (TestApp::on(store), calls)
 }
 
@@ -133,6 +143,7 @@ pub(crate) async fn profile_only(app: &TestApp, label: &'static str) -> Account 
         .encode(),
         domain: format!("nobody-{}.example", &uuid::Uuid::new_v4().simple().to_string()[..8]),
         domain_address: uuid::Uuid::new_v4().to_string(),
+        scim_token: uuid::Uuid::new_v4().to_string(),
     }
 }
 
@@ -163,6 +174,8 @@ pub(crate) struct Account {
     pub(crate) domain: String,
     /// The account's verified address at that domain, by id.
     pub(crate) domain_address: String,
+    /// A live SCIM token of the organization, by id.
+    pub(crate) scim_token: String,
 }
 
 /// `account` after a switch of its primary to its secondary, with a token
@@ -185,6 +198,18 @@ pub(crate) async fn with_recovery(app: &TestApp, mut account: Account) -> Accoun
 /// A user with the full fixture shape, built through the store (fixtures are
 /// not what is under test; the handlers are).
 pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
+    // A suite attacks every route at once, each on its own table: building
+    // all their accounts at once starves DynamoDB Local, and a fixture's write
+    // that loses a race retries within a request's 10 s budget. A fixture is
+    // not what is under test: a few are built at once, each with time to
+    // finish.
+    static BUILDING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(8);
+    let _turn = BUILDING.acquire().await.expect("the semaphore stays open");
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    user_service::deadline::within(Some(deadline), Box::pin(build_account(app, label))).await
+}
+
+async fn build_account(app: &TestApp, label: &'static str) -> Account {
     let mut account = profile_only(app, label).await;
     let user = UserId::parse(&account.sub).unwrap();
     let now = app.clock.now();
@@ -270,6 +295,9 @@ pub(crate) async fn account(app: &TestApp, label: &'static str) -> Account {
         .unwrap();
     account.domain = domain.to_string();
     account.domain_address = at.to_string();
+    let name = user_service::domain::ScimTokenName::parse("Okta").unwrap();
+    let made = app.store.create_scim_token(&owner, org, &name, now).await.unwrap();
+    account.scim_token = made.info.token_id.to_string();
     account
 }
 
@@ -290,7 +318,8 @@ pub(crate) async fn set_status(app: &TestApp, account: &Account, status: UserSta
 pub(crate) async fn end_sessions(app: &TestApp, account: &Account) -> i64 {
     let user = UserId::parse(&account.sub).unwrap();
     let now = app.clock.now().unix_seconds();
-    integration_tests::ddb::client()
+    app.store
+        .client()
         .update_item()
         .table_name(&app.store.config().table_name)
         .set_key(Some(user_service::store::keys::profile_key(&user)))
@@ -319,7 +348,9 @@ pub(crate) async fn if_match_for(app: &TestApp, route: &Function, account: &Acco
     let Ok(org) = user_service::domain::OrgId::parse(&account.org) else {
         return "\"1\"".to_owned();
     };
-    let item = integration_tests::ddb::client()
+    let item = app
+        .store
+        .client()
         .get_item()
         .table_name(&app.store.config().table_name)
         .set_key(Some(user_service::store::keys::org_key(org)))
@@ -380,6 +411,7 @@ pub(crate) fn valid_request(route: &Function, t: &Target<'_>) -> (Event, u16) {
             ("{domainAddress}", owner.domain_address.as_str()),
             ("{domain}", owner.domain.as_str()),
             ("{freeDomain}", free_domain.as_str()),
+            ("{scimToken}", owner.scim_token.as_str()),
         ]
         .iter()
         .fold(value.to_owned(), |value, (placeholder, filled)| {
@@ -441,6 +473,7 @@ pub(crate) fn names_an_email_id(route: &Function) -> bool {
         invitation_token: String::new(),
         domain: "x.example".into(),
         domain_address: "00000000-0000-4000-8000-0000000000ff".into(),
+        scim_token: "00000000-0000-4000-8000-000000000100".into(),
     };
     let target = Target {
         caller: &dummy,

@@ -45,6 +45,7 @@ const CORE: Floors = Floors {
         ("verification_key", 3),
         ("recovery", 3),
         ("invitation", 3),
+        ("scim_token", 3),
         ("org_policy", 3),
         ("secrets", 4),
         ("legacy_password", 4),

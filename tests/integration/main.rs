@@ -38,6 +38,7 @@ mod races;
 mod reauthentication;
 mod recovery;
 mod routes;
+mod scim_tokens;
 mod secrets;
 mod store_emails;
 mod store_users;

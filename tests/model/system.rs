@@ -385,6 +385,7 @@ impl System {
                 | ItemKind::Invitation
                 | ItemKind::OrgDomain
                 | ItemKind::DomainClaim
+                | ItemKind::ScimToken
                 | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }

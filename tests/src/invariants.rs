@@ -39,6 +39,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut purges: Vec<String> = Vec::new();
     let mut invitations: Vec<user_service::store::items::InvitationItem> = Vec::new();
     let mut domains: Vec<user_service::store::items::OrgDomainItem> = Vec::new();
+    let mut scim_tokens: Vec<user_service::store::items::ScimTokenItem> = Vec::new();
     let mut domain_claims: HashMap<String, user_service::store::items::DomainClaimItem> = HashMap::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
@@ -191,6 +192,10 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 }
                 Err(e) => out.push(format!("domain claim {pk} does not parse: {e}")),
             },
+            ItemKind::ScimToken => match serde_dynamo::from_item(item) {
+                Ok(t) => scim_tokens.push(t),
+                Err(e) => out.push(format!("SCIM token {pk}/{sk} does not parse: {e}")),
+            },
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
@@ -334,6 +339,19 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
         let held = domains.iter().filter(|d| d.org_id.to_string() == *id).count();
         if o.status == OrgStatus::Active && o.domains as usize != held {
             out.push(format!("organization {id}: counts {} domains, holds {held}", o.domains));
+        }
+        // The count bounds the tokens; the purge deletes them with the organization.
+        let tokens = scim_tokens.iter().filter(|t| t.org_id.to_string() == *id).count();
+        if o.status == OrgStatus::Active && o.scim_tokens as usize != tokens {
+            out.push(format!(
+                "organization {id}: counts {} SCIM tokens, holds {tokens}",
+                o.scim_tokens
+            ));
+        }
+    }
+    for t in &scim_tokens {
+        if !orgs.contains_key(&t.org_id.to_string()) {
+            out.push(format!("SCIM token {} of no organization", t.token_id));
         }
     }
     // An invitation lives in its organization's partition, and goes with it.

@@ -398,6 +398,32 @@ impl TestApp {
         self.send(f, event).await
     }
 
+    /// POST /organizations/{orgId}/scim-tokens
+    pub async fn create_scim_token(&self, sub: &str, org: &str, name: &str) -> Reply {
+        let f = &catalog::CREATE_SCIM_TOKEN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .body(json!({ "name": name }));
+        self.send(f, event).await
+    }
+
+    /// GET /organizations/{orgId}/scim-tokens
+    pub async fn list_scim_tokens(&self, sub: &str, org: &str) -> Reply {
+        let f = &catalog::LIST_SCIM_TOKENS;
+        self.send(f, self.event(f, sub).path_param("orgId", org)).await
+    }
+
+    /// DELETE /organizations/{orgId}/scim-tokens/{tokenId}
+    pub async fn revoke_scim_token(&self, sub: &str, org: &str, token_id: &str) -> Reply {
+        let f = &catalog::REVOKE_SCIM_TOKEN;
+        let event = self
+            .event(f, sub)
+            .path_param("orgId", org)
+            .path_param("tokenId", token_id);
+        self.send(f, event).await
+    }
+
     /// GET /me/organization-suggestions
     pub async fn suggest_organizations(&self, sub: &str) -> Reply {
         let f = &catalog::SUGGEST_ORGANIZATIONS;

@@ -673,10 +673,14 @@ async fn every_route_under_every_fault_ends_in_success_or_a_clean_503() {
     let pool = &pool;
 
     let mut cleans = BTreeMap::new();
-    let snapshots = futures::stream::iter(routes.iter().map(|&r| async move { (r, clean_after(pool, r).await) }))
-        .buffer_unordered(6)
-        .collect::<Vec<_>>()
-        .await;
+    let snapshots = futures::stream::iter(
+        routes
+            .iter()
+            .map(|&r| async move { (r, Box::pin(clean_after(pool, r)).await) }),
+    )
+    .buffer_unordered(6)
+    .collect::<Vec<_>>()
+    .await;
     cleans.extend(snapshots);
 
     let mut cases = Vec::new();

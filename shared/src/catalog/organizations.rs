@@ -234,6 +234,40 @@ pub const JOIN_BY_DOMAIN: Function = Function {
         &["GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"],
     )
 };
+/// `POST /organizations/{orgId}/scim-tokens`: a SCIM token for the organization's identity provider, shown once.
+pub const CREATE_SCIM_TOKEN: Function = Function {
+    reads_verification_key: true,
+    ..http(
+        "create-scim-token",
+        "POST",
+        "/organizations/{orgId}/scim-tokens",
+        Access::User,
+        "Makes a named SCIM token for an organization's identity provider, shown once (owners and admins).",
+        &["GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"],
+    )
+};
+/// `GET /organizations/{orgId}/scim-tokens`: owners and admins list the live tokens, never their secrets.
+pub const LIST_SCIM_TOKENS: Function = Function {
+    ..http(
+        "list-scim-tokens",
+        "GET",
+        "/organizations/{orgId}/scim-tokens",
+        Access::User,
+        "Lists an organization's live SCIM tokens: names, makers, creation and last-use times (owners and admins).",
+        &["GetItem", "Query"],
+    )
+};
+/// `DELETE /organizations/{orgId}/scim-tokens/{tokenId}`: the token's next request is refused.
+pub const REVOKE_SCIM_TOKEN: Function = Function {
+    ..http(
+        "revoke-scim-token",
+        "DELETE",
+        "/organizations/{orgId}/scim-tokens/{tokenId}",
+        Access::User,
+        "Revokes an organization's SCIM token: its next request is refused (owners and admins).",
+        &["GetItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"],
+    )
+};
 /// Deleted organizations' members are removed, a page at a time: each run
 /// works through the deletions under way (the `PURGES` partition) until a
 /// little before its deadline, and the next run goes on where it stopped.

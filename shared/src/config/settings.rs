@@ -142,6 +142,17 @@ pub const DOMAIN_PENDING_DAYS: i64 = 7;
 /// in its own transaction.
 pub const MAX_DOMAINS_PER_ORGANIZATION: u32 = 10;
 
+/// Most live SCIM tokens one organization holds: one per identity provider,
+/// and room to make the next before revoking the last.
+pub const MAX_SCIM_TOKENS_PER_ORGANIZATION: u32 = 10;
+
+/// SCIM requests from one network source whose token proved nothing, in a
+/// rolling 24 hours, before its next such request is answered 429. A token
+/// has 256 bits of secret, so this bounds the cost and noise of a flood, not
+/// the odds of a guess. A valid token is never refused by it: identity
+/// providers send from egress addresses many tenants share.
+pub const SCIM_GUESSES_PER_SOURCE: u32 = 100;
+
 /// A user's codes for one address that the address's count never refuses, so a
 /// stranger's codes cannot keep the owner from adding and verifying it: the code
 /// an add sends and one resend. Not a setting: the arithmetic of the limits.

@@ -13,6 +13,7 @@ mod org_domain;
 mod organization;
 mod person;
 mod profile;
+mod scim_token;
 mod timestamp;
 
 pub use email_address::EmailAddress;
@@ -30,4 +31,5 @@ pub use organization::{
 };
 pub use person::{PersonName, Phone};
 pub use profile::{Account, Email, IfMatch, ListPosition, Profile, ProfilePatch, UserStatus, UserSummary};
+pub use scim_token::{ScimTokenId, ScimTokenInfo, ScimTokenName};
 pub use timestamp::Timestamp;

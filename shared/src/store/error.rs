@@ -331,6 +331,22 @@ pub enum StoreError {
     /// The organization claims the most domains it may.
     #[error("the organization claims the most domains it may")]
     DomainLimitReached,
+    /// The organization has no such live SCIM token (never made, or revoked).
+    #[error("no such SCIM token")]
+    ScimTokenNotFound,
+    /// The organization holds the most SCIM tokens it may.
+    #[error("the organization holds the most SCIM tokens it may")]
+    ScimTokenLimitReached,
+    /// A SCIM request's bearer token proves nothing: malformed, revoked,
+    /// never made, or its organization deleted (not told apart).
+    #[error("the SCIM token is not valid")]
+    ScimTokenInvalid,
+    /// Too many SCIM requests whose token proved nothing came from this source in 24 hours.
+    #[error("too many SCIM requests with a token that is not valid from this source")]
+    TooManyScimAttempts {
+        /// Seconds until the window frees an attempt.
+        retry_after_secs: u64,
+    },
     /// No verified domain of the organization invites the address's users.
     #[error("the organization does not enroll this address")]
     NotEnrollable,

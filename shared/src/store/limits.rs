@@ -45,6 +45,8 @@ pub struct Seen {
     pub exports: Option<LimitItem>,
     /// A network source's recovery links that undid nothing.
     pub recovery_guesses: Option<LimitItem>,
+    /// A network source's SCIM requests whose token proved nothing.
+    pub scim_guesses: Option<LimitItem>,
     /// Invitations sent to an address, by any organization.
     pub invitations_to: Option<LimitItem>,
     /// Invitations an organization sent.
@@ -65,6 +67,7 @@ impl Seen {
             Counter::AvailabilityChecks => self.availability_checks.as_ref(),
             Counter::Exports => self.exports.as_ref(),
             Counter::RecoveryGuesses => self.recovery_guesses.as_ref(),
+            Counter::ScimGuesses => self.scim_guesses.as_ref(),
             Counter::InvitationsTo => self.invitations_to.as_ref(),
             Counter::InvitationsBy => self.invitations_by.as_ref(),
             Counter::InvitationsPair => self.invitations_pair.as_ref(),
@@ -82,6 +85,7 @@ impl Seen {
             Counter::AvailabilityChecks => self.availability_checks = item,
             Counter::Exports => self.exports = item,
             Counter::RecoveryGuesses => self.recovery_guesses = item,
+            Counter::ScimGuesses => self.scim_guesses = item,
             Counter::InvitationsTo => self.invitations_to = item,
             Counter::InvitationsBy => self.invitations_by = item,
             Counter::InvitationsPair => self.invitations_pair = item,

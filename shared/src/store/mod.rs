@@ -46,9 +46,9 @@ use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
     Adopted, BATCH_GET_KEYS, ChunkAt, Filed, InvitationPage, Invited, MAX_TOKENS_PER_CHANGE, MAX_WRONG_PASSWORDS,
-    MemberPage, Moved, MyOrganization, PasswordSlot, PendingUser, Purged, RECOVERY_GUESSES_PER_SOURCE, RecordPage,
-    Recovered, ScanPage, ScannedProfile, ScannedRecord, SignInSettled, SignInView, Slot, StatusSet, Suggestion,
-    UnlistedPage, UnlistedProfile, password_admitted,
+    MadeScimToken, MemberPage, Moved, MyOrganization, PasswordSlot, PendingUser, Purged, RECOVERY_GUESSES_PER_SOURCE,
+    RecordPage, Recovered, ScanPage, ScannedProfile, ScannedRecord, ScimClient, SignInSettled, SignInView, Slot,
+    StatusSet, Suggestion, UnlistedPage, UnlistedProfile, password_admitted,
 };
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};

@@ -366,6 +366,16 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     run.record("join-by-domain", made, http(&answer, 200));
     let (answer, made) = run.measure("remove-domain", &domain_event("remove-domain")).await;
     run.record("remove-domain", made, http(&answer, 204));
+    // A SCIM token: made, listed, revoked.
+    let (answer, made) = run.measure("create-scim-token", &org_event("create-scim-token")).await;
+    run.record("create-scim-token", made, http(&answer, 201));
+    let token_id = body(&answer)["tokenId"].as_str().unwrap().to_owned();
+    let (answer, made) = run.measure("list-scim-tokens", &org_event("list-scim-tokens")).await;
+    run.record("list-scim-tokens", made, http(&answer, 200));
+    let mut event = org_event("revoke-scim-token");
+    set_path(&mut event, "tokenId", &token_id);
+    let (answer, made) = run.measure("revoke-scim-token", &event).await;
+    run.record("revoke-scim-token", made, http(&answer, 204));
     store
         .remove_member(&user_service::domain::Actor::Member(carol.clone()), org_id, &carol)
         .await
@@ -548,6 +558,18 @@ fn expected(function: &str) -> (Counts, &'static str) {
         "join-by-domain" => (
             &[("GetItem", 5), ("TransactWriteItems", 1)],
             "Exception: the caller's profile, their address named as proof, the domain's claim, their member item, the organization (its address rules); then one transaction: both halves, the count, the organization at the version its rules were read, the domain inviting, the address's claim and record.",
+        ),
+        "create-scim-token" => (
+            &[("GetItem", 3), ("TransactWriteItems", 1)],
+            "Exception: the caller's power (three reads at once); then one transaction: the caller's role and profile, the organization's count of tokens, the token.",
+        ),
+        "list-scim-tokens" => (
+            &[("GetItem", 3), ("Query", 1)],
+            "The caller's power (three reads at once), then the organization's tokens: one Query of its partition (at most 10).",
+        ),
+        "revoke-scim-token" => (
+            &[("GetItem", 3), ("TransactWriteItems", 1)],
+            "Exception: the caller's power (three reads at once); then one transaction: the token deleted while it exists, the organization's count, the caller's role and profile.",
         ),
         "create-invitation" => (
             &[("GetItem", 7), ("TransactWriteItems", 1)],

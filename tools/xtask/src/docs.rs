@@ -130,6 +130,6 @@ mod tests {
     fn every_http_route_has_a_row() {
         let routes = routes(user_service::catalog::FUNCTIONS);
         assert!(routes.contains("| `GET /me` | get-profile | any user |"), "{routes}");
-        assert_eq!(routes.lines().count(), 2 + 38);
+        assert_eq!(routes.lines().count(), 2 + 41);
     }
 }

@@ -107,6 +107,7 @@ pub mod check_email;
 pub mod claim_domain;
 pub mod create_invitation;
 pub mod create_organization;
+pub mod create_scim_token;
 pub mod delete_account;
 pub mod delete_organization;
 pub mod export_account;
@@ -121,6 +122,7 @@ pub mod list_emails;
 pub mod list_invitations;
 pub mod list_members;
 pub mod list_my_organizations;
+pub mod list_scim_tokens;
 pub mod list_users;
 pub mod recover_account;
 pub mod recovery_page;
@@ -129,6 +131,7 @@ pub mod remove_email;
 pub mod remove_member;
 pub mod resend_invitation;
 pub mod revoke_invitation;
+pub mod revoke_scim_token;
 pub mod send_verification;
 pub mod set_member_role;
 pub mod set_primary_email;
@@ -180,6 +183,9 @@ pub static ROUTES: &[&dyn Route] = &[
     &remove_domain::RemoveDomain,
     &suggest_organizations::SuggestOrganizations,
     &join_by_domain::JoinByDomain,
+    &create_scim_token::CreateScimToken,
+    &list_scim_tokens::ListScimTokens,
+    &revoke_scim_token::RevokeScimToken,
 ];
 // <<< generated: routes
 

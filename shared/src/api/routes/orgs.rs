@@ -5,7 +5,7 @@
 use lambda_http::Request;
 use serde::Serialize;
 
-use crate::domain::{InvitationId, OrgDomain, OrgId, Organization, Role, UserId};
+use crate::domain::{InvitationId, OrgDomain, OrgId, Organization, Role, ScimTokenId, UserId};
 use crate::http::Problem;
 use crate::http::request::path_param;
 
@@ -22,6 +22,11 @@ pub fn member_param(req: &Request) -> Result<UserId, Problem> {
 /// The `{invitationId}` of the path.
 pub fn invitation_param(req: &Request) -> Result<InvitationId, Problem> {
     path_param(req, "invitationId", InvitationId::parse)
+}
+
+/// The `{tokenId}` of the path: a SCIM token.
+pub fn scim_token_param(req: &Request) -> Result<ScimTokenId, Problem> {
+    path_param(req, "tokenId", ScimTokenId::parse)
 }
 
 /// The `{domain}` of the path.

@@ -190,6 +190,31 @@ impl From<&StoreError> for Problem {
                 "Domain limit reached",
                 "Remove a domain before claiming another.",
             ),
+            E::ScimTokenNotFound => Self::new(
+                S::NOT_FOUND,
+                "SCIM_TOKEN_NOT_FOUND",
+                "SCIM token not found",
+                "The organization has no such SCIM token: it was never made or has been revoked.",
+            ),
+            E::ScimTokenLimitReached => Self::new(
+                S::CONFLICT,
+                "SCIM_TOKEN_LIMIT_REACHED",
+                "SCIM token limit reached",
+                "Revoke a SCIM token before making another.",
+            ),
+            E::ScimTokenInvalid => Self::new(
+                S::UNAUTHORIZED,
+                "SCIM_TOKEN_INVALID",
+                "SCIM token not valid",
+                "The bearer token is not a live SCIM token of an organization.",
+            ),
+            &E::TooManyScimAttempts { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many SCIM requests with a token that is not valid came from here. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
             E::NotEnrollable => Self::new(
                 S::FORBIDDEN,
                 "ENROLLMENT_NOT_OPEN",
@@ -323,6 +348,10 @@ mod tests {
             StoreError::DomainNotVerified,
             StoreError::DomainLimitReached,
             StoreError::NotEnrollable,
+            StoreError::ScimTokenNotFound,
+            StoreError::ScimTokenLimitReached,
+            StoreError::ScimTokenInvalid,
+            StoreError::TooManyScimAttempts { retry_after_secs: 5 },
             StoreError::OrganizationVersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
             StoreError::VerificationExpired,
@@ -376,6 +405,10 @@ mod tests {
                 | StoreError::DomainNotVerified
                 | StoreError::DomainLimitReached
                 | StoreError::NotEnrollable
+                | StoreError::ScimTokenNotFound
+                | StoreError::ScimTokenLimitReached
+                | StoreError::ScimTokenInvalid
+                | StoreError::TooManyScimAttempts { .. }
                 | StoreError::OrganizationVersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }
                 | StoreError::VerificationExpired

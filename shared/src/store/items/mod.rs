@@ -12,11 +12,15 @@ use crate::store::keys::{self, Item};
 use super::error::StoreError;
 
 mod organizations;
+mod partition;
 mod recovery;
+mod scim;
 pub use organizations::{
     DomainClaimItem, InvitationItem, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, PurgeItem, SlugItem,
 };
+pub use partition::{UserItems, sort_oldest_first};
 pub use recovery::{PrimaryChangeItem, Recovery, change_item};
+pub use scim::ScimTokenItem;
 
 /// Attribute names that appear in condition and update expressions.
 pub(crate) use super::keys::attr;
@@ -58,6 +62,8 @@ pub enum EntityType {
     OrgDomain,
     /// A domain's claim (`DOMAIN#…`, `UNIQUE`).
     DomainClaim,
+    /// A SCIM token of an organization (`ORG#…`, `CREDENTIAL#SCIM#…`).
+    ScimToken,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,
@@ -483,6 +489,8 @@ pub enum Counter {
     Exports,
     /// Recovery links from one network source that undid nothing.
     RecoveryGuesses,
+    /// SCIM requests from one network source whose token proved nothing.
+    ScimGuesses,
     /// Invitations sent to one address, by any organization.
     InvitationsTo,
     /// Invitations one organization sent.
@@ -542,58 +550,6 @@ pub fn email_item(item: &EmailItem) -> Result<Item, StoreError> {
 /// The whole stored claim on `email`, with its key.
 pub fn claim_item(email: &CanonicalEmail, item: &ClaimItem) -> Result<Item, StoreError> {
     to_item(keys::claim_key(email), item)
-}
-
-/// The items of one user's partition (PK = USER#…), split by kind.
-#[derive(Debug, Default)]
-pub struct UserItems {
-    /// The profile, `None` when the partition has none.
-    pub profile: Option<ProfileItem>,
-    /// The email records, oldest first.
-    pub emails: Vec<EmailItem>,
-    /// The switches of the primary still undoable, oldest first.
-    pub changes: Vec<PrimaryChangeItem>,
-    /// The user's halves of their memberships, by organization id.
-    pub memberships: Vec<MemberItem>,
-}
-
-impl UserItems {
-    /// Splits a partition's items by key; claims, counters and unknown keys are skipped.
-    pub fn from_items(items: Vec<Item>) -> Result<Self, StoreError> {
-        let mut out = Self::default();
-        for item in items {
-            let kind = keys::classify(
-                keys::key_string(&item, keys::PK).unwrap_or_default(),
-                keys::key_string(&item, keys::SK).unwrap_or_default(),
-            );
-            match kind {
-                keys::ItemKind::Profile => out.profile = Some(from_item(item)?),
-                keys::ItemKind::Email => out.emails.push(from_item(item)?),
-                keys::ItemKind::PrimaryChange => out.changes.push(from_item(item)?),
-                keys::ItemKind::Membership => out.memberships.push(from_item(item)?),
-                keys::ItemKind::Claim
-                | keys::ItemKind::Organization
-                | keys::ItemKind::Member
-                | keys::ItemKind::SlugClaim
-                | keys::ItemKind::Purge
-                | keys::ItemKind::Invitation
-                | keys::ItemKind::OrgDomain
-                | keys::ItemKind::DomainClaim
-                | keys::ItemKind::Limit
-                | keys::ItemKind::Reconcile
-                | keys::ItemKind::LegacyPassword
-                | keys::ItemKind::ErasedImport
-                | keys::ItemKind::Unknown => {}
-            }
-        }
-        sort_oldest_first(&mut out.emails);
-        Ok(out)
-    }
-}
-
-/// Orders records oldest first (by creation time, then id), as the API lists them.
-pub fn sort_oldest_first(emails: &mut [EmailItem]) {
-    emails.sort_by_key(|e| (e.created_at, e.email_id));
 }
 
 #[cfg(test)]

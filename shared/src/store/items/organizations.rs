@@ -53,6 +53,10 @@ pub struct OrganizationItem {
     /// which releases every claim in its own transaction.
     #[serde(default)]
     pub domains: u32,
+    /// How many live SCIM tokens it has: bounded, counted in the writes
+    /// that make and revoke them.
+    #[serde(default)]
+    pub scim_tokens: u32,
     /// What it requires of the address a member joins with.
     #[serde(default)]
     pub rules: AddressRules,

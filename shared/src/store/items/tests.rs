@@ -51,6 +51,7 @@ fn attribute_names_are_the_stored_field_names() {
     let org = OrganizationItem {
         entity_type: EntityType::Organization,
         domains: 0,
+        scim_tokens: 0,
         rules: Default::default(),
         org_id: crate::domain::OrgId::new(),
         name: crate::domain::OrgName::parse("Acme").unwrap(),
@@ -106,6 +107,20 @@ fn attribute_names_are_the_stored_field_names() {
                 pending_until: Some(now),
                 verified_at: Some(now),
                 verified_by: Some(user.clone()),
+            },
+        )
+        .unwrap(),
+        to_item(
+            keys::scim_token_key(org.org_id, crate::domain::ScimTokenId::new()),
+            &super::ScimTokenItem {
+                entity_type: EntityType::ScimToken,
+                org_id: org.org_id,
+                token_id: crate::domain::ScimTokenId::new(),
+                name: crate::domain::ScimTokenName::parse("Okta").unwrap(),
+                token_hash: "h".into(),
+                created_by: user.clone(),
+                created_at: now,
+                last_used_at: Some(now),
             },
         )
         .unwrap(),

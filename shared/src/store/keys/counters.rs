@@ -17,6 +17,7 @@ const CODES_TO_SK_PREFIX: &str = "CODES_TO#";
 const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 const LIMIT_SOURCE_PREFIX: &str = "LIMIT#SOURCE#";
 const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
+const SCIM_GUESSES_SK: &str = "SCIM_GUESSES";
 const LIMIT_ORG_PREFIX: &str = "LIMIT#ORG#";
 const INVITATIONS_SK: &str = "INVITATIONS";
 const INVITED_SK_PREFIX: &str = "INVITED#";
@@ -58,6 +59,15 @@ pub fn recovery_guesses_key(source_hash: &str) -> Item {
     key(
         format!("{LIMIT_SOURCE_PREFIX}{source_hash}"),
         RECOVERY_GUESSES_SK.to_owned(),
+    )
+}
+
+/// Key of the SCIM requests one network source sent with a token that
+/// proved nothing, named by the keyed hash of its IP address.
+pub fn scim_guesses_key(source_hash: &str) -> Item {
+    key(
+        format!("{LIMIT_SOURCE_PREFIX}{source_hash}"),
+        SCIM_GUESSES_SK.to_owned(),
     )
 }
 

@@ -113,6 +113,9 @@ pub mod attr {
         PENDING_UNTIL = "pendingUntil",
         VERIFIED_BY = "verifiedBy",
         RULES = "rules",
+        SCIM_TOKENS = "scimTokens",
+        TOKEN_HASH = "tokenHash",
+        LAST_USED_AT = "lastUsedAt",
     );
 }
 

@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::accounts::user_pk;
 use super::names::{GSI1PK, GSI1SK, Item, key};
 use crate::address_policy::CanonicalEmail;
-use crate::domain::{InvitationId, OrgDomain, OrgId, Slug, UserId};
+use crate::domain::{InvitationId, OrgDomain, OrgId, ScimTokenId, Slug, UserId};
 
 pub(super) const ORG_PREFIX: &str = "ORG#";
 pub(super) const ORG_SK: &str = "ORG";
@@ -20,6 +20,9 @@ pub(super) const PURGES_PK: &str = "PURGES";
 pub(super) const INVITATION_PREFIX: &str = "INVITATION#";
 pub(super) const DOMAIN_PREFIX: &str = "DOMAIN#";
 pub(super) const DOMAIN_CLAIM_SK: &str = "UNIQUE";
+// Sorts before `ORG`, with the members, invitations and domains: the
+// purge's one range reads them all.
+pub(super) const SCIM_TOKEN_PREFIX: &str = "CREDENTIAL#SCIM#";
 const INVITED_PREFIX: &str = "INVITED#";
 
 /// The partition of an organization: the organization, then its members.
@@ -91,6 +94,16 @@ pub fn invitation_key(org: OrgId, invitation: InvitationId) -> Item {
 pub fn invitation_of_sk(sk: &str) -> Option<InvitationId> {
     sk.strip_prefix(INVITATION_PREFIX)
         .and_then(|id| InvitationId::parse(id).ok())
+}
+
+/// What every SCIM token's sort key begins with, under its organization.
+pub fn scim_token_sk_prefix() -> &'static str {
+    SCIM_TOKEN_PREFIX
+}
+
+/// Key of a SCIM token under its organization.
+pub fn scim_token_key(org: OrgId, token: ScimTokenId) -> Item {
+    key(org_pk(org), format!("{SCIM_TOKEN_PREFIX}{token}"))
 }
 
 /// The sort key of the organization item: its members and invitations sort before it.

@@ -169,6 +169,18 @@ pub const ITEMS: &[ItemShape] = &[
     ),
     item("a domain's claim", "DomainClaim", "DOMAIN#{domain}", "UNIQUE"),
     item(
+        "a SCIM token of an organization",
+        "ScimToken",
+        "ORG#{orgId}",
+        "CREDENTIAL#SCIM#{tokenId}",
+    ),
+    item(
+        "SCIM requests from a source whose token proved nothing",
+        "RateLimit",
+        "LIMIT#SOURCE#{sourceHash}",
+        "SCIM_GUESSES",
+    ),
+    item(
         "invitations sent to an address",
         "RateLimit",
         "LIMIT#ADDRESS#{addressHash}",
@@ -287,6 +299,14 @@ mod tests {
                 "a domain's claim",
                 domain_claim_key(&crate::domain::OrgDomain::parse("acme.com").unwrap()),
             ),
+            (
+                "a SCIM token of an organization",
+                scim_token_key(org, crate::domain::ScimTokenId::from_bytes([2; 16])),
+            ),
+            (
+                "SCIM requests from a source whose token proved nothing",
+                scim_guesses_key("h"),
+            ),
             ("invitations sent to an address", invitations_to_key("h")),
             ("invitations an organization sent", invitations_by_key(org)),
             (
@@ -350,6 +370,7 @@ mod tests {
             EntityType::Invitation,
             EntityType::OrgDomain,
             EntityType::DomainClaim,
+            EntityType::ScimToken,
         ]
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap().as_str().unwrap().to_owned())

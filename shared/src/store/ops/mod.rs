@@ -30,7 +30,9 @@ mod verify_email;
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
-pub use organizations::{InvitationPage, Invited, MemberPage, MyOrganization, Purged, Suggestion};
+pub use organizations::{
+    InvitationPage, Invited, MadeScimToken, MemberPage, MyOrganization, Purged, ScimClient, Suggestion,
+};
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};
 pub use recovery::Recovered;
@@ -83,6 +85,7 @@ mod fixtures {
         OrganizationItem {
             entity_type: EntityType::Organization,
             domains: 0,
+            scim_tokens: 0,
             rules: Default::default(),
             org_id: OrgId::new(),
             name: OrgName::parse("Acme").unwrap(),

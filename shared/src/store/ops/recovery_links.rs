@@ -56,14 +56,15 @@ impl Store {
         let outcome = self.recover(token.user(), token.version(), &hash, now).await;
         if matches!(outcome, Err(StoreError::RecoveryLinkInvalid)) {
             metrics::count(Metric::RecoveryLinksRefused);
-            self.count_guess(&mut seen, counter, now).await?;
+            self.count_source_refusal(&mut seen, counter, now).await?;
         }
         outcome
     }
 
-    /// One more refused link from a source, in its counter, pinned to the
-    /// version seen (a concurrent guess is learnt and counted again).
-    async fn count_guess(
+    /// One more refused request from a network source (a recovery link, a
+    /// SCIM token), in its counter, pinned to the version seen (a concurrent
+    /// one is learnt and counted again).
+    pub(crate) async fn count_source_refusal(
         &self,
         seen: &mut Seen,
         (counter, key): (Counter, Item),

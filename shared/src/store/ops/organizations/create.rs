@@ -24,6 +24,7 @@ impl Store {
         let org = OrganizationItem {
             entity_type: EntityType::Organization,
             domains: 0,
+            scim_tokens: 0,
             rules: Default::default(),
             org_id: OrgId::new(),
             name: new.name.clone(),

@@ -14,9 +14,11 @@ mod organization;
 mod powers;
 mod purge;
 mod reads;
+mod scim_tokens;
 
 pub use enrollment::Suggestion;
 pub use invitations::{InvitationPage, Invited};
 pub(super) use members::remove_for_erasure;
 pub use purge::Purged;
 pub use reads::{MemberPage, MyOrganization};
+pub use scim_tokens::{MadeScimToken, ScimClient};

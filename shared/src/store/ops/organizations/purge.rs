@@ -87,7 +87,7 @@ impl Store {
                 .query(|x| {
                     and([
                         x.eq(keys::PK, keys::org_pk(org)),
-                        // Its members and invitations: all that sorts before the organization item.
+                        // Its members, invitations, domains and SCIM tokens: all that sorts before the organization item.
                         x.lt(keys::SK, keys::org_sk()),
                     ])
                 })
@@ -107,9 +107,13 @@ impl Store {
                     keys::key_string(&item, keys::PK).unwrap_or_default(),
                     keys::key_string(&item, keys::SK).unwrap_or_default(),
                 );
-                if matches!(kind, keys::ItemKind::Invitation | keys::ItemKind::OrgDomain) {
-                    // An invitation's link would find no organization, and a
-                    // domain's claim went with the deletion: deleted so nothing lingers.
+                if matches!(
+                    kind,
+                    keys::ItemKind::Invitation | keys::ItemKind::OrgDomain | keys::ItemKind::ScimToken
+                ) {
+                    // An invitation's link and a SCIM token would find no
+                    // organization, and a domain's claim went with the
+                    // deletion: deleted so nothing lingers.
                     let delete = self
                         .client
                         .delete_item()

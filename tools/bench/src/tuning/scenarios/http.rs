@@ -20,6 +20,9 @@ const SAMPLE_DOMAIN: &str = "acme.example";
 /// The invitation the invitation samples name in their paths.
 const SAMPLE_INVITATION_ID: &str = "6b1d9e2f-4c3a-4b8e-9f0a-1c2d3e4f5a6b";
 
+/// The SCIM token the token samples name in their paths.
+const SAMPLE_SCIM_TOKEN_ID: &str = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5e";
+
 /// How long before send-verification's invocation its address was added
 /// with its first code: past the resend interval (60 s by default), well
 /// within the hour an unverified address is held.
@@ -234,6 +237,23 @@ impl World {
                 if f.name == "join-by-domain" {
                     set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
                     set_body(&mut event, &json!({ "emailId": at.to_string() }));
+                }
+                event
+            }
+            // A fresh organization: a token made, the list, a token revoked.
+            "create-scim-token" | "list-scim-tokens" | "revoke-scim-token" => {
+                let (owner, org) = self.organization().await;
+                let mut event = self.http(f, &owner.user);
+                set_path(&mut event, SAMPLE_ORG_ID, &org.to_string());
+                if f.name == "revoke-scim-token" {
+                    let actor = user_service::domain::Actor::Member(owner.user.clone());
+                    let name = user_service::domain::ScimTokenName::parse("Okta").expect("a name");
+                    let made = self
+                        .store
+                        .create_scim_token(&actor, org, &name, Timestamp::now())
+                        .await
+                        .unwrap_or_else(|e| panic!("a SCIM token: {e}"));
+                    set_path(&mut event, SAMPLE_SCIM_TOKEN_ID, &made.info.token_id.to_string());
                 }
                 event
             }

@@ -1,0 +1,10 @@
+//! DELETE /organizations/{orgId}/scim-tokens/{tokenId}: Revokes an organization's SCIM token: its next request is refused (owners and admins).
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
+use lambda_http::{Error, service_fn};
+use user_service::{App, Clients, api::routes::revoke_scim_token, catalog, http::lambda::run};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env(const { Clients::of(&catalog::REVOKE_SCIM_TOKEN) }).await?;
+    run(service_fn(|req| app.metered(revoke_scim_token::handle, req))).await
+}
