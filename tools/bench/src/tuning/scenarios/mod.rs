@@ -377,6 +377,12 @@ mod tests {
             for (name, value) in world.env(function.name) {
                 launch = launch.env(&name, value);
             }
+            // DynamoDB Local on a loaded CI machine is no DynamoDB: this test
+            // checks that each scenario works, not how fast, so its calls get
+            // the time the e2e walk gives them (tests/e2e/functions.rs).
+            launch = launch
+                .env("DYNAMODB_OPERATION_TIMEOUT_MS", "10000".to_owned())
+                .env("DYNAMODB_ATTEMPT_TIMEOUT_MS", "5000".to_owned());
             let env = Environment::start(&launch).await.unwrap_or_else(|e| panic!("{e}"));
             for round in 1..=3 {
                 let event = world.event(function.name).await;
