@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use futures::StreamExt;
+use futures::future::join_all;
 use integration_tests::http::Event;
 use serde_json::json;
 use user_service::catalog::{Access, Function};
@@ -236,12 +236,7 @@ async fn every_route_answers_every_caller_as_its_access_says() {
     // A route anyone may call answers no caller differently: what it reads is
     // its own proof (integration/recovery.rs holds it to that).
     let routes: Vec<_> = routes().into_iter().filter(|r| r.access() != Access::Anyone).collect();
-    // Eight routes at once: DynamoDB Local serves one request at a time per
-    // instance, and the tests beside this one share them.
-    let results: Vec<Cells> = futures::stream::iter(routes.iter().map(|route| route_matrix(route)))
-        .buffered(8)
-        .collect()
-        .await;
+    let results = join_all(routes.iter().map(|route| route_matrix(route))).await;
     let mut checked = 0;
     let mut failures = Vec::new();
     let mut by_caller = std::collections::BTreeMap::<String, usize>::new();
