@@ -259,7 +259,17 @@ async fn twenty_concurrent_accepts_give_one_membership() {
         let (grace, grace_email) = person(&app, &format!("grace{round}")).await;
         let org = organization(&app, &ada).await;
         let token = invite(&app, &ada, &org, &grace_email, Role::Admin).await;
-        let replies = join_all((0..20).map(|_| app.accept_invitation(&grace, &token))).await;
+        let mut replies = join_all((0..20).map(|_| app.accept_invitation(&grace, &token))).await;
+        // On a loaded DynamoDB Local, 20 writers at once can outlast the
+        // invocation's retry budget: that answer is 503 with Retry-After, and a
+        // client retries it. Retried once, each must then see the one membership.
+        for reply in &mut replies {
+            if reply.status == 503 {
+                reply.assert_problem(503, "SERVICE_UNAVAILABLE");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                *reply = app.accept_invitation(&grace, &token).await;
+            }
+        }
         for reply in &replies {
             reply.assert_status(200);
             assert_eq!(reply.body["joinedAt"], replies[0].body["joinedAt"]);
