@@ -37,6 +37,7 @@ pub mod reconcile;
 #[cfg(feature = "aws")]
 pub mod reconciler;
 pub mod recovery;
+pub mod scim;
 pub mod scim_token;
 #[cfg(feature = "aws")]
 pub mod secrets;
