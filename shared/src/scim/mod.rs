@@ -9,6 +9,7 @@ pub mod filter;
 pub mod list;
 pub mod patch;
 pub mod path;
+pub mod provision;
 pub mod user;
 
 pub use error::{ScimError, ScimType};

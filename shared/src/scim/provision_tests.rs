@@ -1,0 +1,225 @@
+use serde_json::json;
+
+use super::*;
+
+fn address(raw: &str) -> EmailAddress {
+    EmailAddress::parse(raw).unwrap()
+}
+
+fn acme() -> Domains {
+    Domains([OrgDomain::parse("acme.example").unwrap()].into_iter().collect())
+}
+
+fn user(body: serde_json::Value) -> ScimUser {
+    ScimUser::from_json(&body).unwrap()
+}
+
+fn id(raw: &str) -> UserId {
+    UserId::parse(raw).unwrap()
+}
+
+fn free(_: &EmailAddress) -> Holder {
+    Holder::Free
+}
+
+#[test]
+fn a_create_at_a_verified_domain_makes_an_account_with_every_address_verified() {
+    let ada = user(json!({ "userName": "ada", "emails": [
+        { "value": "ada@acme.example", "primary": true }, { "value": "a.lovelace@acme.example" }
+    ] }));
+    assert_eq!(
+        plan_create(&ada, &acme(), free).unwrap(),
+        CreatePlan::NewAccount {
+            primary: address("ada@acme.example"),
+            addresses: vec![address("ada@acme.example"), address("a.lovelace@acme.example")],
+        }
+    );
+    // No emails: Okta's login is the address.
+    let okta = user(json!({ "userName": "Grace@Acme.example" }));
+    assert!(matches!(
+        plan_create(&okta, &acme(), free).unwrap(),
+        CreatePlan::NewAccount { primary, .. } if primary == address("grace@acme.example")
+    ));
+}
+
+#[test]
+fn an_address_outside_the_verified_domains_is_refused_and_nothing_is_sent() {
+    for emails in [
+        json!([{ "value": "ada@gmail.com", "primary": true }]),
+        json!([{ "value": "ada@acme.example", "primary": true }, { "value": "ada@gmail.com" }]),
+        json!([{ "value": "ada@sub.acme.example" }]),
+    ] {
+        let err = plan_create(&user(json!({ "userName": "ada", "emails": emails })), &acme(), free).unwrap_err();
+        assert_eq!(
+            (err.status, err.detail.starts_with("emails: every address")),
+            (400, true),
+            "{emails}"
+        );
+    }
+    let err = plan_create(&user(json!({ "userName": "not an address" })), &acme(), free).unwrap_err();
+    assert_eq!(err.detail, "emails: a user needs an address");
+}
+
+#[test]
+fn an_existing_account_is_linked_by_its_verified_domain_address_never_taken() {
+    let ada = user(json!({ "userName": "ada", "emails": [
+        { "value": "ada@acme.example", "primary": true }, { "value": "ada2@acme.example" }
+    ] }));
+    let holder = |a: &EmailAddress| {
+        if a.as_str() == "ada@acme.example" {
+            Holder::Verified(id("sub-ada"))
+        } else {
+            Holder::Free
+        }
+    };
+    assert_eq!(
+        plan_create(&ada, &acme(), holder).unwrap(),
+        CreatePlan::Link {
+            user: id("sub-ada"),
+            added: vec![address("ada2@acme.example")]
+        }
+    );
+    // Another address held by someone else: nobody's address is moved.
+    let holder = |a: &EmailAddress| match a.as_str() {
+        "ada@acme.example" => Holder::Verified(id("sub-ada")),
+        _ => Holder::Verified(id("sub-bob")),
+    };
+    assert_eq!(plan_create(&ada, &acme(), holder).unwrap_err().status, 409);
+    // A new account never takes an address someone holds or is verifying.
+    let holder = |a: &EmailAddress| {
+        if a.as_str() == "ada2@acme.example" {
+            Holder::Pending(id("sub-bob"))
+        } else {
+            Holder::Free
+        }
+    };
+    assert_eq!(plan_create(&ada, &acme(), holder).unwrap_err().status, 409);
+    let holder = |_: &EmailAddress| Holder::Pending(id("sub-bob"));
+    assert_eq!(plan_create(&ada, &acme(), holder).unwrap_err().status, 409);
+}
+
+fn facts(addresses: &[(&str, bool)], primary: &str, organizations: u32, provisioned: bool) -> AccountFacts {
+    AccountFacts {
+        addresses: addresses.iter().map(|(a, v)| (address(a), *v)).collect(),
+        primary: address(primary),
+        organizations,
+        provisioned,
+    }
+}
+
+#[test]
+fn the_directory_sees_and_changes_only_the_organizations_addresses() {
+    let personal = facts(
+        &[("ada@gmail.com", true), ("ada@acme.example", true)],
+        "ada@gmail.com",
+        1,
+        false,
+    );
+    let shown: Vec<&str> = shown_addresses(&personal, &acme())
+        .into_iter()
+        .map(EmailAddress::as_str)
+        .collect();
+    assert_eq!(shown, ["ada@acme.example"]);
+    assert!(!personal.alone(&acme()));
+    // The directory swaps the work address and asks for it as primary: the
+    // work addresses change, the person's primary does not, nor their profile.
+    let after = user(json!({ "userName": "ada", "emails": [{ "value": "lovelace@acme.example", "primary": true }] }));
+    let plan = plan_update(&personal, &after, &acme(), free, &id("sub-ada")).unwrap();
+    assert_eq!(
+        plan,
+        UpdatePlan {
+            manages_profile: false,
+            added: vec![address("lovelace@acme.example")],
+            removed: vec![address("ada@acme.example")],
+            primary: None,
+        }
+    );
+}
+
+#[test]
+fn an_account_the_organization_alone_uses_is_the_directorys_to_manage() {
+    let work = facts(
+        &[("ada@acme.example", true), ("a@acme.example", true)],
+        "ada@acme.example",
+        1,
+        true,
+    );
+    let after = user(json!({ "userName": "ada", "emails": [
+        { "value": "ada@acme.example" }, { "value": "a@acme.example", "primary": true }
+    ] }));
+    let plan = plan_update(&work, &after, &acme(), free, &id("sub-ada")).unwrap();
+    assert!(plan.manages_profile);
+    assert_eq!(plan.primary, Some(address("a@acme.example")));
+    assert!(plan.added.is_empty() && plan.removed.is_empty());
+    // Removing the primary without another is refused: one verified primary, always.
+    let after =
+        user(json!({ "userName": "ada", "emails": [{ "value": "a@acme.example" }, { "value": "b@acme.example" }] }));
+    assert_eq!(
+        plan_update(&work, &after, &acme(), free, &id("sub-ada"))
+            .unwrap_err()
+            .status,
+        400
+    );
+    // An address someone else holds is never moved.
+    let after = user(
+        json!({ "userName": "ada", "emails": [{ "value": "ada@acme.example", "primary": true }, { "value": "bob@acme.example" }] }),
+    );
+    let bob = |_: &EmailAddress| Holder::Verified(id("sub-bob"));
+    assert_eq!(
+        plan_update(&work, &after, &acme(), bob, &id("sub-ada"))
+            .unwrap_err()
+            .status,
+        409
+    );
+    // Nor one outside the domains added.
+    let after = user(json!({ "userName": "ada", "emails": [{ "value": "ada@gmail.com" }] }));
+    assert_eq!(
+        plan_update(&work, &after, &acme(), free, &id("sub-ada"))
+            .unwrap_err()
+            .status,
+        400
+    );
+}
+
+#[test]
+fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
+    let made_alone = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, true);
+    assert_eq!(plan_delete(&made_alone, &acme()), DeletePlan::Erase);
+    // Another organization uses it.
+    let shared = facts(
+        &[("ada@acme.example", true), ("a2@acme.example", true)],
+        "ada@acme.example",
+        2,
+        true,
+    );
+    assert_eq!(
+        plan_delete(&shared, &acme()),
+        DeletePlan::Leave {
+            removed: vec![address("a2@acme.example")]
+        }
+    );
+    // The person added an address of their own.
+    let personal = facts(
+        &[("ada@acme.example", true), ("ada@gmail.com", true)],
+        "ada@gmail.com",
+        1,
+        true,
+    );
+    assert_eq!(
+        plan_delete(&personal, &acme()),
+        DeletePlan::Leave {
+            removed: vec![address("ada@acme.example")]
+        }
+    );
+    // The person signed up themselves and the directory linked them.
+    let signed_up = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, false);
+    assert_eq!(plan_delete(&signed_up, &acme()), DeletePlan::Leave { removed: vec![] });
+    // An unverified address of the person's own does not make the account theirs.
+    let pending = facts(
+        &[("ada@acme.example", true), ("ada@gmail.com", false)],
+        "ada@acme.example",
+        1,
+        true,
+    );
+    assert_eq!(plan_delete(&pending, &acme()), DeletePlan::Erase);
+}
