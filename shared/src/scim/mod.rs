@@ -20,4 +20,6 @@ pub use path::{AttrPath, CompValue};
 pub use user::{ExternalId, ScimEmail, ScimUser, ScimVersion, UserName};
 
 #[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
 mod fuzz_tests;

@@ -97,18 +97,17 @@ pub fn plan_create(
             let mut added = Vec::new();
             for address in addresses.iter().filter(|a| **a != primary) {
                 match holder(address) {
-                    Holder::Free => added.push(address.clone()),
-                    Holder::Verified(other) | Holder::Pending(other) if other == account => {}
-                    _ => return Err(taken()),
+                    Holder::Verified(other) if other == account => {}
+                    Holder::Verified(_) => return Err(taken()),
+                    // A claim being verified yields to a verified address, as at sign-up.
+                    Holder::Free | Holder::Pending(_) => added.push(address.clone()),
                 }
             }
             Ok(CreatePlan::Link { user: account, added })
         }
-        Holder::Pending(_) => Err(ScimError::uniqueness(
-            "the primary address is being verified by an account; retry once its code lapses",
-        )),
-        Holder::Free => {
-            if addresses.iter().any(|a| holder(a) != Holder::Free) {
+        // Claims being verified yield to verified addresses, as a sign-up's do.
+        Holder::Free | Holder::Pending(_) => {
+            if addresses.iter().any(|a| matches!(holder(a), Holder::Verified(_))) {
                 return Err(taken());
             }
             Ok(CreatePlan::NewAccount { primary, addresses })
@@ -185,9 +184,9 @@ pub fn plan_update(
     };
     for address in wanted.iter().filter(|a| !shown.contains(a)) {
         match holder(address) {
-            Holder::Free => plan.added.push((*address).clone()),
-            Holder::Verified(other) | Holder::Pending(other) if other == *account => {}
-            _ => return Err(ScimError::uniqueness("an address listed belongs to another account")),
+            Holder::Verified(other) if other == *account => {}
+            Holder::Verified(_) => return Err(ScimError::uniqueness("an address listed belongs to another account")),
+            Holder::Free | Holder::Pending(_) => plan.added.push((*address).clone()),
         }
     }
     plan.removed = shown
