@@ -71,6 +71,21 @@ impl IdentityError {
         )
     }
 
+    fn is_username_taken(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::UsernameExistsException(_))
+        )
+    }
+
+    /// Cognito throttled the call: its quota (UserCreation for AdminCreateUser) is spent for now.
+    pub fn is_throttled(&self) -> bool {
+        matches!(
+            self.error.as_deref(),
+            Some(aws_sdk_cognitoidentityprovider::Error::TooManyRequestsException(_))
+        )
+    }
+
     fn is_user_not_found(&self) -> bool {
         matches!(
             self.error.as_deref(),
@@ -344,4 +359,112 @@ impl UserPool {
     pub async fn delete(&self, user: &UserId) -> Result<Applied, IdentityError> {
         applied(on_user!(self, admin_delete_user, "AdminDeleteUser", user))
     }
+
+    /// A user signing in with `email`, made verified and without any message
+    /// (a directory's: the organization vouches for its domain, and signs its
+    /// people in its own way), or the one Cognito has for it. An unconfirmed
+    /// sign-up of the address proved nothing, and its password is whoever's
+    /// typed it: it is deleted and the user made afresh.
+    pub async fn create_verified(&self, email: &EmailAddress) -> Result<MadeUser, IdentityError> {
+        const OPERATION: &str = "AdminCreateUser";
+        let attribute = |name: &str, value: &str| AttributeType::builder().name(name).value(value).build();
+        let (Ok(address), Ok(verified)) = (attribute("email", email.as_str()), attribute("email_verified", "true"))
+        else {
+            return Err(IdentityError::not_built(OPERATION));
+        };
+        for _ in 0..2 {
+            let created = self
+                .client
+                .admin_create_user()
+                .user_pool_id(&self.pool_id)
+                .username(email.as_str())
+                .user_attributes(address.clone())
+                .user_attributes(verified.clone())
+                .message_action(aws_sdk_cognitoidentityprovider::types::MessageActionType::Suppress)
+                .customize()
+                .config_override(self.timeouts())
+                .send()
+                .await
+                .map_err(|err| IdentityError::new(OPERATION, err));
+            let existing = match created {
+                Ok(out) => {
+                    let user = out
+                        .user()
+                        .and_then(sub_of)
+                        .ok_or_else(|| IdentityError::not_built(OPERATION))?;
+                    return Ok(MadeUser {
+                        user,
+                        signed_up: false,
+                        made_now: true,
+                    });
+                }
+                Err(err) if err.is_username_taken() => self.by_username(email).await?,
+                Err(err) => return Err(err),
+            };
+            match existing {
+                (user, Some(UserStatusType::Unconfirmed)) => {
+                    self.delete(&user).await?;
+                }
+                (user, Some(UserStatusType::ForceChangePassword)) => {
+                    return Ok(MadeUser {
+                        user,
+                        signed_up: false,
+                        made_now: false,
+                    });
+                }
+                (user, _) => {
+                    return Ok(MadeUser {
+                        user,
+                        signed_up: true,
+                        made_now: false,
+                    });
+                }
+            }
+        }
+        Err(IdentityError::not_built(OPERATION))
+    }
+
+    /// The user whose username (here, the address) is `email`, and their status.
+    async fn by_username(&self, email: &EmailAddress) -> Result<(UserId, Option<UserStatusType>), IdentityError> {
+        let out = self
+            .client
+            .admin_get_user()
+            .user_pool_id(&self.pool_id)
+            .username(email.as_str())
+            .customize()
+            .config_override(self.timeouts())
+            .send()
+            .await
+            .map_err(|err| IdentityError::new("AdminGetUser", err))?;
+        let sub = out
+            .user_attributes()
+            .iter()
+            .find(|a| a.name() == "sub")
+            .and_then(|a| a.value())
+            .unwrap_or(out.username());
+        let user = UserId::parse(sub).map_err(|_| IdentityError::not_built("AdminGetUser"))?;
+        Ok((user, out.user_status().cloned()))
+    }
+}
+
+/// A user [`UserPool::create_verified`] made or found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MadeUser {
+    /// Their `sub`.
+    pub user: UserId,
+    /// Whether the person signed up and confirmed the address themselves
+    /// (their profile's write had not happened yet): not the directory's to erase.
+    pub signed_up: bool,
+    /// Whether this call made it: a write that then fails deletes it again.
+    pub made_now: bool,
+}
+
+fn sub_of(user: &aws_sdk_cognitoidentityprovider::types::UserType) -> Option<UserId> {
+    let sub = user
+        .attributes()
+        .iter()
+        .find(|a| a.name() == "sub")
+        .and_then(|a| a.value())
+        .or(user.username())?;
+    UserId::parse(sub).ok()
 }

@@ -33,6 +33,8 @@ pub mod mail;
 pub mod metrics;
 pub mod org_policy;
 #[cfg(feature = "aws")]
+pub mod provisioning;
+#[cfg(feature = "aws")]
 pub mod reconcile;
 #[cfg(feature = "aws")]
 pub mod reconciler;

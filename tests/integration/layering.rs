@@ -46,6 +46,7 @@ const CORE: Floors = Floors {
         ("recovery", 3),
         ("invitation", 3),
         ("scim_token", 3),
+        ("scim", 3),
         ("org_policy", 3),
         ("secrets", 4),
         ("legacy_password", 4),
@@ -53,6 +54,7 @@ const CORE: Floors = Floors {
         // What a function initialises once; the engines that run on the store.
         ("app", 5),
         ("reconciler", 5),
+        ("provisioning", 5),
         // The HTTP edge, then the handlers on top.
         ("http", 6),
         ("api", 7),

@@ -39,6 +39,7 @@ mod reauthentication;
 mod recovery;
 mod routes;
 mod scim_tokens;
+mod scim_users;
 mod secrets;
 mod store_emails;
 mod store_users;

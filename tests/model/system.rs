@@ -386,6 +386,7 @@ impl System {
                 | ItemKind::OrgDomain
                 | ItemKind::DomainClaim
                 | ItemKind::ScimToken
+                | ItemKind::DirectoryClaim
                 | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }

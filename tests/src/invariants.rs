@@ -40,6 +40,7 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut invitations: Vec<user_service::store::items::InvitationItem> = Vec::new();
     let mut domains: Vec<user_service::store::items::OrgDomainItem> = Vec::new();
     let mut scim_tokens: Vec<user_service::store::items::ScimTokenItem> = Vec::new();
+    let mut directory_claims: Vec<(String, String, user_service::store::items::DirectoryClaimItem)> = Vec::new();
     let mut domain_claims: HashMap<String, user_service::store::items::DomainClaimItem> = HashMap::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
@@ -196,9 +197,14 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 Ok(t) => scim_tokens.push(t),
                 Err(e) => out.push(format!("SCIM token {pk}/{sk} does not parse: {e}")),
             },
+            ItemKind::DirectoryClaim => match serde_dynamo::from_item(item) {
+                Ok(c) => directory_claims.push((pk.clone(), sk.clone(), c)),
+                Err(e) => out.push(format!("directory claim {pk}/{sk} does not parse: {e}")),
+            },
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
+    out.extend(directory_violations(&members, &directory_claims));
 
     // One owner per address: per canonical form, under the policy each record was claimed with.
     let mut owners: HashMap<String, Vec<&EmailItem>> = HashMap::new();
@@ -440,6 +446,40 @@ fn organization_violations(
                 p.organizations
             ));
         }
+    }
+    out
+}
+
+/// A directory's names: each claim names the member that holds the name, and
+/// each name a member holds is claimed, once per organization.
+fn directory_violations(
+    members: &[MemberItem],
+    claims: &[(String, String, user_service::store::items::DirectoryClaimItem)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut expected: HashMap<(String, String), String> = HashMap::new();
+    for m in members {
+        let Some(identity) = &m.directory else { continue };
+        let pk = keys::org_pk(m.org_id);
+        let name = format!("DIRECTORY#NAME#{}", identity.user_name.to_lowercase());
+        if expected.insert((pk.clone(), name), m.user_id.to_string()).is_some() {
+            out.push(format!("organization {}: two members share a userName", m.org_id));
+        }
+        if let Some(external) = &identity.external_id {
+            let key = (pk, format!("DIRECTORY#EXTERNAL#{external}"));
+            if expected.insert(key, m.user_id.to_string()).is_some() {
+                out.push(format!("organization {}: two members share an externalId", m.org_id));
+            }
+        }
+    }
+    for (pk, sk, claim) in claims {
+        match expected.remove(&(pk.clone(), sk.clone())) {
+            Some(user) if user == claim.user_id.as_str() => {}
+            _ => out.push(format!("directory claim {pk}/{sk} names no member holding it")),
+        }
+    }
+    for ((pk, sk), user) in expected {
+        out.push(format!("member {user} of {pk}: its name {sk} is not claimed"));
     }
     out
 }

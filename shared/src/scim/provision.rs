@@ -70,19 +70,25 @@ fn outside_domains() -> ScimError {
     )
 }
 
+/// The addresses a created user lists: `emails`, or, with none, the
+/// `userName` when it is an address (Okta's login, Entra ID's UPN).
+pub fn addresses_of(user: &ScimUser) -> Vec<EmailAddress> {
+    let mut addresses: Vec<EmailAddress> = user.emails.iter().map(|e| e.value.clone()).collect();
+    if addresses.is_empty()
+        && let Ok(address) = EmailAddress::parse(user.user_name.as_str())
+    {
+        addresses.push(address);
+    }
+    addresses
+}
+
 /// Plans a create. `holder` says who holds each address listed.
 pub fn plan_create(
     user: &ScimUser,
     domains: &Domains,
     holder: impl Fn(&EmailAddress) -> Holder,
 ) -> Result<CreatePlan, ScimError> {
-    let mut addresses: Vec<EmailAddress> = user.emails.iter().map(|e| e.value.clone()).collect();
-    // No `emails`: the userName, when it is an address (Okta's login, Entra ID's UPN).
-    if addresses.is_empty()
-        && let Ok(address) = EmailAddress::parse(user.user_name.as_str())
-    {
-        addresses.push(address);
-    }
+    let addresses = addresses_of(user);
     let primary = match (user.primary_email(), addresses.as_slice()) {
         (Some(primary), _) => primary.clone(),
         (None, [first, ..]) => first.clone(),

@@ -62,8 +62,9 @@ impl ExternalId {
 fn identifier(raw: &str) -> Result<String, &'static str> {
     let trimmed = raw.trim();
     let chars = trimmed.chars().count();
-    if chars == 0 || chars > MAX_IDENTIFIER_CHARS {
-        return Err("must be 1 to 256 characters");
+    // A key holds it (DynamoDB's sort keys take 1,024 bytes): 256 characters of up to two bytes.
+    if chars == 0 || chars > MAX_IDENTIFIER_CHARS || trimmed.len() > 2 * MAX_IDENTIFIER_CHARS {
+        return Err("must be 1 to 256 characters, at most 512 bytes");
     }
     if trimmed.chars().any(char::is_control) {
         return Err("must not contain control characters");
@@ -401,6 +402,7 @@ mod tests {
             (json!({}), "userName: is required"),
             (json!({ "userName": 3 }), "userName: must be a string"),
             (json!({ "userName": "  " }), "userName: must be 1 to 256 characters"),
+            (json!({ "userName": "\u{1F600}".repeat(200) }), "at most 512 bytes"),
             (
                 json!({ "userName": "a", "active": "maybe" }),
                 "active: must be true or false",

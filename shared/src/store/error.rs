@@ -337,6 +337,10 @@ pub enum StoreError {
     /// The organization holds the most SCIM tokens it may.
     #[error("the organization holds the most SCIM tokens it may")]
     ScimTokenLimitReached,
+    /// The organization's directory already calls another member by this
+    /// `userName` or `externalId`.
+    #[error("the directory's name is another member's")]
+    DirectoryNameTaken,
     /// A SCIM request's bearer token proves nothing: malformed, revoked,
     /// never made, or its organization deleted (not told apart).
     #[error("the SCIM token is not valid")]

@@ -202,6 +202,12 @@ impl From<&StoreError> for Problem {
                 "SCIM token limit reached",
                 "Revoke a SCIM token before making another.",
             ),
+            E::DirectoryNameTaken => Self::new(
+                S::CONFLICT,
+                "DIRECTORY_NAME_TAKEN",
+                "Directory name taken",
+                "The organization's directory already names another member so.",
+            ),
             E::ScimTokenInvalid => Self::new(
                 S::UNAUTHORIZED,
                 "SCIM_TOKEN_INVALID",
@@ -351,6 +357,7 @@ mod tests {
             StoreError::ScimTokenNotFound,
             StoreError::ScimTokenLimitReached,
             StoreError::ScimTokenInvalid,
+            StoreError::DirectoryNameTaken,
             StoreError::TooManyScimAttempts { retry_after_secs: 5 },
             StoreError::OrganizationVersionMismatch { current: 2 },
             StoreError::VerificationFailed { attempts_left: 1 },
@@ -408,6 +415,7 @@ mod tests {
                 | StoreError::ScimTokenNotFound
                 | StoreError::ScimTokenLimitReached
                 | StoreError::ScimTokenInvalid
+                | StoreError::DirectoryNameTaken
                 | StoreError::TooManyScimAttempts { .. }
                 | StoreError::OrganizationVersionMismatch { .. }
                 | StoreError::VerificationFailed { .. }

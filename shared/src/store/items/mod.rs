@@ -20,7 +20,7 @@ pub use organizations::{
 };
 pub use partition::{UserItems, sort_oldest_first};
 pub use recovery::{PrimaryChangeItem, Recovery, change_item};
-pub use scim::ScimTokenItem;
+pub use scim::{DirectoryClaimItem, DirectoryIdentity, ScimTokenItem};
 
 /// Attribute names that appear in condition and update expressions.
 pub(crate) use super::keys::attr;
@@ -64,6 +64,8 @@ pub enum EntityType {
     DomainClaim,
     /// A SCIM token of an organization (`ORG#…`, `CREDENTIAL#SCIM#…`).
     ScimToken,
+    /// A directory's `userName` or `externalId` for a member (`ORG#…`, `DIRECTORY#…`).
+    DirectoryClaim,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,

@@ -102,6 +102,18 @@ pub struct MemberItem {
     pub role: Role,
     /// When they joined.
     pub joined_at: Timestamp,
+    /// On the organization's half, what its directory calls the member,
+    /// when SCIM provisioned or linked them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<super::DirectoryIdentity>,
+    /// On the organization's half, one more at each change of the directory's
+    /// view of the member (the SCIM ETag's second number); absent until the first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub version: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl MemberItem {

@@ -40,6 +40,7 @@ impl UserItems {
                 | keys::ItemKind::OrgDomain
                 | keys::ItemKind::DomainClaim
                 | keys::ItemKind::ScimToken
+                | keys::ItemKind::DirectoryClaim
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
                 | keys::ItemKind::LegacyPassword

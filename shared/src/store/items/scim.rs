@@ -1,9 +1,12 @@
-//! The items of SCIM provisioning: an organization's tokens.
+//! The items of SCIM provisioning: an organization's tokens, what its
+//! directory calls each member it provisions, and the claims that keep
+//! those names unique in the organization.
 
 use serde::{Deserialize, Serialize};
 
 use super::EntityType;
 use crate::domain::{OrgId, ScimTokenId, ScimTokenInfo, ScimTokenName, Timestamp, UserId};
+use crate::scim::{ExternalId, UserName};
 
 /// A SCIM token of an organization (`ORG#<orgId>`, `CREDENTIAL#SCIM#<tokenId>`):
 /// the keyed hash of its secret, never the secret. Revoking deletes it, so a
@@ -51,4 +54,60 @@ impl std::fmt::Debug for ScimTokenItem {
             .field("token_hash", &"<redacted>")
             .finish_non_exhaustive()
     }
+}
+
+/// What an organization's directory calls a member, on the organization's
+/// half of the membership. Each name is also claimed in the organization's
+/// partition ([`DirectoryClaimItem`]), in the same transaction.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryIdentity {
+    /// The directory's `userName`, as it wrote it.
+    pub user_name: String,
+    /// The directory's `externalId`, if it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+    /// Whether the directory made the account (not linked an existing one):
+    /// only such an account may the directory erase.
+    #[serde(default)]
+    pub provisioned: bool,
+    /// The directory's `active: false`: the member keeps their place, with no access.
+    #[serde(default)]
+    pub suspended: bool,
+}
+
+impl DirectoryIdentity {
+    /// The `userName`, parsed again.
+    pub fn user_name(&self) -> Option<UserName> {
+        UserName::parse(&self.user_name).ok()
+    }
+
+    /// The `externalId`, parsed again.
+    pub fn external_id(&self) -> Option<ExternalId> {
+        self.external_id.as_deref().and_then(|raw| ExternalId::parse(raw).ok())
+    }
+}
+
+impl std::fmt::Debug for DirectoryIdentity {
+    // A userName is often an address: personal data.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectoryIdentity")
+            .field("provisioned", &self.provisioned)
+            .field("suspended", &self.suspended)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The claim of a directory's name for a member in an organization
+/// (`ORG#<orgId>`, `DIRECTORY#NAME#<userName>` or `DIRECTORY#EXTERNAL#<externalId>`):
+/// put on condition that it is new, deleted with the membership.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryClaimItem {
+    /// Always `DirectoryClaim`.
+    pub entity_type: EntityType,
+    /// The organization.
+    pub org_id: OrgId,
+    /// The member the name is theirs.
+    pub user_id: UserId,
 }

@@ -69,6 +69,13 @@ fn attribute_names_are_the_stored_field_names() {
         user_id: user.clone(),
         role: crate::domain::Role::Owner,
         joined_at: now,
+        directory: Some(super::DirectoryIdentity {
+            user_name: "ada".into(),
+            external_id: None,
+            provisioned: true,
+            suspended: false,
+        }),
+        version: 1,
     };
     assert!(
         profile.cognito_email.is_some(),

@@ -8,8 +8,8 @@ use super::accounts::{
 use super::counters::LIMIT_PREFIX;
 use super::names::{Item, PK, SK};
 use super::organizations::{
-    DOMAIN_CLAIM_SK, DOMAIN_PREFIX, INVITATION_PREFIX, MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX, ORG_SK, PURGES_PK,
-    SCIM_TOKEN_PREFIX, SLUG_PREFIX, SLUG_SK,
+    DIRECTORY_PREFIX, DOMAIN_CLAIM_SK, DOMAIN_PREFIX, INVITATION_PREFIX, MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX,
+    ORG_SK, PURGES_PK, SCIM_TOKEN_PREFIX, SLUG_PREFIX, SLUG_SK,
 };
 use super::reconcile::{PASS_PREFIX, RECONCILE_PK};
 use super::recovery::CHANGE_PREFIX;
@@ -51,6 +51,9 @@ pub enum ItemKind {
     DomainClaim,
     /// A SCIM token under its organization (`ORG#…`, `CREDENTIAL#SCIM#…`).
     ScimToken,
+    /// A directory's `userName` or `externalId` for a member, claimed in its
+    /// organization (`ORG#…`, `DIRECTORY#NAME#…` or `DIRECTORY#EXTERNAL#…`).
+    DirectoryClaim,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -70,6 +73,7 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(DOMAIN_PREFIX) => ItemKind::OrgDomain,
         _ if pk.starts_with(DOMAIN_PREFIX) && sk == DOMAIN_CLAIM_SK => ItemKind::DomainClaim,
         _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(SCIM_TOKEN_PREFIX) => ItemKind::ScimToken,
+        _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(DIRECTORY_PREFIX) => ItemKind::DirectoryClaim,
         _ if pk.starts_with(SLUG_PREFIX) && sk == SLUG_SK => ItemKind::SlugClaim,
         _ if pk == PURGES_PK && sk.starts_with(ORG_PREFIX) => ItemKind::Purge,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,

@@ -116,6 +116,7 @@ pub mod attr {
         SCIM_TOKENS = "scimTokens",
         TOKEN_HASH = "tokenHash",
         LAST_USED_AT = "lastUsedAt",
+        DIRECTORY = "directory",
     );
 }
 

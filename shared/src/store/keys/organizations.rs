@@ -23,6 +23,11 @@ pub(super) const DOMAIN_CLAIM_SK: &str = "UNIQUE";
 // Sorts before `ORG`, with the members, invitations and domains: the
 // purge's one range reads them all.
 pub(super) const SCIM_TOKEN_PREFIX: &str = "CREDENTIAL#SCIM#";
+// A directory's names for a member, unique in the organization; they sort
+// before `ORG` too.
+pub(super) const DIRECTORY_PREFIX: &str = "DIRECTORY#";
+const DIRECTORY_NAME_PREFIX: &str = "DIRECTORY#NAME#";
+const DIRECTORY_EXTERNAL_PREFIX: &str = "DIRECTORY#EXTERNAL#";
 const INVITED_PREFIX: &str = "INVITED#";
 
 /// The partition of an organization: the organization, then its members.
@@ -104,6 +109,17 @@ pub fn scim_token_sk_prefix() -> &'static str {
 /// Key of a SCIM token under its organization.
 pub fn scim_token_key(org: OrgId, token: ScimTokenId) -> Item {
     key(org_pk(org), format!("{SCIM_TOKEN_PREFIX}{token}"))
+}
+
+/// Key of the claim of a SCIM `userName` in an organization: `key` is its
+/// lower-cased form, as uniqueness is decided without regard to case.
+pub fn directory_name_key(org: OrgId, key_form: &str) -> Item {
+    key(org_pk(org), format!("{DIRECTORY_NAME_PREFIX}{key_form}"))
+}
+
+/// Key of the claim of a SCIM `externalId` in an organization, compared exactly.
+pub fn directory_external_key(org: OrgId, external_id: &str) -> Item {
+    key(org_pk(org), format!("{DIRECTORY_EXTERNAL_PREFIX}{external_id}"))
 }
 
 /// The sort key of the organization item: its members and invitations sort before it.
@@ -191,6 +207,7 @@ mod tests {
         assert_eq!(s(&domain_claim_key(&acme), "PK"), "DOMAIN#acme.com");
         assert_eq!(s(&domain_claim_key(&acme), "SK"), "UNIQUE");
         assert!(DOMAIN_PREFIX < INVITATION_PREFIX && DOMAIN_PREFIX < ORG_SK);
+        assert!(DIRECTORY_PREFIX < ORG_SK && SCIM_TOKEN_PREFIX < ORG_SK);
         // Invitations sort before members: a page of members never meets them.
         assert!(INVITATION_PREFIX < MEMBER_PREFIX);
         // Members sort before the organization item, so a page of members

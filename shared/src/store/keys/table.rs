@@ -175,6 +175,18 @@ pub const ITEMS: &[ItemShape] = &[
         "CREDENTIAL#SCIM#{tokenId}",
     ),
     item(
+        "a directory's userName for a member",
+        "DirectoryClaim",
+        "ORG#{orgId}",
+        "DIRECTORY#NAME#{userName, lower-cased}",
+    ),
+    item(
+        "a directory's externalId for a member",
+        "DirectoryClaim",
+        "ORG#{orgId}",
+        "DIRECTORY#EXTERNAL#{externalId}",
+    ),
+    item(
         "SCIM requests from a source whose token proved nothing",
         "RateLimit",
         "LIMIT#SOURCE#{sourceHash}",
@@ -304,6 +316,14 @@ mod tests {
                 scim_token_key(org, crate::domain::ScimTokenId::from_bytes([2; 16])),
             ),
             (
+                "a directory's userName for a member",
+                directory_name_key(org, "ada@acme.com"),
+            ),
+            (
+                "a directory's externalId for a member",
+                directory_external_key(org, "00u1"),
+            ),
+            (
                 "SCIM requests from a source whose token proved nothing",
                 scim_guesses_key("h"),
             ),
@@ -371,6 +391,7 @@ mod tests {
             EntityType::OrgDomain,
             EntityType::DomainClaim,
             EntityType::ScimToken,
+            EntityType::DirectoryClaim,
         ]
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap().as_str().unwrap().to_owned())

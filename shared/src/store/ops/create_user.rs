@@ -70,6 +70,18 @@ impl Store {
         legacy: Option<&LegacyPasswordItem>,
         now: Timestamp,
     ) -> Result<Created, StoreError> {
+        self.create_joining(account, legacy, None, now).await
+    }
+
+    /// [`Store::create_with`], the account joining organizations in the same
+    /// transaction when `joining` says so (a directory's new member).
+    pub(in crate::store) async fn create_joining(
+        &self,
+        account: &NewAccount,
+        legacy: Option<&LegacyPasswordItem>,
+        joining: Option<&Joining<'_>>,
+        now: Timestamp,
+    ) -> Result<Created, StoreError> {
         let user = &account.user;
         let count = 1 + account.more.len();
         if count > self.config.max_emails_per_user as usize {
@@ -79,6 +91,9 @@ impl Store {
         profile.status = account.status;
         profile.created_at = account.created_at;
         profile.import_key.clone_from(&account.import_key);
+        if let Some(joining) = joining {
+            profile.organizations = joining.organizations;
+        }
         let canonicalization = self.policy.canonicalization;
         let mut records = vec![EmailItem::verified_primary(
             &user.user_id,
@@ -116,6 +131,9 @@ impl Store {
                     }
                 });
             let mut plan = plan(self.table(), &profile, records.iter().zip(claims), legacy, now)?;
+            if let Some(joining) = joining {
+                (joining.push)(&mut plan)?;
+            }
             if !with_token {
                 plan.client_request_token = None;
             }
@@ -170,6 +188,15 @@ impl Store {
         }
         Ok(None)
     }
+}
+
+/// What a new account joins in its own transaction: the count its profile
+/// starts at, and the items of the memberships.
+pub(in crate::store) struct Joining<'a> {
+    /// How many organizations the profile counts from the start.
+    pub organizations: u32,
+    /// Adds the memberships' items to the account's transaction.
+    pub push: &'a (dyn Fn(&mut TxPlan) -> Result<(), StoreError> + Send + Sync),
 }
 
 /// The hash an unverified imported record holds: of no code anyone was sent

@@ -31,7 +31,8 @@ pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 pub use organizations::{
-    InvitationPage, Invited, MadeScimToken, MemberPage, MyOrganization, Purged, ScimClient, Suggestion,
+    DirectoryAccount, InvitationPage, Invited, MadeScimToken, MemberPage, MyOrganization, Purged, ScimClient,
+    ScimMember, Suggestion,
 };
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};

@@ -80,6 +80,8 @@ impl Store {
                     user_id: user.clone(),
                     role: found.role,
                     joined_at: now,
+                    directory: None,
+                    version: 0,
                 })
                 .into_domain())
         })

@@ -55,6 +55,8 @@ pub(super) fn halves(org: OrgId, user: &UserId, role: Role, now: Timestamp) -> [
         user_id: user.clone(),
         role,
         joined_at: now,
+        directory: None,
+        version: 0,
     };
     [half(EntityType::Member), half(EntityType::Membership)]
 }

@@ -122,6 +122,8 @@ impl Store {
                 user_id: user.clone(),
                 role: Role::Member,
                 joined_at: now,
+                directory: None,
+                version: 0,
             }
             .into_domain())
         })

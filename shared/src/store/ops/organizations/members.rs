@@ -13,6 +13,7 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::create::{halves, push_count_one_more, push_halves};
+use super::directory::{at_version, push_release};
 use super::powers::{allowed, holds, is_self, push_actor, read_org, read_owners};
 use crate::store::ops::profile::{active, read_changed, read_profile};
 
@@ -299,13 +300,17 @@ fn unchanged_plan(table: &str, actor: &Actor, member: &MemberItem, power: Power)
 fn remove_plan(table: &str, actor: &Actor, member: &MemberItem, removal: Removal) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     let own = is_self(actor, &member.user_id);
-    for key in [
-        keys::member_key(member.org_id, &member.user_id),
-        keys::membership_key(&member.user_id, member.org_id),
-    ] {
-        let delete = plan::delete(table, key, |x| x.eq(attr::ROLE, member.role))?;
-        plan.push(delete, read_half);
-    }
+    // The organization's half at the version read: its directory names,
+    // released beside it, are the ones it holds.
+    let delete = plan::delete(table, keys::member_key(member.org_id, &member.user_id), |x| {
+        and([x.eq(attr::ROLE, member.role), at_version(x, member)])
+    })?;
+    plan.push(delete, read_half);
+    let delete = plan::delete(table, keys::membership_key(&member.user_id, member.org_id), |x| {
+        x.eq(attr::ROLE, member.role)
+    })?;
+    plan.push(delete, read_half);
+    push_release(&mut plan, table, member)?;
     // The member counts one organization fewer. Leaving needs the leaver
     // active, as every change of their own does; an erasure does not.
     let count = plan::update(table, keys::profile_key(&member.user_id), |x| {
@@ -346,6 +351,8 @@ mod tests {
             user_id: UserId::parse("target").unwrap(),
             role,
             joined_at: now(),
+            directory: None,
+            version: 0,
         }
     }
 

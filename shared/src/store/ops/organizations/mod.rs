@@ -5,6 +5,7 @@
 
 mod accept;
 mod create;
+mod directory;
 mod domains;
 mod enrollment;
 mod invitations;
@@ -15,6 +16,7 @@ mod powers;
 mod purge;
 mod reads;
 mod scim_tokens;
+mod scim_users;
 
 pub use enrollment::Suggestion;
 pub use invitations::{InvitationPage, Invited};
@@ -22,3 +24,4 @@ pub(super) use members::remove_for_erasure;
 pub use purge::Purged;
 pub use reads::{MemberPage, MyOrganization};
 pub use scim_tokens::{MadeScimToken, ScimClient};
+pub use scim_users::{DirectoryAccount, ScimMember};

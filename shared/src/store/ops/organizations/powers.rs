@@ -111,6 +111,8 @@ mod tests {
             user_id: UserId::parse("u").unwrap(),
             role,
             joined_at: Timestamp::now(),
+            directory: None,
+            version: 0,
         };
         items::to_item(Item::new(), &m).unwrap()
     }

@@ -109,11 +109,15 @@ impl Store {
                 );
                 if matches!(
                     kind,
-                    keys::ItemKind::Invitation | keys::ItemKind::OrgDomain | keys::ItemKind::ScimToken
+                    keys::ItemKind::Invitation
+                        | keys::ItemKind::OrgDomain
+                        | keys::ItemKind::ScimToken
+                        | keys::ItemKind::DirectoryClaim
                 ) {
                     // An invitation's link and a SCIM token would find no
-                    // organization, and a domain's claim went with the
-                    // deletion: deleted so nothing lingers.
+                    // organization, a domain's claim went with the deletion,
+                    // and a directory's names name members being removed:
+                    // deleted so nothing lingers.
                     let delete = self
                         .client
                         .delete_item()
@@ -208,6 +212,8 @@ mod tests {
             user_id: UserId::parse("m").unwrap(),
             role: Role::Owner,
             joined_at: now(),
+            directory: None,
+            version: 0,
         };
         let plan = purge_plan("t", &member).unwrap();
         plan::tests::assert_well_formed(&plan);

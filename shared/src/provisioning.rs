@@ -1,0 +1,163 @@
+//! The SCIM provisioning engine: what a directory's request does, across the
+//! table and Cognito. It reads the facts, asks the pure plans
+//! ([`crate::scim::provision`]), calls Cognito where an account is made, and
+//! writes through one store method, whose conditions hold the facts. Store
+//! errors become SCIM errors here, in one place.
+
+use crate::domain::Timestamp;
+use crate::identity::{IdentityError, UserPool};
+use crate::scim::provision::{CreatePlan, addresses_of, plan_create};
+use crate::scim::{ScimError, ScimType, ScimUser};
+use crate::store::{DirectoryAccount, ScimClient, ScimMember, Store, StoreError};
+
+/// Seconds a client is asked to wait after a 429 or a 503.
+pub const RETRY_AFTER_SECS: u64 = 1;
+
+/// A refused SCIM request, and how long to wait when waiting helps.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct Refused {
+    /// The SCIM error to answer.
+    pub error: ScimError,
+    /// `Retry-After`, for a 429 or a 503.
+    pub retry_after_secs: Option<u64>,
+}
+
+impl From<ScimError> for Refused {
+    fn from(error: ScimError) -> Self {
+        Self {
+            error,
+            retry_after_secs: None,
+        }
+    }
+}
+
+impl From<StoreError> for Refused {
+    fn from(err: StoreError) -> Self {
+        scim_error(err)
+    }
+}
+
+/// A store error as a SCIM client reads it. Details name the rule, never a value.
+pub fn scim_error(err: StoreError) -> Refused {
+    let error = match err {
+        StoreError::DirectoryNameTaken => {
+            ScimError::uniqueness("the userName or the externalId already names another member of the organization")
+        }
+        StoreError::EmailTaken => ScimError::uniqueness("an address listed belongs to another account"),
+        StoreError::DomainNotVerified | StoreError::NotAllowed(_) => ScimError::invalid_value(
+            "emails",
+            "an address is outside the organization's verified domains or its address rules",
+        ),
+        StoreError::LimitReached => ScimError::invalid_value("emails", "more addresses than an account may hold"),
+        StoreError::OrganizationLimitReached => {
+            ScimError::status(409, "the account belongs to the most organizations it may")
+        }
+        StoreError::AccountInactive => {
+            ScimError::status(409, "the account is suspended by the service's administrators")
+        }
+        StoreError::ScimTokenInvalid | StoreError::OrganizationNotFound => {
+            ScimError::status(401, "the bearer token is not a live SCIM token of an organization")
+        }
+        StoreError::MemberNotFound | StoreError::NotFound => ScimError::status(404, "no such User"),
+        StoreError::VersionMismatch { .. } => ScimError::status(412, "the User has changed since the version named"),
+        StoreError::TooManyScimAttempts { retry_after_secs } => {
+            return Refused {
+                error: ScimError::status(429, "too many requests whose token proved nothing"),
+                retry_after_secs: Some(retry_after_secs),
+            };
+        }
+        StoreError::Contended | StoreError::Unavailable(_) => {
+            return Refused {
+                error: ScimError::status(503, "the service is busy; retry shortly"),
+                retry_after_secs: Some(RETRY_AFTER_SECS),
+            };
+        }
+        other => {
+            tracing::error!(error = %other, "a SCIM request failed");
+            ScimError::status(500, "something went wrong on our side")
+        }
+    };
+    Refused {
+        error,
+        retry_after_secs: None,
+    }
+}
+
+/// Cognito's refusal: a throttle is a 429 (its quota is the account's, for
+/// every user pool in the Region), anything else a 503.
+fn cognito_error(err: &IdentityError) -> Refused {
+    if err.is_throttled() {
+        return Refused {
+            error: ScimError::status(
+                429,
+                "accounts are being made as fast as the service allows; retry shortly",
+            ),
+            retry_after_secs: Some(RETRY_AFTER_SECS),
+        };
+    }
+    tracing::error!(error = %err, "Cognito refused a SCIM create");
+    Refused {
+        error: ScimError::status(503, "the service is busy; retry shortly"),
+        retry_after_secs: Some(RETRY_AFTER_SECS),
+    }
+}
+
+/// A directory's create (POST /Users): a new account, made in Cognito then
+/// written with its membership, or an existing account linked by its
+/// verified address at the organization's domain.
+pub async fn create(
+    store: &Store,
+    users: &UserPool,
+    client: &ScimClient,
+    user: &ScimUser,
+    now: Timestamp,
+) -> Result<ScimMember, Refused> {
+    let addresses = addresses_of(user);
+    let (domains, holders) = store.scim_facts(client.org, &addresses, now).await?;
+    let holder = |address: &crate::domain::EmailAddress| {
+        addresses
+            .iter()
+            .position(|a| a == address)
+            .and_then(|at| holders.get(at).cloned())
+            .unwrap_or(crate::scim::provision::Holder::Free)
+    };
+    match plan_create(user, &domains, holder)? {
+        CreatePlan::NewAccount { primary, addresses } => {
+            let made = users
+                .create_verified(&primary)
+                .await
+                .map_err(|err| cognito_error(&err))?;
+            let account = DirectoryAccount {
+                user: &made.user,
+                scim: user,
+                primary: &primary,
+                addresses: &addresses,
+                provisioned: !made.signed_up,
+            };
+            let written = store.scim_create_account(client, &account, now).await;
+            if written.is_err() && made.made_now {
+                // A user this call made with no account in the table would hold
+                // the address in Cognito, and no one could sign up with it.
+                if let Err(err) = users.delete(&made.user).await {
+                    tracing::error!(error = %err, user = %made.user, "a SCIM create's Cognito user outlived its refused write");
+                }
+            }
+            Ok(written?)
+        }
+        CreatePlan::Link { user: account, added } => {
+            if !added.is_empty() {
+                // Adding addresses to an account someone already has is an
+                // update's work (issue 44, next part); a create never does it.
+                return Err(ScimError::bad_request(
+                    ScimType::InvalidValue,
+                    "emails: an existing account is linked by its own address; list only addresses it holds",
+                )
+                .into());
+            }
+            let primary = user.primary_email().cloned().or_else(|| addresses.first().cloned());
+            let primary = primary.ok_or_else(|| ScimError::invalid_value("emails", "a user needs an address"))?;
+            Ok(store.scim_link(client, &account, user, &primary, now).await?)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! A directory's names for a member (`userName`, `externalId`), claimed in
+//! the organization's partition beside the member: every write that gives,
+//! changes or ends a membership's directory identity puts or deletes the
+//! claims in its own transaction, conditioned on the member's version, so a
+//! claim always names the member that holds the name.
+
+use crate::scim::{ExternalId, UserName};
+use crate::store::StoreError;
+use crate::store::expr::{Expr, or};
+use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
+use crate::store::keys::{self, Item};
+use crate::store::plan::{self, Rejection, TxPlan};
+
+use crate::domain::{OrgId, UserId};
+
+/// The keys of the claims `identity` holds in `org`.
+pub(in crate::store) fn claim_keys(org: OrgId, identity: &DirectoryIdentity) -> Vec<Item> {
+    let mut keys = vec![keys::directory_name_key(org, &identity.user_name.to_lowercase())];
+    if let Some(external) = &identity.external_id {
+        keys.push(keys::directory_external_key(org, external));
+    }
+    keys
+}
+
+/// A condition that the organization's half of a membership is at the version read.
+pub(in crate::store) fn at_version(x: &mut Expr, member: &MemberItem) -> String {
+    if member.version == 0 {
+        x.not_exists(attr::VERSION)
+    } else {
+        x.eq(attr::VERSION, member.version)
+    }
+}
+
+/// Deletes the claims of `member`'s directory identity, if it has one. A claim
+/// already gone (an organization's purge) is no refusal.
+pub(in crate::store) fn push_release(plan: &mut TxPlan, table: &str, member: &MemberItem) -> Result<(), StoreError> {
+    let Some(identity) = &member.directory else {
+        return Ok(());
+    };
+    for key in claim_keys(member.org_id, identity) {
+        let delete = plan::delete(table, key, |x| {
+            let theirs = x.eq(attr::USER_ID, member.user_id.as_str());
+            or(x.not_exists(keys::PK), theirs)
+        })?;
+        plan.push(delete, |_| Ok(Rejection::Retry));
+    }
+    Ok(())
+}
+
+/// Claims each name of `identity` for `user` in `org`, on condition that the
+/// name is free; a name taken is `DirectoryNameTaken`.
+pub(in crate::store) fn push_claims(
+    plan: &mut TxPlan,
+    table: &str,
+    org: OrgId,
+    user: &UserId,
+    identity: &DirectoryIdentity,
+) -> Result<(), StoreError> {
+    let claim = DirectoryClaimItem {
+        entity_type: EntityType::DirectoryClaim,
+        org_id: org,
+        user_id: user.clone(),
+    };
+    for key in claim_keys(org, identity) {
+        let put = plan::put(table, items::to_item(key, &claim)?, |x| x.not_exists(keys::PK))?;
+        plan.push(put, |_| Ok(Rejection::Failed(StoreError::DirectoryNameTaken)));
+    }
+    Ok(())
+}
+
+/// A directory identity for a new member.
+pub(in crate::store) fn identity(
+    user_name: &UserName,
+    external_id: Option<&ExternalId>,
+    provisioned: bool,
+    active: bool,
+) -> DirectoryIdentity {
+    DirectoryIdentity {
+        user_name: user_name.as_str().to_owned(),
+        external_id: external_id.map(|e| e.as_str().to_owned()),
+        provisioned,
+        suspended: !active,
+    }
+}

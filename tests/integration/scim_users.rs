@@ -1,0 +1,299 @@
+//! A directory's creates, against DynamoDB Local and moto's Cognito: a new
+//! account made verified at the organization's verified domain and joined
+//! with the directory's names; an existing account linked by its own
+//! verified address, never taken; addresses outside the domains or held by
+//! someone else refused with nothing written; one member per userName under
+//! concurrent creates; a revoked token writes nothing; a removed member's
+//! names are free again.
+
+use futures::future::join_all;
+use integration_tests::moto::{Moto, cognito_user};
+use serde_json::json;
+use user_service::domain::{Actor, OrgDomain, OrgId, Role, ScimTokenName, UserId};
+use user_service::identity::UserPool;
+use user_service::provisioning;
+use user_service::scim::{Filter, ScimUser};
+use user_service::store::{ScimClient, ScimMember};
+
+use crate::handler_support::*;
+
+fn sub() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+fn user(sub: &str) -> UserId {
+    UserId::parse_sub(sub).unwrap()
+}
+
+/// An organization with a verified domain and a live SCIM token, and the
+/// pool its directory makes accounts in.
+struct Directory {
+    app: TestApp,
+    _moto: Moto,
+    cognito: aws_sdk_cognitoidentityprovider::Client,
+    pool_id: String,
+    pool: UserPool,
+    owner: String,
+    org: OrgId,
+    client: ScimClient,
+    domain: String,
+}
+
+impl Directory {
+    async fn start() -> Self {
+        let app = TestApp::spawn().await;
+        let moto = Moto::start();
+        let (cognito, pool_id, _) = moto.user_pool(&[]).await;
+        let pool = UserPool::new(cognito.clone(), &pool_id);
+        let owner = sub();
+        let domain = format!("acme-{}.example", &sub()[..8]);
+        app.sign_up(&owner, &format!("owner@{domain}")).await;
+        let reply = app
+            .create_organization(&owner, "Acme", &format!("o-{}", &sub()[..8]))
+            .await;
+        reply.assert_status(201);
+        let org = OrgId::parse(reply.body["orgId"].as_str().unwrap()).unwrap();
+        let actor = Actor::Member(user(&owner));
+        let d = OrgDomain::parse(&domain).unwrap();
+        let now = app.clock.now();
+        app.store.claim_domain(&actor, org, &d, now).await.unwrap();
+        let proof = app.store.list_emails(&user(&owner)).await.unwrap()[0].email_id;
+        app.store.verify_domain(&actor, org, &d, proof, now).await.unwrap();
+        let made = app
+            .store
+            .create_scim_token(&actor, org, &ScimTokenName::parse("Okta").unwrap(), now)
+            .await
+            .unwrap();
+        let client = ScimClient {
+            org,
+            token: made.info.token_id,
+        };
+        Self {
+            app,
+            _moto: moto,
+            cognito,
+            pool_id,
+            pool,
+            owner,
+            org,
+            client,
+            domain,
+        }
+    }
+
+    fn at(&self, local: &str) -> String {
+        format!("{local}@{}", self.domain)
+    }
+
+    async fn create(&self, body: serde_json::Value) -> Result<ScimMember, provisioning::Refused> {
+        let scim = ScimUser::from_json(&body).unwrap();
+        provisioning::create(&self.app.store, &self.pool, &self.client, &scim, self.app.clock.now()).await
+    }
+
+    async fn find(&self, filter: &str) -> Vec<UserId> {
+        let filter = Filter::parse(filter).unwrap();
+        let found = self
+            .app
+            .store
+            .scim_find(self.org, &filter, self.app.clock.now())
+            .await
+            .unwrap();
+        found.expect("a filter with a key").into_iter().map(|m| m.id).collect()
+    }
+
+    async fn cognito_has(&self, id: &UserId) -> bool {
+        cognito_user(&self.cognito, &self.pool_id, id.as_str()).await.is_some()
+    }
+}
+
+fn refused_with(result: Result<ScimMember, provisioning::Refused>, status: u16) -> provisioning::Refused {
+    match result {
+        Ok(member) => panic!("expected {status}, made {}", member.id),
+        Err(refused) => {
+            assert_eq!(refused.error.status, status, "{}", refused.error);
+            refused
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_create_makes_a_verified_account_at_the_domain_and_a_member_found_by_each_key() {
+    let dir = Box::pin(Directory::start()).await;
+    let ada = dir
+        .create(json!({
+            "userName": "Ada.Lovelace",
+            "externalId": "00u-ada",
+            "name": { "givenName": "Ada", "familyName": "Lovelace" },
+            "emails": [{ "value": dir.at("ada"), "type": "work", "primary": true }],
+            "phoneNumbers": [{ "value": "+44 20 7946 0000", "type": "work" }],
+            "active": true,
+            "password": "never kept",
+        }))
+        .await
+        .unwrap();
+    assert_eq!(ada.user.user_name.as_str(), "Ada.Lovelace");
+    assert_eq!(ada.user.primary_email().unwrap().as_str(), dir.at("ada"));
+    assert!(ada.user.active && ada.facts.provisioned);
+    assert_eq!(ada.version.membership, 1);
+    // Cognito has the user, verified, and the profile is theirs.
+    let cognito = cognito_user(&dir.cognito, &dir.pool_id, ada.id.as_str()).await.unwrap();
+    assert_eq!(
+        (cognito.email.as_deref(), cognito.email_verified),
+        (Some(dir.at("ada").as_str()), true)
+    );
+    let emails = dir.app.store.list_emails(&ada.id).await.unwrap();
+    assert!(emails.iter().all(|r| r.is_verified && r.is_primary) && emails.len() == 1);
+    assert_eq!(dir.app.store.my_organizations(&ada.id).await.unwrap().len(), 1);
+    // Each key finds them; names compare without case, externalIds exactly.
+    for filter in [
+        r#"userName eq "ada.lovelace""#.to_owned(),
+        r#"externalId eq "00u-ada""#.to_owned(),
+        format!(r#"emails.value eq "{}""#, dir.at("ADA")),
+        format!(r#"emails[type eq "work"].value eq "{}""#, dir.at("ada")),
+        r#"userName eq "Ada.Lovelace" and active eq true"#.to_owned(),
+        format!(r#"id eq "{}""#, ada.id),
+    ] {
+        assert_eq!(dir.find(&filter).await, std::slice::from_ref(&ada.id), "{filter}");
+    }
+    for filter in [
+        r#"externalId eq "00U-ADA""#,
+        r#"userName eq "Ada.Lovelace" and active eq false"#,
+        r#"userName eq "grace""#,
+    ] {
+        assert!(dir.find(filter).await.is_empty(), "{filter}");
+    }
+    // The owner, a member the directory did not make, is no SCIM user.
+    assert!(
+        dir.find(&format!(r#"emails.value eq "{}""#, dir.at("owner")))
+            .await
+            .is_empty()
+    );
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn addresses_outside_the_domains_or_held_by_another_are_refused_and_nothing_is_written() {
+    let dir = Box::pin(Directory::start()).await;
+    let before = integration_tests::invariants::item_count(&dir.app.store).await;
+    let outside = dir
+        .create(json!({ "userName": "eve", "emails": [{ "value": "eve@gmail.com", "primary": true }] }))
+        .await;
+    assert_eq!(
+        refused_with(outside, 400).error.scim_type,
+        Some(user_service::scim::ScimType::InvalidValue)
+    );
+    // Bob signed up with two addresses at the domain; a directory listing one
+    // of them beside a new address takes nothing from him.
+    let bob = sub();
+    dir.app.sign_up(&bob, &dir.at("bob")).await;
+    let before = before + 3;
+    let taken = dir
+        .create(json!({ "userName": "mallory", "emails": [
+            { "value": dir.at("mallory"), "primary": true }, { "value": dir.at("bob") }
+        ] }))
+        .await;
+    assert_eq!(
+        refused_with(taken, 409).error.scim_type,
+        Some(user_service::scim::ScimType::Uniqueness)
+    );
+    // Nothing was written, in the table or in Cognito.
+    let after = integration_tests::invariants::item_count(&dir.app.store).await;
+    // Bob's sign-up wrote his profile, his record and its claim; nothing else.
+    assert_eq!(after, before);
+    let listed = dir.pool.list_users("", None).await.unwrap();
+    assert!(
+        listed.users.is_empty(),
+        "no Cognito user made: {:?}",
+        listed.users.len()
+    );
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn an_existing_account_is_linked_by_its_own_verified_address_and_is_not_the_directorys() {
+    let dir = Box::pin(Directory::start()).await;
+    let grace = sub();
+    dir.app.sign_up(&grace, &dir.at("grace")).await;
+    let linked = dir
+        .create(json!({ "userName": "grace", "emails": [{ "value": dir.at("grace"), "primary": true }] }))
+        .await
+        .unwrap();
+    assert_eq!(linked.id, user(&grace));
+    assert!(!linked.facts.provisioned);
+    assert!(
+        !dir.cognito_has(&linked.id).await,
+        "no Cognito user made for an account that exists"
+    );
+    // A member already (here, the owner): the directory's names go on that membership.
+    let owner = dir
+        .create(json!({ "userName": "the-owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }))
+        .await
+        .unwrap();
+    assert_eq!(owner.id, user(&dir.owner));
+    assert_eq!(owner.version.membership, 1);
+    let role = dir.app.store.my_organizations(&owner.id).await.unwrap()[0].role;
+    assert_eq!(role, Role::Owner, "the role stays");
+    // Linked twice under another name: the member has one.
+    let again = dir
+        .create(json!({ "userName": "grace-2", "emails": [{ "value": dir.at("grace") }] }))
+        .await;
+    refused_with(again, 409);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn concurrent_creates_of_one_user_name_make_one_member() {
+    let dir = Box::pin(Directory::start()).await;
+    let creates = join_all((0..6).map(|i| {
+        dir.create(
+            json!({ "userName": "Same.Name", "emails": [{ "value": dir.at(&format!("same{i}")), "primary": true }] }),
+        )
+    }))
+    .await;
+    let made: Vec<_> = creates.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(made.len(), 1, "one create wins");
+    for refused in creates.iter().filter_map(|r| r.as_ref().err()) {
+        assert!(matches!(refused.error.status, 409 | 503), "{}", refused.error);
+    }
+    assert_eq!(dir.find(r#"userName eq "same.name""#).await, [made[0].id.clone()]);
+    // The losers' Cognito users went with their refused writes: one user
+    // holds an address in Cognito, the one the table has.
+    let listed = dir.pool.list_users("", None).await.unwrap();
+    let ids: Vec<UserId> = listed.users.iter().map(|u| u.user_id.clone()).collect();
+    assert_eq!(ids, [made[0].id.clone()]);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_revoked_token_writes_nothing_and_a_removed_members_names_are_free_again() {
+    let dir = Box::pin(Directory::start()).await;
+    let actor = Actor::Member(user(&dir.owner));
+    let ada = dir
+        .create(
+            json!({ "userName": "ada", "externalId": "x-1", "emails": [{ "value": dir.at("ada"), "primary": true }] }),
+        )
+        .await
+        .unwrap();
+    // Removed by an owner: both names are released with the membership.
+    dir.app.store.remove_member(&actor, dir.org, &ada.id).await.unwrap();
+    assert!(dir.find(r#"userName eq "ada""#).await.is_empty());
+    dir.app.assert_invariants().await;
+    // The same names for someone else.
+    let again = dir
+        .create(json!({ "userName": "ADA", "externalId": "x-1", "emails": [{ "value": dir.at("ada.b"), "primary": true }] }))
+        .await
+        .unwrap();
+    assert_ne!(again.id, ada.id);
+    // Revoked between its proof and its write: refused as the request would be.
+    dir.app
+        .store
+        .revoke_scim_token(&actor, dir.org, dir.client.token)
+        .await
+        .unwrap();
+    let late = dir
+        .create(json!({ "userName": "late", "emails": [{ "value": dir.at("late"), "primary": true }] }))
+        .await;
+    refused_with(late, 401);
+    assert!(dir.find(r#"userName eq "late""#).await.is_empty());
+    dir.app.assert_invariants().await;
+}
