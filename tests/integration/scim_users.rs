@@ -297,3 +297,202 @@ async fn a_revoked_token_writes_nothing_and_a_removed_members_names_are_free_aga
     assert!(dir.find(r#"userName eq "late""#).await.is_empty());
     dir.app.assert_invariants().await;
 }
+
+impl Directory {
+    async fn change(
+        &self,
+        id: &UserId,
+        change: provisioning::Change,
+        if_match: Option<&str>,
+    ) -> Result<ScimMember, provisioning::Refused> {
+        provisioning::update(
+            &self.app.store,
+            &self.client,
+            id,
+            &change,
+            if_match,
+            self.app.clock.now(),
+        )
+        .await
+    }
+
+    async fn patch(
+        &self,
+        id: &UserId,
+        operations: serde_json::Value,
+        if_match: Option<&str>,
+    ) -> Result<ScimMember, provisioning::Refused> {
+        let patch = user_service::scim::Patch::parse(&json!({ "Operations": operations })).unwrap();
+        self.change(id, provisioning::Change::Patch(patch), if_match).await
+    }
+}
+
+#[tokio::test]
+async fn patches_and_puts_rename_suspend_and_reactivate_under_their_versions() {
+    let dir = Box::pin(Directory::start()).await;
+    let ada = dir
+        .create(
+            json!({ "userName": "ada", "name": { "givenName": "Ada", "familyName": "Byron" },
+            "emails": [{ "value": dir.at("ada"), "primary": true }] }),
+        )
+        .await
+        .unwrap();
+    // Entra ID's default shape: capitalised, "False".
+    let changed = dir
+        .patch(
+            &ada.id,
+            json!([
+                { "op": "Replace", "path": "name.familyName", "value": "Lovelace" },
+                { "op": "Replace", "path": "active", "value": "False" },
+            ]),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(!changed.user.active);
+    assert_eq!(changed.user.family_name.as_ref().unwrap().as_str(), "Lovelace");
+    assert_eq!(changed.version.membership, ada.version.membership + 1);
+    assert_eq!(changed.version.profile, ada.version.profile + 1);
+    assert_eq!(
+        dir.find(r#"userName eq "ada" and active eq false"#).await,
+        std::slice::from_ref(&ada.id)
+    );
+    // Entra ID with aadOptscim062020: a path-less replace with dotted keys.
+    let back = dir
+        .patch(
+            &ada.id,
+            json!([{ "op": "replace", "value": { "active": true, "name.givenName": "Augusta" } }]),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(back.user.active);
+    assert_eq!(back.user.given_name.as_ref().unwrap().as_str(), "Augusta");
+    // Okta's custom integration: a PUT of the whole User, here renamed.
+    let mut whole = serde_json::Value::Object(back.user.attributes());
+    whole["userName"] = json!("Ada.Lovelace");
+    whole["externalId"] = json!("00u-ada");
+    let renamed = dir
+        .change(
+            &ada.id,
+            provisioning::Change::Replace(ScimUser::from_json(&whole).unwrap()),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(renamed.user.user_name.as_str(), "Ada.Lovelace");
+    assert!(dir.find(r#"userName eq "ada""#).await.is_empty());
+    assert_eq!(
+        dir.find(r#"externalId eq "00u-ada""#).await,
+        std::slice::from_ref(&ada.id)
+    );
+    dir.app.assert_invariants().await;
+    // If-Match: a stale version is 412 and writes nothing; the current one passes.
+    let stale = dir
+        .patch(
+            &ada.id,
+            json!([{ "op": "replace", "path": "name.givenName", "value": "X" }]),
+            Some(&ada.version.etag()),
+        )
+        .await;
+    refused_with(stale, 412);
+    let current = renamed.version.etag();
+    let fresh = dir
+        .patch(
+            &ada.id,
+            json!([{ "op": "replace", "path": "name.givenName", "value": "Ada" }]),
+            Some(&current),
+        )
+        .await;
+    assert_eq!(fresh.unwrap().user.given_name.unwrap().as_str(), "Ada");
+    // Addresses are not changed through SCIM yet: refused, nothing written.
+    let moved = dir
+        .patch(
+            &ada.id,
+            json!([{ "op": "Replace", "path": "emails[type eq \"work\"].value", "value": dir.at("lovelace") }]),
+            None,
+        )
+        .await;
+    refused_with(moved, 400);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn concurrent_patches_lose_no_update_and_one_if_match_wins() {
+    let dir = Box::pin(Directory::start()).await;
+    let ada = dir
+        .create(json!({ "userName": "ada", "emails": [{ "value": dir.at("ada"), "primary": true }] }))
+        .await
+        .unwrap();
+    for round in 0..4 {
+        // Without If-Match: each is applied to what the other wrote.
+        let given = format!("Given{round}");
+        let family = format!("Family{round}");
+        let (a, b) = tokio::join!(
+            dir.patch(
+                &ada.id,
+                json!([{ "op": "replace", "path": "name.givenName", "value": given }]),
+                None
+            ),
+            dir.patch(
+                &ada.id,
+                json!([{ "op": "replace", "path": "name.familyName", "value": family }]),
+                None
+            ),
+        );
+        a.unwrap();
+        b.unwrap();
+        let now = dir.app.store.scim_member(dir.org, &ada.id).await.unwrap();
+        assert_eq!(now.user.given_name.unwrap().as_str(), given);
+        assert_eq!(now.user.family_name.unwrap().as_str(), family);
+        // With the same If-Match: one wins, the other is 412.
+        let etag = now.version.etag();
+        let (a, b) = tokio::join!(
+            dir.patch(
+                &ada.id,
+                json!([{ "op": "replace", "path": "externalId", "value": format!("a{round}") }]),
+                Some(&etag)
+            ),
+            dir.patch(
+                &ada.id,
+                json!([{ "op": "replace", "path": "externalId", "value": format!("b{round}") }]),
+                Some(&etag)
+            ),
+        );
+        let statuses = [&a, &b].map(|r| r.as_ref().map_or_else(|e| e.error.status, |_| 200));
+        assert!(statuses.contains(&200) && statuses.contains(&412), "{statuses:?}");
+    }
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_person_the_organization_does_not_alone_use_keeps_their_own_profile() {
+    let dir = Box::pin(Directory::start()).await;
+    let grace = sub();
+    dir.app.sign_up(&grace, &dir.at("grace")).await;
+    dir.app
+        .create_organization(&grace, "Grace's", &format!("g-{}", &sub()[..8]))
+        .await
+        .assert_status(201);
+    let linked = dir
+        .create(json!({ "userName": "grace", "emails": [{ "value": dir.at("grace"), "primary": true }] }))
+        .await
+        .unwrap();
+    let changed = dir
+        .patch(
+            &linked.id,
+            json!([
+                { "op": "replace", "path": "name.givenName", "value": "Not Grace" },
+                { "op": "replace", "path": "userName", "value": "grace.hopper" },
+            ]),
+            None,
+        )
+        .await
+        .unwrap();
+    // The directory's own names move; the person's profile does not.
+    assert_eq!(changed.user.user_name.as_str(), "grace.hopper");
+    assert_eq!(changed.user.given_name, linked.user.given_name);
+    assert_ne!(changed.user.given_name.as_ref().map(|n| n.as_str()), Some("Not Grace"));
+    assert_eq!(changed.version.profile, linked.version.profile);
+    dir.app.assert_invariants().await;
+}

@@ -67,7 +67,7 @@ pub(super) fn version_condition(x: &mut Expr, precondition: &IfMatch) -> Option<
     }
 }
 
-fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timestamp) -> (Update, String) {
+pub(super) fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timestamp) -> (Update, String) {
     let mut update = Update::default()
         .set(x.add(attr::VERSION, 1))
         .set(x.eq(attr::UPDATED_AT, now));
@@ -95,7 +95,7 @@ fn write(x: &mut Expr, precondition: &IfMatch, patch: &ProfilePatch, now: Timest
 }
 
 /// A failed `version matches AND status = active` update of a profile.
-fn read_failure(old: Option<&Item>, precondition: &IfMatch) -> StoreError {
+pub(super) fn read_failure(old: Option<&Item>, precondition: &IfMatch) -> StoreError {
     let profile = match plan::old::<ProfileItem>(old) {
         Ok(profile) => profile,
         Err(err) => return err,

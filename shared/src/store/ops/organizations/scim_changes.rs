@@ -1,0 +1,214 @@
+//! A directory's change of a member it provisioned or linked: its names
+//! (`userName`, `externalId`), `active` (the membership suspended or not),
+//! and, where the account is the organization's alone, the person's names
+//! and phone. One transaction, conditioned on both versions the change was
+//! planned on: the member's and, when it writes the profile, the profile's.
+//! A change of either in between is `VersionMismatch`: the caller reads
+//! again (a PATCH re-applied), or answers 412 to an `If-Match`.
+
+use crate::domain::{IfMatch, ProfilePatch, Timestamp};
+use crate::scim::ScimUser;
+use crate::store::expr::Update;
+use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
+use crate::store::keys::{self, Item};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::{Store, StoreError};
+
+use super::ScimClient;
+use super::directory::{at_version, claim_keys};
+use super::scim_users::ScimMember;
+use crate::store::ops::update_profile::{read_failure, write};
+
+impl Store {
+    /// Writes `after` over `current` (both as the directory sees them): the
+    /// directory's names and `active` always, the profile's names and phone
+    /// when `manages_profile`. Addresses are not changed here.
+    pub async fn scim_update(
+        &self,
+        client: &ScimClient,
+        current: &ScimMember,
+        after: &ScimUser,
+        manages_profile: bool,
+        now: Timestamp,
+    ) -> Result<ScimMember, StoreError> {
+        let member = self.member(client.org, &current.id).await?;
+        let Some(before) = member.directory.clone() else {
+            return Err(StoreError::MemberNotFound);
+        };
+        if member.version != current.version.membership {
+            return Err(StoreError::VersionMismatch {
+                current: member.version,
+            });
+        }
+        let identity = DirectoryIdentity {
+            user_name: after.user_name.as_str().to_owned(),
+            external_id: after.external_id.as_ref().map(|e| e.as_str().to_owned()),
+            provisioned: before.provisioned,
+            suspended: !after.active,
+        };
+        let patch = manages_profile
+            .then(|| profile_patch(&current.user, after))
+            .filter(|p| !p.is_empty());
+        let plan = update_plan(
+            self.table(),
+            client,
+            &member,
+            &identity,
+            patch.as_ref(),
+            current.version.profile,
+            now,
+        )?;
+        match self.transact(&plan).await {
+            Ok(()) => {}
+            Err(Rejection::Failed(err)) => return Err(err),
+            Err(_) => {
+                return Err(StoreError::VersionMismatch {
+                    current: member.version,
+                });
+            }
+        }
+        self.scim_member(client.org, &current.id).await
+    }
+}
+
+/// What the directory changes of the person's profile: a name or the phone
+/// that differs. A name the directory no longer sends is kept, as the API
+/// keeps one (a profile's names are set, never cleared).
+fn profile_patch(before: &ScimUser, after: &ScimUser) -> ProfilePatch {
+    ProfilePatch {
+        first_name: after
+            .given_name
+            .clone()
+            .filter(|n| Some(n) != before.given_name.as_ref()),
+        last_name: after
+            .family_name
+            .clone()
+            .filter(|n| Some(n) != before.family_name.as_ref()),
+        phone: (after.phone != before.phone).then(|| after.phone.clone()),
+    }
+}
+
+/// The member's half at its version with the new identity; the names'
+/// claims moved where they changed; the profile at its version when it
+/// changes; the token and the organization.
+fn update_plan(
+    table: &str,
+    client: &ScimClient,
+    member: &MemberItem,
+    identity: &DirectoryIdentity,
+    patch: Option<&ProfilePatch>,
+    profile_version: u64,
+    now: Timestamp,
+) -> Result<TxPlan, StoreError> {
+    let mut plan = TxPlan::new();
+    let value: aws_sdk_dynamodb::types::AttributeValue =
+        serde_dynamo::to_attribute_value(identity).map_err(StoreError::Corrupt)?;
+    let update = plan::update(table, keys::member_key(member.org_id, &member.user_id), |x| {
+        let name = x.name(attr::DIRECTORY);
+        let value = x.value(attr::DIRECTORY, value.clone());
+        let update = Update::default()
+            .set(format!("{name} = {value}"))
+            .set(x.add_from_zero(attr::VERSION, 1));
+        (update, at_version(x, member))
+    })?;
+    plan.push(update, read_member);
+    // Names that changed: the old claim released, the new one taken.
+    let before = member
+        .directory
+        .as_ref()
+        .map(|d| claim_keys(member.org_id, d))
+        .unwrap_or_default();
+    let after = claim_keys(member.org_id, identity);
+    for key in before.iter().filter(|k| !after.contains(k)) {
+        let delete = plan::delete(table, key.clone(), |x| x.eq(attr::USER_ID, member.user_id.as_str()))?;
+        plan.push(delete, |_| Ok(Rejection::Retry));
+    }
+    let claim = DirectoryClaimItem {
+        entity_type: EntityType::DirectoryClaim,
+        org_id: member.org_id,
+        user_id: member.user_id.clone(),
+    };
+    for key in after.iter().filter(|k| !before.contains(k)) {
+        let put = plan::put(table, items::to_item(key.clone(), &claim)?, |x| x.not_exists(keys::PK))?;
+        plan.push(put, |_| Ok(Rejection::Failed(StoreError::DirectoryNameTaken)));
+    }
+    if let Some(patch) = patch {
+        let precondition = IfMatch::Versions(vec![profile_version]);
+        let update = plan::update(table, keys::profile_key(&member.user_id), |x| {
+            write(x, &precondition, patch, now)
+        })?;
+        plan.push(update, move |old| {
+            Ok(Rejection::Failed(read_failure(
+                old,
+                &IfMatch::Versions(vec![profile_version]),
+            )))
+        });
+    }
+    let token = plan::check(table, keys::scim_token_key(client.org, client.token), |x| {
+        x.exists(keys::PK)
+    })?;
+    plan.push(token, |_| Ok(Rejection::Failed(StoreError::ScimTokenInvalid)));
+    let open = plan::check(table, keys::org_key(client.org), |x| {
+        x.eq(attr::STATUS, items::OrgStatus::Active)
+    })?;
+    plan.push(open, |_| Ok(Rejection::Failed(StoreError::OrganizationNotFound)));
+    Ok(plan)
+}
+
+/// The member's half moved on (or went): read again.
+fn read_member(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<MemberItem>(old)? {
+        None => Rejection::Failed(StoreError::MemberNotFound),
+        Some(m) => Rejection::Failed(StoreError::VersionMismatch { current: m.version }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{OrgId, Role, UserId};
+    use crate::store::plan::tests::assert_well_formed;
+
+    #[test]
+    fn a_rename_moves_its_claim_in_the_write_that_conditions_both_versions() {
+        let now = crate::store::ops::fixtures::now();
+        let client = ScimClient {
+            org: OrgId::new(),
+            token: crate::domain::ScimTokenId::from_bytes([1; 16]),
+        };
+        let identity = |name: &str| DirectoryIdentity {
+            user_name: name.into(),
+            external_id: Some("e".into()),
+            provisioned: true,
+            suspended: false,
+        };
+        let member = MemberItem {
+            entity_type: EntityType::Member,
+            org_id: client.org,
+            user_id: UserId::parse("u").unwrap(),
+            role: Role::Member,
+            joined_at: now,
+            directory: Some(identity("ada")),
+            version: 4,
+        };
+        let patch = ProfilePatch {
+            first_name: Some(crate::domain::PersonName::parse("Ada").unwrap()),
+            ..Default::default()
+        };
+        let plan = update_plan("t", &client, &member, &identity("lovelace"), Some(&patch), 7, now).unwrap();
+        assert_well_formed(&plan);
+        // The member, the old name released, the new one taken, the profile, the token, the organization.
+        assert_eq!(plan.items().len(), 6);
+        assert!(matches!(
+            plan.read(2, None),
+            Rejection::Failed(StoreError::DirectoryNameTaken)
+        ));
+        assert!(matches!(
+            plan.read(0, None),
+            Rejection::Failed(StoreError::MemberNotFound)
+        ));
+        // The same names: no claim moves.
+        let plan = update_plan("t", &client, &member, &identity("ada"), None, 7, now).unwrap();
+        assert_eq!(plan.items().len(), 3);
+    }
+}
