@@ -60,6 +60,10 @@ pub fn scim_error(err: StoreError) -> Refused {
             ScimError::status(401, "the bearer token is not a live SCIM token of an organization")
         }
         StoreError::MemberNotFound | StoreError::NotFound => ScimError::status(404, "no such User"),
+        StoreError::RoleRequired => ScimError::bad_request(
+            ScimType::Mutability,
+            "active: an owner's access is the organization's owners' to change, not its directory's",
+        ),
         StoreError::VersionMismatch { .. } => ScimError::status(412, "the User has changed since the version named"),
         StoreError::TooManyScimAttempts { retry_after_secs } => {
             return Refused {

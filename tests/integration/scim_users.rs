@@ -496,3 +496,73 @@ async fn a_person_the_organization_does_not_alone_use_keeps_their_own_profile() 
     assert_eq!(changed.version.profile, linked.version.profile);
     dir.app.assert_invariants().await;
 }
+
+#[tokio::test]
+async fn a_suspended_member_has_no_access_at_once_and_an_owner_cannot_be_suspended() {
+    let dir = Box::pin(Directory::start()).await;
+    let org = dir.org.to_string();
+    // Grace signs up at the domain, the directory links her, and she reads the organization.
+    let grace = sub();
+    dir.app.sign_up(&grace, &dir.at("grace")).await;
+    let linked = dir
+        .create(json!({ "userName": "grace", "emails": [{ "value": dir.at("grace"), "primary": true }] }))
+        .await
+        .unwrap();
+    dir.app.get_organization(&grace, &org).await.assert_status(200);
+    // Deactivated: no access, reading included, from that answer on.
+    dir.patch(
+        &linked.id,
+        json!([{ "op": "Replace", "path": "active", "value": "False" }]),
+        None,
+    )
+    .await
+    .unwrap();
+    dir.app
+        .get_organization(&grace, &org)
+        .await
+        .assert_problem(403, "ROLE_REQUIRED");
+    dir.app
+        .list_members(&grace, &org, &[])
+        .await
+        .assert_problem(403, "ROLE_REQUIRED");
+    // Reactivated: back.
+    dir.patch(
+        &linked.id,
+        json!([{ "op": "Replace", "path": "active", "value": "True" }]),
+        None,
+    )
+    .await
+    .unwrap();
+    dir.app.get_organization(&grace, &org).await.assert_status(200);
+    // A user the directory makes inactive joins with no access.
+    let idle = dir
+        .create(
+            json!({ "userName": "idle", "active": false, "emails": [{ "value": dir.at("idle"), "primary": true }] }),
+        )
+        .await
+        .unwrap();
+    assert!(!idle.user.active);
+    dir.app
+        .get_organization(idle.id.as_str(), &org)
+        .await
+        .assert_problem(403, "ROLE_REQUIRED");
+    // The owner, linked, cannot be suspended by the directory: a leaked token
+    // could otherwise lock out everyone able to revoke it.
+    let owner = dir
+        .create(json!({ "userName": "the-owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }))
+        .await
+        .unwrap();
+    let refused = dir
+        .patch(
+            &owner.id,
+            json!([{ "op": "replace", "value": { "active": false } }]),
+            None,
+        )
+        .await;
+    assert_eq!(
+        refused_with(refused, 400).error.scim_type,
+        Some(user_service::scim::ScimType::Mutability)
+    );
+    dir.app.get_organization(&dir.owner, &org).await.assert_status(200);
+    dir.app.assert_invariants().await;
+}

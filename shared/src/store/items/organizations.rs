@@ -110,6 +110,11 @@ pub struct MemberItem {
     /// view of the member (the SCIM ETag's second number); absent until the first.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub version: u64,
+    /// On the organization's half: the membership is suspended (a
+    /// directory's `active: false`). The member keeps their place and holds
+    /// no power, read included, as every power's condition says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspended: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -71,9 +71,6 @@ pub struct DirectoryIdentity {
     /// only such an account may the directory erase.
     #[serde(default)]
     pub provisioned: bool,
-    /// The directory's `active: false`: the member keeps their place, with no access.
-    #[serde(default)]
-    pub suspended: bool,
 }
 
 impl DirectoryIdentity {
@@ -93,7 +90,6 @@ impl std::fmt::Debug for DirectoryIdentity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DirectoryIdentity")
             .field("provisioned", &self.provisioned)
-            .field("suspended", &self.suspended)
             .finish_non_exhaustive()
     }
 }

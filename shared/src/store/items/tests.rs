@@ -73,9 +73,9 @@ fn attribute_names_are_the_stored_field_names() {
             user_name: "ada".into(),
             external_id: None,
             provisioned: true,
-            suspended: false,
         }),
         version: 1,
+        suspended: true,
     };
     assert!(
         profile.cognito_email.is_some(),

@@ -117,6 +117,7 @@ pub mod attr {
         TOKEN_HASH = "tokenHash",
         LAST_USED_AT = "lastUsedAt",
         DIRECTORY = "directory",
+        SUSPENDED = "suspended",
     );
 }
 

@@ -57,6 +57,7 @@ pub(super) fn halves(org: OrgId, user: &UserId, role: Role, now: Timestamp) -> [
         joined_at: now,
         directory: None,
         version: 0,
+        suspended: false,
     };
     [half(EntityType::Member), half(EntityType::Membership)]
 }

@@ -73,12 +73,10 @@ pub(in crate::store) fn identity(
     user_name: &UserName,
     external_id: Option<&ExternalId>,
     provisioned: bool,
-    active: bool,
 ) -> DirectoryIdentity {
     DirectoryIdentity {
         user_name: user_name.as_str().to_owned(),
         external_id: external_id.map(|e| e.as_str().to_owned()),
         provisioned,
-        suspended: !active,
     }
 }

@@ -124,6 +124,7 @@ impl Store {
                 joined_at: now,
                 directory: None,
                 version: 0,
+                suspended: false,
             }
             .into_domain())
         })

@@ -353,6 +353,7 @@ mod tests {
             joined_at: now(),
             directory: None,
             version: 0,
+            suspended: false,
         }
     }
 
@@ -381,7 +382,7 @@ mod tests {
         assert!(matches!(plan.read(2, Some(&org_with(2))), Rejection::Retry));
         assert_eq!(
             plan.items()[3].condition_check().unwrap().condition_expression(),
-            "#role IN (:role)",
+            "#role IN (:role) AND attribute_not_exists(#suspended)",
             "only an owner unmakes an owner"
         );
     }
@@ -395,7 +396,7 @@ mod tests {
         assert_eq!(plan.items().len(), 4, "both halves, the count, the profile");
         assert_eq!(
             plan.items()[0].update().unwrap().condition_expression(),
-            Some("#role = :role2 AND #role IN (:role2)")
+            Some("#role = :role2 AND #role IN (:role2) AND attribute_not_exists(#suspended)")
         );
     }
 

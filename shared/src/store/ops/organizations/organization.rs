@@ -240,7 +240,10 @@ mod tests {
         plan::tests::assert_well_formed(&plan);
         assert_eq!(plan.items().len(), 5);
         let check = plan.items()[3].condition_check().unwrap();
-        assert_eq!(check.condition_expression(), "#role IN (:role)");
+        assert_eq!(
+            check.condition_expression(),
+            "#role IN (:role) AND attribute_not_exists(#suspended)"
+        );
         assert_eq!(
             plan.items()[0].update().unwrap().condition_expression(),
             Some(

@@ -13,9 +13,11 @@ use crate::store::plan::{self, Rejection, TxPlan};
 
 use super::super::profile::push_active_check;
 
-/// The condition that a member's half holds one of the roles of `power`.
+/// The condition that a member's half holds one of the roles of `power`,
+/// and that the membership is not suspended (a directory's `active: false`).
 pub(super) fn holds(x: &mut Expr, power: Power) -> String {
-    x.is_in(attr::ROLE, Role::holding(power).iter().copied())
+    let role = x.is_in(attr::ROLE, Role::holding(power).iter().copied());
+    crate::store::expr::and([role, x.not_exists(attr::SUSPENDED)])
 }
 
 /// A failed check of the actor's membership: no member is told nothing
@@ -67,6 +69,8 @@ pub(super) fn allowed(actor: &Actor, mine: Option<&MemberItem>, power: Power) ->
     match (actor, mine) {
         (Actor::DeploymentAdmin(_), _) => Ok(()),
         (Actor::Member(_), None) => Err(StoreError::OrganizationNotFound),
+        // A suspended membership holds no power, reading included.
+        (Actor::Member(_), Some(m)) if m.suspended => Err(StoreError::RoleRequired),
         (Actor::Member(_), Some(m)) if Role::holding(power).contains(&m.role) => Ok(()),
         (Actor::Member(_), Some(_)) => Err(StoreError::RoleRequired),
     }
@@ -113,6 +117,7 @@ mod tests {
             joined_at: Timestamp::now(),
             directory: None,
             version: 0,
+            suspended: false,
         };
         items::to_item(Item::new(), &m).unwrap()
     }
@@ -145,6 +150,9 @@ mod tests {
     #[test]
     fn the_power_check_lists_the_roles() {
         let mut x = Expr::default();
-        assert_eq!(holds(&mut x, Power::Manage), "#role IN (:role, :role2)");
+        assert_eq!(
+            holds(&mut x, Power::Manage),
+            "#role IN (:role, :role2) AND attribute_not_exists(#suspended)"
+        );
     }
 }

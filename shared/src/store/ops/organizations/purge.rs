@@ -214,6 +214,7 @@ mod tests {
             joined_at: now(),
             directory: None,
             version: 0,
+            suspended: false,
         };
         let plan = purge_plan("t", &member).unwrap();
         plan::tests::assert_well_formed(&plan);

@@ -6,7 +6,7 @@
 //! A change of either in between is `VersionMismatch`: the caller reads
 //! again (a PATCH re-applied), or answers 412 to an `If-Match`.
 
-use crate::domain::{IfMatch, ProfilePatch, Timestamp};
+use crate::domain::{IfMatch, ProfilePatch, Role, Timestamp};
 use crate::scim::ScimUser;
 use crate::store::expr::Update;
 use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
@@ -40,20 +40,29 @@ impl Store {
                 current: member.version,
             });
         }
+        // An owner's access is the organization's to change, never its
+        // directory's: a leaked token could otherwise lock every owner out,
+        // and with them the power to revoke it.
+        if member.role == Role::Owner && !after.active {
+            return Err(StoreError::RoleRequired);
+        }
         let identity = DirectoryIdentity {
             user_name: after.user_name.as_str().to_owned(),
             external_id: after.external_id.as_ref().map(|e| e.as_str().to_owned()),
             provisioned: before.provisioned,
-            suspended: !after.active,
         };
         let patch = manages_profile
             .then(|| profile_patch(&current.user, after))
             .filter(|p| !p.is_empty());
+        let change = MemberChange {
+            identity: &identity,
+            suspended: !after.active,
+        };
         let plan = update_plan(
             self.table(),
             client,
             &member,
-            &identity,
+            &change,
             patch.as_ref(),
             current.version.profile,
             now,
@@ -88,6 +97,14 @@ fn profile_patch(before: &ScimUser, after: &ScimUser) -> ProfilePatch {
     }
 }
 
+/// What a directory's change writes on the member's half.
+struct MemberChange<'a> {
+    /// The directory's names for the member.
+    identity: &'a DirectoryIdentity,
+    /// Whether the membership is suspended (`active: false`).
+    suspended: bool,
+}
+
 /// The member's half at its version with the new identity; the names'
 /// claims moved where they changed; the profile at its version when it
 /// changes; the token and the organization.
@@ -95,21 +112,33 @@ fn update_plan(
     table: &str,
     client: &ScimClient,
     member: &MemberItem,
-    identity: &DirectoryIdentity,
+    change: &MemberChange<'_>,
     patch: Option<&ProfilePatch>,
     profile_version: u64,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
+    let identity = change.identity;
+    let suspended = change.suspended;
     let mut plan = TxPlan::new();
     let value: aws_sdk_dynamodb::types::AttributeValue =
         serde_dynamo::to_attribute_value(identity).map_err(StoreError::Corrupt)?;
     let update = plan::update(table, keys::member_key(member.org_id, &member.user_id), |x| {
         let name = x.name(attr::DIRECTORY);
         let value = x.value(attr::DIRECTORY, value.clone());
-        let update = Update::default()
+        let mut update = Update::default()
             .set(format!("{name} = {value}"))
             .set(x.add_from_zero(attr::VERSION, 1));
-        (update, at_version(x, member))
+        update = if suspended {
+            update.set(x.eq(attr::SUSPENDED, true))
+        } else {
+            update.remove(x.name(attr::SUSPENDED))
+        };
+        let condition = if suspended {
+            crate::store::expr::and([at_version(x, member), x.ne(attr::ROLE, Role::Owner)])
+        } else {
+            at_version(x, member)
+        };
+        (update, condition)
     })?;
     plan.push(update, read_member);
     // Names that changed: the old claim released, the new one taken.
@@ -166,7 +195,7 @@ fn read_member(old: Option<&Item>) -> Result<Rejection, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{OrgId, Role, UserId};
+    use crate::domain::{OrgId, UserId};
     use crate::store::plan::tests::assert_well_formed;
 
     #[test]
@@ -180,7 +209,6 @@ mod tests {
             user_name: name.into(),
             external_id: Some("e".into()),
             provisioned: true,
-            suspended: false,
         };
         let member = MemberItem {
             entity_type: EntityType::Member,
@@ -190,12 +218,25 @@ mod tests {
             joined_at: now,
             directory: Some(identity("ada")),
             version: 4,
+            suspended: false,
         };
         let patch = ProfilePatch {
             first_name: Some(crate::domain::PersonName::parse("Ada").unwrap()),
             ..Default::default()
         };
-        let plan = update_plan("t", &client, &member, &identity("lovelace"), Some(&patch), 7, now).unwrap();
+        let plan = update_plan(
+            "t",
+            &client,
+            &member,
+            &MemberChange {
+                identity: &identity("lovelace"),
+                suspended: true,
+            },
+            Some(&patch),
+            7,
+            now,
+        )
+        .unwrap();
         assert_well_formed(&plan);
         // The member, the old name released, the new one taken, the profile, the token, the organization.
         assert_eq!(plan.items().len(), 6);
@@ -208,7 +249,19 @@ mod tests {
             Rejection::Failed(StoreError::MemberNotFound)
         ));
         // The same names: no claim moves.
-        let plan = update_plan("t", &client, &member, &identity("ada"), None, 7, now).unwrap();
+        let plan = update_plan(
+            "t",
+            &client,
+            &member,
+            &MemberChange {
+                identity: &identity("ada"),
+                suspended: false,
+            },
+            None,
+            7,
+            now,
+        )
+        .unwrap();
         assert_eq!(plan.items().len(), 3);
     }
 }

@@ -122,13 +122,19 @@ impl Store {
             more,
             ..NewAccount::signed_up(new_user, now)
         };
-        let directory = identity(&scim.user_name, scim.external_id.as_ref(), provisioned, scim.active);
+        let directory = identity(&scim.user_name, scim.external_id.as_ref(), provisioned);
         // The organization's address rules, at the version the write conditions.
         let rules_at = self.admitted(client.org, primary).await?.version;
         let table = self.table().to_owned();
         let domains: Vec<OrgDomain> = addresses.iter().map(OrgDomain::of).collect();
         let push = |plan: &mut TxPlan| {
-            push_member(plan, &table, client, user, &directory, rules_at, now)?;
+            push_member(
+                plan,
+                &table,
+                client,
+                directory_halves(client.org, user, &directory, scim.active, now),
+                rules_at,
+            )?;
             push_domains_held(plan, &table, client.org, &domains)
         };
         let joining = Joining {
@@ -160,7 +166,7 @@ impl Store {
         primary: &EmailAddress,
         now: Timestamp,
     ) -> Result<ScimMember, StoreError> {
-        let directory = identity(&scim.user_name, scim.external_id.as_ref(), false, scim.active);
+        let directory = identity(&scim.user_name, scim.external_id.as_ref(), false);
         let form = self.policy.canonical(primary);
         let table = self.table();
         retrying!({
@@ -174,12 +180,17 @@ impl Store {
             match member {
                 // A new member.
                 Err(StoreError::MemberNotFound) => {
-                    push_member(&mut plan, table, client, user, &directory, rules_at, now)?;
+                    let halves = directory_halves(client.org, user, &directory, scim.active, now);
+                    push_member(&mut plan, table, client, halves, rules_at)?;
                     push_count_one_more(&mut plan, table, user, self.config().max_organizations_per_user)?;
                 }
                 // A member already (invited, enrolled): the directory's names go on that membership.
+                // An owner's access is the organization's owners' to change, not its directory's.
+                Ok(member) if member.directory.is_none() && member.role == Role::Owner && !scim.active => {
+                    return Err(Rejection::Failed(StoreError::RoleRequired));
+                }
                 Ok(member) if member.directory.is_none() => {
-                    push_adoption(&mut plan, table, client, &member, &directory, rules_at)?
+                    push_adoption(&mut plan, table, client, &member, &directory, rules_at, !scim.active)?
                 }
                 Ok(_) => return Err(Rejection::Failed(StoreError::DirectoryNameTaken)),
                 Err(other) => return Err(Rejection::Failed(other)),
@@ -190,6 +201,7 @@ impl Store {
                     x.eq(attr::USER_ID, user),
                     x.eq(attr::EMAIL_ID, claim.email_id),
                     x.not_exists(attr::EXPIRES_AT),
+                    x.not_exists(attr::RESERVED_UNTIL),
                 ])
             })?;
             plan.push(holds, |_| Ok(Rejection::Failed(StoreError::EmailTaken)));
@@ -241,7 +253,7 @@ impl Store {
                 family_name: profile.last_name,
                 emails,
                 phone: profile.phone,
-                active: !directory.suspended && profile.status == UserStatus::Active,
+                active: !member.suspended && profile.status == UserStatus::Active,
             },
             version: ScimVersion {
                 profile: profile.version,
@@ -352,17 +364,34 @@ fn push_member(
     plan: &mut TxPlan,
     table: &str,
     client: &ScimClient,
+    halves: [MemberItem; 2],
+    rules_at: u64,
+) -> Result<(), StoreError> {
+    let [under_org, under_user] = halves;
+    let directory = under_org
+        .directory
+        .clone()
+        .ok_or(StoreError::Inconsistent("a directory's member without names"))?;
+    let user = under_org.user_id.clone();
+    push_halves(plan, table, &[under_org, under_user])?;
+    push_claims(plan, table, client.org, &user, &directory)?;
+    push_open_and_token(plan, table, client, rules_at)
+}
+
+/// Both halves of a directory's new member: the organization's with the
+/// directory's names, its first version, and suspended unless `active`.
+fn directory_halves(
+    org: OrgId,
     user: &UserId,
     directory: &DirectoryIdentity,
-    rules_at: u64,
+    active: bool,
     now: Timestamp,
-) -> Result<(), StoreError> {
-    let [mut under_org, under_user] = halves(client.org, user, Role::Member, now);
+) -> [MemberItem; 2] {
+    let [mut under_org, under_user] = halves(org, user, Role::Member, now);
     under_org.directory = Some(directory.clone());
     under_org.version = 1;
-    push_halves(plan, table, &[under_org, under_user])?;
-    push_claims(plan, table, client.org, user, directory)?;
-    push_open_and_token(plan, table, client, rules_at)
+    under_org.suspended = !active;
+    [under_org, under_user]
 }
 
 /// The organization active at the version whose address rules admitted the
@@ -386,6 +415,7 @@ fn push_adoption(
     member: &MemberItem,
     directory: &DirectoryIdentity,
     rules_at: u64,
+    suspended: bool,
 ) -> Result<(), StoreError> {
     let value: aws_sdk_dynamodb::types::AttributeValue =
         serde_dynamo::to_attribute_value(directory).map_err(StoreError::Corrupt)?;
@@ -395,6 +425,11 @@ fn push_adoption(
         let update = Update::default()
             .set(format!("{name} = {value}"))
             .set(x.add_from_zero(attr::VERSION, 1));
+        let update = if suspended {
+            update.set(x.eq(attr::SUSPENDED, true))
+        } else {
+            update
+        };
         (
             update,
             and([x.eq(attr::ROLE, member.role), x.not_exists(attr::DIRECTORY)]),
@@ -437,10 +472,16 @@ mod tests {
             user_name: "Ada@acme.example".into(),
             external_id: Some("e-1".into()),
             provisioned: true,
-            suspended: false,
         };
         let mut plan = TxPlan::new();
-        push_member(&mut plan, "t", &client, &user, &directory, 3, now).unwrap();
+        push_member(
+            &mut plan,
+            "t",
+            &client,
+            directory_halves(client.org, &user, &directory, true, now),
+            3,
+        )
+        .unwrap();
         assert_well_formed(&plan);
         // Two halves, two names, the organization, the token.
         assert_eq!(plan.items().len(), 6);
