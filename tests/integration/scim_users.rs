@@ -26,25 +26,28 @@ fn user(sub: &str) -> UserId {
 }
 
 /// An organization with a verified domain and a live SCIM token, and the
-/// pool its directory makes accounts in.
-struct Directory {
-    app: TestApp,
+/// pool its directory makes accounts in (the app's pool too).
+pub(crate) struct Directory {
+    pub(crate) app: TestApp,
     _moto: Moto,
     cognito: aws_sdk_cognitoidentityprovider::Client,
     pool_id: String,
     pool: UserPool,
-    owner: String,
-    org: OrgId,
-    client: ScimClient,
-    domain: String,
+    pub(crate) owner: String,
+    pub(crate) org: OrgId,
+    pub(crate) client: ScimClient,
+    pub(crate) domain: String,
+    /// The token as the directory sends it.
+    pub(crate) token: String,
 }
 
 impl Directory {
-    async fn start() -> Self {
-        let app = TestApp::spawn().await;
+    pub(crate) async fn start() -> Self {
+        let mut app = TestApp::spawn().await;
         let moto = Moto::start();
         let (cognito, pool_id, _) = moto.user_pool(&[]).await;
         let pool = UserPool::new(cognito.clone(), &pool_id);
+        app.users = Some(pool.clone());
         let owner = sub();
         let domain = format!("acme-{}.example", &sub()[..8]);
         app.sign_up(&owner, &format!("owner@{domain}")).await;
@@ -78,10 +81,11 @@ impl Directory {
             org,
             client,
             domain,
+            token: made.token.encode(),
         }
     }
 
-    fn at(&self, local: &str) -> String {
+    pub(crate) fn at(&self, local: &str) -> String {
         format!("{local}@{}", self.domain)
     }
 

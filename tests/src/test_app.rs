@@ -88,6 +88,58 @@ impl TestApp {
         })
     }
 
+    // ---- SCIM ----
+
+    /// A SCIM request under `/scim/v2/` (`path` after it), with `token` as
+    /// its bearer (`None`: no `Authorization`), from `source_ip`, with
+    /// `headers` beside; dispatched as `make dev`'s API does.
+    pub async fn scim(&self, request: ScimRequest<'_>) -> Reply {
+        use lambda_http::RequestExt;
+        use lambda_http::aws_lambda_events::apigw::{
+            ApiGatewayV2httpRequestContext, ApiGatewayV2httpRequestContextHttpDescription,
+        };
+        use lambda_http::request::RequestContext;
+        let (path, query) = request.path.split_once('?').unwrap_or((request.path, ""));
+        let mut builder = lambda_http::http::Request::builder()
+            .method(request.method)
+            .uri(format!("https://api.example/scim/v2/{}", request.path))
+            .header("host", "api.example");
+        if let Some(token) = request.token {
+            builder = builder.header("authorization", format!("Bearer {token}"));
+        }
+        if request.body.is_some() {
+            builder = builder.header("content-type", "application/scim+json");
+        }
+        for (name, value) in request.headers {
+            builder = builder.header(*name, *value);
+        }
+        let body = request.body.map_or(Body::Empty, |b| Body::Text(b.to_string()));
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(&s.replace('+', " "))
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        let mut params: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            params.entry(decode(k)).or_default().push(decode(v));
+        }
+        let query = params;
+        let mut http = ApiGatewayV2httpRequestContextHttpDescription::default();
+        http.source_ip = Some(request.source_ip.to_owned());
+        let mut context = ApiGatewayV2httpRequestContext::default();
+        context.http = http;
+        let req: Request = builder
+            .body(body)
+            .expect("a request")
+            .with_query_string_parameters(query)
+            .with_request_context(RequestContext::ApiGatewayV2(context));
+        let response = api::scim::dispatch(&self.app, req, path)
+            .await
+            .unwrap_or_else(|never| match never {});
+        Reply::from(response)
+    }
+
     // ---- HTTP ----
 
     /// `event` delivered to `function`'s handler, as API Gateway would.
@@ -621,6 +673,50 @@ pub fn cognito_event(function: &Function, sub: &str, email: &str) -> Value {
 async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Response<Body>> {
     let route = api::routes::route_of(function)?;
     Some(route.handle(app, req).await.unwrap_or_else(|never| match never {}))
+}
+
+/// A SCIM request, for [`TestApp::scim`].
+#[derive(Debug, Clone, Copy)]
+pub struct ScimRequest<'a> {
+    /// `GET`, `POST`, ...
+    pub method: &'a str,
+    /// After `/scim/v2/`, with its query (`Users?filter=...`).
+    pub path: &'a str,
+    /// The bearer token, if any.
+    pub token: Option<&'a str>,
+    /// The JSON body, if any.
+    pub body: Option<&'a Value>,
+    /// Headers beside (`If-Match`).
+    pub headers: &'a [(&'a str, &'a str)],
+    /// The caller's address, as API Gateway sees it.
+    pub source_ip: &'a str,
+}
+
+impl<'a> ScimRequest<'a> {
+    /// `method` on `path` with `token`, from 192.0.2.1, nothing beside.
+    pub fn new(method: &'a str, path: &'a str, token: Option<&'a str>) -> Self {
+        Self {
+            method,
+            path,
+            token,
+            body: None,
+            headers: &[],
+            source_ip: "192.0.2.1",
+        }
+    }
+
+    /// With `body`.
+    pub fn body(self, body: &'a Value) -> Self {
+        Self {
+            body: Some(body),
+            ..self
+        }
+    }
+
+    /// With `headers` beside.
+    pub fn headers(self, headers: &'a [(&'a str, &'a str)]) -> Self {
+        Self { headers, ..self }
+    }
 }
 
 #[cfg(test)]

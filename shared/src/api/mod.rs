@@ -7,3 +7,5 @@
 #[cfg(feature = "aws")]
 pub mod events;
 pub mod routes;
+#[cfg(feature = "aws")]
+pub mod scim;

@@ -121,7 +121,8 @@ pub fn request_id(req: &Request) -> String {
     }
 }
 
-fn body_bytes(req: &Request) -> &[u8] {
+/// The request's body as bytes, whatever its kind.
+pub fn body_bytes(req: &Request) -> &[u8] {
     match req.body() {
         Body::Empty => &[],
         Body::Text(text) => text.as_bytes(),

@@ -10,6 +10,7 @@ pub mod list;
 pub mod patch;
 pub mod path;
 pub mod provision;
+pub mod resource;
 pub mod user;
 
 pub use error::{ScimError, ScimType};
@@ -17,6 +18,7 @@ pub use filter::{Condition, Filter};
 pub use list::ListQuery;
 pub use patch::{Op, Operation, Patch};
 pub use path::{AttrPath, CompValue};
+pub use resource::{Meta, Projection, user_resource};
 pub use user::{ExternalId, ScimEmail, ScimUser, ScimVersion, UserName};
 
 #[cfg(test)]

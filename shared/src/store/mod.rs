@@ -48,7 +48,7 @@ pub use ops::{
     Adopted, BATCH_GET_KEYS, ChunkAt, DirectoryAccount, Filed, InvitationPage, Invited, MAX_TOKENS_PER_CHANGE,
     MAX_WRONG_PASSWORDS, MadeScimToken, MemberPage, Moved, MyOrganization, PasswordSlot, PendingUser, Purged,
     RECOVERY_GUESSES_PER_SOURCE, RecordPage, Recovered, ScanPage, ScannedProfile, ScannedRecord, ScimClient,
-    ScimMember, SignInSettled, SignInView, Slot, StatusSet, Suggestion, UnlistedPage, UnlistedProfile,
+    ScimMember, ScimPage, SignInSettled, SignInView, Slot, StatusSet, Suggestion, UnlistedPage, UnlistedProfile,
     password_admitted,
 };
 use plan::{Rejection, TxPlan};

@@ -32,7 +32,7 @@ pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 pub use organizations::{
     DirectoryAccount, InvitationPage, Invited, MadeScimToken, MemberPage, MyOrganization, Purged, ScimClient,
-    ScimMember, Suggestion,
+    ScimMember, ScimPage, Suggestion,
 };
 pub(super) use profile::visible;
 pub use reconcile::{ChunkAt, ScanPage, ScannedProfile};

@@ -16,6 +16,7 @@ mod powers;
 mod purge;
 mod reads;
 mod scim_changes;
+mod scim_list;
 mod scim_tokens;
 mod scim_users;
 
@@ -24,5 +25,6 @@ pub use invitations::{InvitationPage, Invited};
 pub(super) use members::remove_for_erasure;
 pub use purge::Purged;
 pub use reads::{MemberPage, MyOrganization};
+pub use scim_list::ScimPage;
 pub use scim_tokens::{MadeScimToken, ScimClient};
 pub use scim_users::{DirectoryAccount, ScimMember};

@@ -8,9 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::domain::{
-    DomainStatus, EmailAddress, NewAccount, NewUser, OrgDomain, OrgId, Role, Timestamp, UserId, UserStatus,
-};
+use crate::domain::{DomainStatus, EmailAddress, NewAccount, NewUser, OrgDomain, OrgId, Role, Timestamp, UserId};
 use crate::scim::provision::{AccountFacts, Domains, Holder};
 use crate::scim::{Condition, Filter, ScimEmail, ScimUser, ScimVersion};
 use crate::store::expr::{Update, and};
@@ -218,51 +216,30 @@ impl Store {
             Box::pin(self.user_items(user)),
             Box::pin(self.verified_domains(org)),
         );
-        let member = member?;
-        let Some(directory) = member.directory.clone() else {
-            return Err(StoreError::MemberNotFound);
-        };
-        let found = found?;
-        let domains = domains?;
-        let profile = found.profile.ok_or(StoreError::MemberNotFound)?;
-        let primary = profile.email.clone().ok_or(StoreError::MemberNotFound)?;
-        let facts = AccountFacts {
-            addresses: found.emails.iter().map(|r| (r.email.clone(), r.is_verified)).collect(),
-            primary,
-            organizations: profile.organizations,
-            provisioned: directory.provisioned,
-        };
-        let emails = found
-            .emails
-            .iter()
-            .filter(|r| domains.covers(&r.email))
-            .map(|r| ScimEmail {
-                value: r.email.clone(),
-                primary: r.is_primary,
+        shown(user, member?, found?, &domains?)
+    }
+
+    /// Members of `org` as its directory sees them, `domains` read once for
+    /// them all; one that left since it was listed is left out.
+    pub(super) async fn scim_members(
+        &self,
+        org: OrgId,
+        users: &[UserId],
+        domains: &Domains,
+    ) -> Result<Vec<ScimMember>, StoreError> {
+        use futures::stream::{self, StreamExt, TryStreamExt};
+        let read = stream::iter(users)
+            .map(|user| async move {
+                let (member, found) = tokio::join!(Box::pin(self.member(org, user)), Box::pin(self.user_items(user)));
+                match shown(user, member?, found?, domains) {
+                    Err(StoreError::MemberNotFound | StoreError::NotFound) => Ok(None),
+                    other => other.map(Some),
+                }
             })
-            .collect();
-        let user_name = directory
-            .user_name()
-            .ok_or(StoreError::Inconsistent("a directory's userName"))?;
-        Ok(ScimMember {
-            id: user.clone(),
-            user: ScimUser {
-                user_name,
-                external_id: directory.external_id(),
-                given_name: profile.first_name,
-                family_name: profile.last_name,
-                emails,
-                phone: profile.phone,
-                active: !member.suspended && profile.status == UserStatus::Active,
-            },
-            version: ScimVersion {
-                profile: profile.version,
-                membership: member.version,
-            },
-            created: member.joined_at,
-            last_modified: profile.updated_at,
-            facts,
-        })
+            .buffered(MEMBERS_AT_ONCE)
+            .try_collect::<Vec<_>>()
+            .await?;
+        Ok(read.into_iter().flatten().collect())
     }
 
     /// The members a filter names, by the key each condition gives: a
@@ -320,7 +297,7 @@ impl Store {
         Ok(claim.map(|c| c.user_id))
     }
 
-    async fn verified_domains(&self, org: OrgId) -> Result<Domains, StoreError> {
+    pub(super) async fn verified_domains(&self, org: OrgId) -> Result<Domains, StoreError> {
         Ok(Domains(
             self.org_domains(org)
                 .await?
@@ -453,6 +430,63 @@ fn push_domains_held(plan: &mut TxPlan, table: &str, org: OrgId, domains: &[OrgD
         plan.push(held, |_| Ok(Rejection::Failed(StoreError::DomainNotVerified)));
     }
     Ok(())
+}
+
+/// How many members a page reads at once.
+const MEMBERS_AT_ONCE: usize = 16;
+
+/// `user` as the directory sees them, from their membership and their
+/// items; `MemberNotFound` unless the directory provisioned or linked them.
+fn shown(
+    user: &UserId,
+    member: MemberItem,
+    found: crate::store::items::UserItems,
+    domains: &Domains,
+) -> Result<ScimMember, StoreError> {
+    let Some(directory) = member.directory.clone() else {
+        return Err(StoreError::MemberNotFound);
+    };
+    let profile = found.profile.ok_or(StoreError::MemberNotFound)?;
+    let primary = profile.email.clone().ok_or(StoreError::MemberNotFound)?;
+    let facts = AccountFacts {
+        addresses: found.emails.iter().map(|r| (r.email.clone(), r.is_verified)).collect(),
+        primary,
+        organizations: profile.organizations,
+        provisioned: directory.provisioned,
+    };
+    let emails = found
+        .emails
+        .iter()
+        .filter(|r| domains.covers(&r.email))
+        .map(|r| ScimEmail {
+            value: r.email.clone(),
+            primary: r.is_primary,
+        })
+        .collect();
+    let user_name = directory
+        .user_name()
+        .ok_or(StoreError::Inconsistent("a directory's userName"))?;
+    Ok(ScimMember {
+        id: user.clone(),
+        user: ScimUser {
+            user_name,
+            external_id: directory.external_id(),
+            given_name: profile.first_name,
+            family_name: profile.last_name,
+            emails,
+            phone: profile.phone,
+            // The organization's grant, which the directory sets: a deployment
+            // admin's suspension of the account is not the directory's to see or undo.
+            active: !member.suspended,
+        },
+        version: ScimVersion {
+            profile: profile.version,
+            membership: member.version,
+        },
+        created: member.joined_at,
+        last_modified: profile.updated_at,
+        facts,
+    })
 }
 
 #[cfg(test)]
