@@ -6,7 +6,7 @@
 
 use crate::domain::Timestamp;
 use crate::identity::{IdentityError, UserPool};
-use crate::scim::provision::{CreatePlan, addresses_of, plan_create};
+use crate::scim::provision::{CreatePlan, DeletePlan, addresses_of, plan_create, plan_delete};
 use crate::scim::{ScimError, ScimType, ScimUser};
 use crate::store::{DirectoryAccount, ScimClient, ScimMember, Store, StoreError};
 
@@ -235,6 +235,53 @@ pub async fn update(
             Err(StoreError::VersionMismatch { .. }) if if_match.is_none() => {}
             Err(StoreError::VersionMismatch { .. }) => {
                 return Err(ScimError::status(412, "the User has changed since the version named").into());
+            }
+            other => return Ok(other?),
+        }
+    }
+    Err(scim_error(StoreError::Contended))
+}
+
+/// A directory's delete of a member: the account erased where the
+/// organization made it and alone uses it, else the membership ended (its
+/// domain addresses other than the primary removed). With `If-Match`, a
+/// version other than the member's is 412 and nothing is written. A
+/// delete that meets a change is read and planned again: the write's own
+/// conditions decide, never the plan alone.
+pub async fn delete(
+    store: &Store,
+    client: &ScimClient,
+    id: &crate::domain::UserId,
+    if_match: Option<&str>,
+    now: Timestamp,
+) -> Result<(), Refused> {
+    for attempt in 0..CHANGE_ATTEMPTS {
+        if attempt > 0 {
+            let pause = crate::store::retry::backoff(attempt);
+            if crate::deadline::current_deadline().is_some_and(|d| !crate::store::retry::may_retry(attempt, pause, d)) {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+        }
+        let current = store.scim_member(client.org, id).await?;
+        if let Some(header) = if_match
+            && !current.version.admitted_by(header)?
+        {
+            return Err(ScimError::status(412, "the User has changed since the version named").into());
+        }
+        let (domains, _) = store.scim_facts(client.org, &[], now).await?;
+        let done = match plan_delete(&current.facts, &domains) {
+            DeletePlan::Erase => store.scim_erase(client, id, current.version, &domains, now).await,
+            DeletePlan::Leave { removed } => store.scim_leave(client, id, current.version, &removed, now).await,
+        };
+        match done {
+            Err(StoreError::VersionMismatch { .. }) => {}
+            Err(StoreError::RoleRequired) => {
+                return Err(ScimError::bad_request(
+                    ScimType::Mutability,
+                    "an owner's membership is the organization's owners' to end, not its directory's",
+                )
+                .into());
             }
             other => return Ok(other?),
         }

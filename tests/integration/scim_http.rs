@@ -346,3 +346,210 @@ async fn patch_under_if_match_deactivates_and_reactivates_and_a_stale_version_is
     );
     dir.app.assert_invariants().await;
 }
+
+/// `address` added to `id`'s account and verified by the person.
+async fn verified_by_the_person(dir: &Directory, id: &UserId, address: &str) {
+    use user_service::domain::EmailAddress;
+    use user_service::verification::VerificationCode;
+    let code = VerificationCode::parse("111111").unwrap();
+    let now = dir.app.clock.now();
+    let added = dir
+        .app
+        .store
+        .add_email(id, &EmailAddress::parse(address).unwrap(), &code, now)
+        .await
+        .unwrap();
+    dir.app
+        .store
+        .verify_email(id, added.email_id, &code, now)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_delete_erases_what_the_directory_made_and_alone_uses() {
+    let dir = Box::pin(Directory::start()).await;
+    let made = dir.post_user("ada", "e-1").await;
+    let id = UserId::parse_sub(made.body["id"].as_str().unwrap()).unwrap();
+    let path = format!("Users/{id}");
+    // A stale If-Match changes nothing.
+    let stale = dir
+        .app
+        .scim(ScimRequest::new("DELETE", &path, Some(&dir.token)).headers(&[("if-match", "W/\"9-9\"")]))
+        .await;
+    assert_scim_error(&stale, 412, None);
+    let etag = made.headers["etag"].to_str().unwrap().to_owned();
+    let gone = dir
+        .app
+        .scim(ScimRequest::new("DELETE", &path, Some(&dir.token)).headers(&[("if-match", &etag)]))
+        .await;
+    assert_eq!(gone.status, 204, "{}", gone.body);
+    // Erased: no profile a reader sees, no address, no membership, no names.
+    assert!(
+        !matches!(dir.app.store.get_profile(&id).await, Ok(p) if p.status == user_service::domain::UserStatus::Active)
+    );
+    assert!(dir.app.store.list_emails(&id).await.map_or(true, |e| e.is_empty()));
+    assert!(dir.app.store.my_organizations(&id).await.map_or(true, |o| o.is_empty()));
+    // The address is free: an account signing up with it now is new.
+    let again = uuid::Uuid::new_v4().to_string();
+    dir.app.sign_up(&again, &dir.at("ada")).await;
+    let holder = dir
+        .app
+        .store
+        .list_emails(&UserId::parse_sub(&again).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(holder[0].email.as_str(), dir.at("ada"));
+    assert_scim_error(&dir.get(&path).await, 404, None);
+    let by_name = dir
+        .get(&format!("Users?filter=userName%20eq%20%22{}%22", dir.at("ada")))
+        .await;
+    assert_eq!(by_name.body["totalResults"], 0);
+    // Entra ID's delete sent again: 404, nothing else happens.
+    let again = dir.app.scim(ScimRequest::new("DELETE", &path, Some(&dir.token))).await;
+    assert_scim_error(&again, 404, None);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_delete_of_an_account_another_organization_or_the_person_uses_only_ends_the_membership() {
+    let dir = Box::pin(Directory::start()).await;
+    // Ada: made by the directory with two domain addresses, then a member of
+    // another organization too. Grace: made by it, then verified a
+    // personal address of her own.
+    let body = json!({ "userName": "ada", "emails": [
+        { "value": dir.at("ada"), "primary": true }, { "value": dir.at("ada.lovelace") }
+    ] });
+    let made = dir.send("POST", "Users", &body).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let ada = UserId::parse_sub(made.body["id"].as_str().unwrap()).unwrap();
+    let other_owner = uuid::Uuid::new_v4().to_string();
+    dir.app.sign_up(&other_owner, "owner@globex.example").await;
+    let other = dir.app.create_organization(&other_owner, "Globex", "globex-del").await;
+    let other_org = user_service::domain::OrgId::parse(other.body["orgId"].as_str().unwrap()).unwrap();
+    let now = dir.app.clock.now();
+    dir.app
+        .store
+        .join_organization(other_org, &ada, user_service::domain::Role::Member, now)
+        .await
+        .unwrap();
+    let made = dir.post_user("grace", "e-2").await;
+    let grace = UserId::parse_sub(made.body["id"].as_str().unwrap()).unwrap();
+    verified_by_the_person(&dir, &grace, "grace@personal.example").await;
+
+    for id in [&ada, &grace] {
+        let reply = dir
+            .app
+            .scim(ScimRequest::new("DELETE", &format!("Users/{id}"), Some(&dir.token)))
+            .await;
+        assert_eq!(reply.status, 204, "{}", reply.body);
+        // The account lives on, active, its primary kept; this organization is gone from it.
+        let profile = dir.app.store.get_profile(id).await.unwrap();
+        assert_eq!(profile.status, user_service::domain::UserStatus::Active);
+        let orgs = dir.app.store.my_organizations(id).await.unwrap();
+        assert!(orgs.iter().all(|m| m.organization.org_id != dir.org), "{orgs:?}");
+        assert_scim_error(&dir.get(&format!("Users/{id}")).await, 404, None);
+    }
+    // Ada keeps Globex and her primary; the organization's other address left her.
+    let ada_orgs = dir.app.store.my_organizations(&ada).await.unwrap();
+    assert_eq!(ada_orgs.len(), 1);
+    let emails: Vec<String> = dir
+        .app
+        .store
+        .list_emails(&ada)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.email.as_str().to_owned())
+        .collect();
+    assert_eq!(emails, [dir.at("ada")]);
+    // Grace keeps both her addresses: her primary and her own.
+    assert_eq!(dir.app.store.list_emails(&grace).await.unwrap().len(), 2);
+    // The directory's names are free again: a new create may use them.
+    assert_eq!(dir.get("Users").await.body["totalResults"], 0);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_directory_cannot_delete_or_suspend_an_owner() {
+    let dir = Box::pin(Directory::start()).await;
+    // The owner linked by their own address at the domain.
+    let linked = dir
+        .send(
+            "POST",
+            "Users",
+            &json!({ "userName": "owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }),
+        )
+        .await;
+    assert_eq!(linked.status, 201, "{}", linked.body);
+    let id = linked.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(id, dir.owner);
+    let reply = dir
+        .app
+        .scim(ScimRequest::new("DELETE", &format!("Users/{id}"), Some(&dir.token)))
+        .await;
+    assert_scim_error(&reply, 400, Some("mutability"));
+    let owner = UserId::parse_sub(&dir.owner).unwrap();
+    assert_eq!(dir.app.store.my_organizations(&owner).await.unwrap().len(), 1);
+    assert_eq!(dir.get(&format!("Users/{id}")).await.body["active"], true);
+    dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn an_erasure_planned_before_the_account_found_another_use_refuses_in_its_write() {
+    let dir = Box::pin(Directory::start()).await;
+    let mut ids = Vec::new();
+    for (local, external) in [("ada", "e-1"), ("grace", "e-2")] {
+        let made = dir.post_user(local, external).await;
+        ids.push(UserId::parse_sub(made.body["id"].as_str().unwrap()).unwrap());
+    }
+    let (ada, grace) = (&ids[0], &ids[1]);
+    let now = dir.app.clock.now();
+    let (domains, _) = dir.app.store.scim_facts(dir.org, &[], now).await.unwrap();
+    // Both read as the directory's alone: an erasure is planned for each.
+    let ada_read = dir.app.store.scim_member(dir.org, ada).await.unwrap();
+    let grace_read = dir.app.store.scim_member(dir.org, grace).await.unwrap();
+    assert!(ada_read.facts.alone(&domains) && grace_read.facts.alone(&domains));
+    // Then Ada joins another organization, and Grace verifies an address of her own.
+    let other_owner = uuid::Uuid::new_v4().to_string();
+    dir.app.sign_up(&other_owner, "owner@initech.example").await;
+    let other = dir
+        .app
+        .create_organization(&other_owner, "Initech", "initech-race")
+        .await;
+    let other_org = user_service::domain::OrgId::parse(other.body["orgId"].as_str().unwrap()).unwrap();
+    dir.app
+        .store
+        .join_organization(other_org, ada, user_service::domain::Role::Member, now)
+        .await
+        .unwrap();
+    verified_by_the_person(&dir, grace, "grace@personal.example").await;
+    // The erasures, as planned on the old reads: each write refuses.
+    for (id, read) in [(ada, &ada_read), (grace, &grace_read)] {
+        let refused = dir
+            .app
+            .store
+            .scim_erase(&dir.client, id, read.version, &domains, now)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refused, user_service::store::StoreError::VersionMismatch { .. }),
+            "{refused:?}"
+        );
+        assert_eq!(
+            dir.app.store.get_profile(id).await.unwrap().status,
+            user_service::domain::UserStatus::Active
+        );
+    }
+    // The delete, read and planned again, ends only the membership.
+    for id in [ada, grace] {
+        let reply = dir
+            .app
+            .scim(ScimRequest::new("DELETE", &format!("Users/{id}"), Some(&dir.token)))
+            .await;
+        assert_eq!(reply.status, 204, "{}", reply.body);
+    }
+    assert_eq!(dir.app.store.my_organizations(ada).await.unwrap().len(), 1);
+    assert_eq!(dir.app.store.list_emails(grace).await.unwrap().len(), 2);
+    dir.app.assert_invariants().await;
+}

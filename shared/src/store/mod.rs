@@ -69,6 +69,19 @@ pub enum Deleter<'a> {
     /// The reconcile, erasing a user Cognito no longer has: the tombstone says
     /// so, and the stream consumer makes no Cognito call for it.
     GoneFromCognito,
+    /// An organization's directory, erasing an account it made and alone
+    /// uses: that one membership ends in the erasure's own write, at the
+    /// version read and under the directory's power (its token live), and the
+    /// write holds the account alone (in no other organization, every
+    /// verified address at the organization's verified `domains`).
+    Directory {
+        /// The directory.
+        client: ScimClient,
+        /// The organization's half of the membership, as read.
+        member: &'a items::MemberItem,
+        /// The organization's verified domains.
+        domains: &'a crate::scim::provision::Domains,
+    },
 }
 
 /// Whether a confirmed sign-up created the user or found it created already.

@@ -180,10 +180,7 @@ pub async fn dispatch(app: &App, req: Request, path: &str) -> Result<Response<Bo
                 Method::GET => serve(app, req, "get", |c, r| users::get(app, c, r)).await,
                 Method::PUT => serve(app, req, "replace", |c, r| users::replace(app, c, r)).await,
                 Method::PATCH => serve(app, req, "patch", |c, r| users::patch(app, c, r)).await,
-                Method::DELETE => {
-                    let not_yet = || async { Err(ScimError::status(501, "deleting a User is not served yet").into()) };
-                    serve(app, req, "delete", |_, _| not_yet()).await
-                }
+                Method::DELETE => serve(app, req, "delete", |c, r| users::delete(app, c, r)).await,
                 _ => {
                     let refused = || async { Err(ScimError::status(405, "the method is not served on a User").into()) };
                     serve(app, req, "other", |_, _| refused()).await

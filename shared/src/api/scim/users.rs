@@ -150,9 +150,12 @@ pub async fn list(app: &App, client: ScimClient, req: Request) -> Answer {
     ))
 }
 
-/// A response with no body, for a delete.
-pub fn no_content() -> Response<Body> {
+/// DELETE /Users/{userId}: 204 once the member is gone from the
+/// organization (and, where it made and alone used the account, erased).
+pub async fn delete(app: &App, client: ScimClient, req: Request) -> Answer {
+    let id = user_param(&req)?;
+    provisioning::delete(&app.store, &client, &id, if_match(&req), app.clock.now()).await?;
     let mut response = Response::new(Body::Empty);
     *response.status_mut() = StatusCode::NO_CONTENT;
-    response
+    Ok(response)
 }

@@ -16,7 +16,7 @@ use crate::store::retry::retrying;
 use crate::store::{Deleter, Store, StoreError};
 
 use super::claim::push_own_claim_delete;
-use super::organizations::remove_for_erasure;
+use super::organizations::{push_directory_removal, remove_for_erasure};
 use super::profile::{push_acting_admin_check, read_changed, read_deletable, read_profile, visible, writable};
 
 impl Store {
@@ -27,7 +27,7 @@ impl Store {
             let items = self.user_items(user).await?;
             let kept = self.kept_for_recovery(&items).await?;
             let profile = match by {
-                Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito => {
+                Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito | Deleter::Directory { .. } => {
                     visible(items.profile.ok_or(StoreError::NotFound)?)?
                 }
                 Deleter::Owner(precondition) => {
@@ -51,7 +51,26 @@ impl Store {
             // Each membership goes in a transaction of its own first (a user
             // may hold more than one transaction can), the last-owner rule in
             // each; the erasure's own write then requires that none is left.
-            self.leave_every_organization(&items.memberships, by).await?;
+            if let Deleter::Directory { member, domains, .. } = by {
+                // The directory's one membership goes in the erasure's own
+                // write; anything else using the account means it is not the
+                // directory's to erase: the caller plans again.
+                let alone = items.memberships.len() == 1
+                    && items.memberships[0].org_id == member.org_id
+                    && items
+                        .emails
+                        .iter()
+                        .filter(|r| r.is_verified)
+                        .all(|r| domains.covers(&r.email));
+                if !alone {
+                    return Err(StoreError::VersionMismatch {
+                        current: profile.version,
+                    }
+                    .into());
+                }
+            } else {
+                self.leave_every_organization(&items.memberships, by).await?;
+            }
             self.drop_invitations_to(&items.emails).await?;
             let mut plan = plan(self.table(), &profile, &items.emails, now, by)?;
             push_kept_for_recovery(&mut plan, self.table(), &kept)?;
@@ -184,16 +203,22 @@ fn plan(
             .remove(x.name(attr::SYNC_REQUESTED_AT))
             .remove(x.name(attr::IMPORT_KEY))
             .remove(x.name(attr::RECOVERIES));
-        let update = if matches!(by, Deleter::GoneFromCognito) {
-            update.set(x.eq(attr::GONE_FROM_COGNITO, true))
-        } else {
-            update
+        let update = match by {
+            Deleter::GoneFromCognito => update.set(x.eq(attr::GONE_FROM_COGNITO, true)),
+            // The directory's membership ends in this same write.
+            Deleter::Directory { .. } => update.set(x.eq(attr::ORGANIZATIONS, 0u32)),
+            _ => update,
         };
         let mut condition = and([
             x.eq(attr::VERSION, profile.version),
             x.eq(attr::EMAIL_COUNT, profile.email_count),
-            // Every membership removed just before; a join since reads again.
-            or(x.not_exists(attr::ORGANIZATIONS), x.eq(attr::ORGANIZATIONS, 0u32)),
+            // Every membership removed just before (a directory's one goes
+            // in this write); a join since reads again.
+            if matches!(by, Deleter::Directory { .. }) {
+                x.eq(attr::ORGANIZATIONS, 1u32)
+            } else {
+                or(x.not_exists(attr::ORGANIZATIONS), x.eq(attr::ORGANIZATIONS, 0u32))
+            },
         ]);
         if profile.import_key.is_none() {
             // A re-run of the import may record the key without a new version:
@@ -204,7 +229,12 @@ fn plan(
     })?;
     match by {
         Deleter::Owner(_) => plan.push(erase, read_profile),
-        Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito => plan.push(erase, read_deletable),
+        Deleter::Admin(_) | Deleter::System | Deleter::GoneFromCognito | Deleter::Directory { .. } => {
+            plan.push(erase, read_deletable);
+        }
+    }
+    if let Deleter::Directory { client, member, .. } = by {
+        push_directory_removal(&mut plan, table, &client, member)?;
     }
     if let Deleter::Admin(admin) = by {
         push_acting_admin_check(&mut plan, table, admin)?;
@@ -231,8 +261,18 @@ fn plan(
         plan.push(forget, read_changed);
     }
     for record in records {
+        // A directory's erasure holds the account's other addresses
+        // unverified: one verified since makes it the person's too.
+        let outside = match by {
+            Deleter::Directory { domains, .. } => !domains.covers(&record.email),
+            _ => false,
+        };
         let delete = plan::delete(table, keys::email_key(&record.user_id, record.email_id), |x| {
-            x.exists(keys::PK)
+            if outside {
+                and([x.exists(keys::PK), x.eq(attr::IS_VERIFIED, false)])
+            } else {
+                x.exists(keys::PK)
+            }
         })?;
         plan.push(delete, read_changed);
         push_own_claim_delete(&mut plan, table, record)?;

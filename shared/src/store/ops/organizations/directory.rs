@@ -11,7 +11,10 @@ use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityTyp
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 
-use crate::domain::{OrgId, UserId};
+use crate::domain::{OrgId, Role, UserId};
+use crate::store::items::OrgStatus;
+
+use super::ScimClient;
 
 /// The keys of the claims `identity` holds in `org`.
 pub(in crate::store) fn claim_keys(org: OrgId, identity: &DirectoryIdentity) -> Vec<Item> {
@@ -79,4 +82,58 @@ pub(in crate::store) fn identity(
         external_id: external_id.map(|e| e.as_str().to_owned()),
         provisioned,
     }
+}
+
+/// The directory's power, inside the write: its token live (not revoked) and
+/// its organization active.
+pub(in crate::store) fn push_directory_power(
+    plan: &mut TxPlan,
+    table: &str,
+    client: &ScimClient,
+) -> Result<(), StoreError> {
+    let token = plan::check(table, keys::scim_token_key(client.org, client.token), |x| {
+        x.exists(keys::PK)
+    })?;
+    plan.push(token, |_| Ok(Rejection::Failed(StoreError::ScimTokenInvalid)));
+    let open = plan::check(table, keys::org_key(client.org), |x| {
+        x.eq(attr::STATUS, OrgStatus::Active)
+    })?;
+    plan.push(open, |_| Ok(Rejection::Failed(StoreError::OrganizationNotFound)));
+    Ok(())
+}
+
+/// A membership ended by its directory: both halves deleted, the
+/// organization's at the version and in the role read, the directory's names
+/// released, and the directory's power. Never an owner's: a leaked token
+/// must not remove those who can revoke it (`RoleRequired`). The member's
+/// count of organizations is the caller's, beside its other changes to the profile.
+pub(in crate::store) fn push_directory_removal(
+    plan: &mut TxPlan,
+    table: &str,
+    client: &ScimClient,
+    member: &MemberItem,
+) -> Result<(), StoreError> {
+    if member.role == Role::Owner {
+        return Err(StoreError::RoleRequired);
+    }
+    let ours = plan::delete(table, keys::member_key(member.org_id, &member.user_id), |x| {
+        let role = x.eq(attr::ROLE, member.role);
+        let version = at_version(x, member);
+        crate::store::expr::and([role, version])
+    })?;
+    plan.push(ours, read_member);
+    let theirs = plan::delete(table, keys::membership_key(&member.user_id, member.org_id), |x| {
+        x.eq(attr::ROLE, member.role)
+    })?;
+    plan.push(theirs, read_member);
+    push_release(plan, table, member)?;
+    push_directory_power(plan, table, client)
+}
+
+/// A member's half moved on (or went): the caller reads again.
+pub(in crate::store) fn read_member(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<MemberItem>(old)? {
+        None => Rejection::Failed(StoreError::MemberNotFound),
+        Some(m) => Rejection::Failed(StoreError::VersionMismatch { current: m.version }),
+    })
 }

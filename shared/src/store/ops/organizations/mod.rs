@@ -16,10 +16,12 @@ mod powers;
 mod purge;
 mod reads;
 mod scim_changes;
+mod scim_delete;
 mod scim_list;
 mod scim_tokens;
 mod scim_users;
 
+pub(super) use directory::push_directory_removal;
 pub use enrollment::Suggestion;
 pub use invitations::{InvitationPage, Invited};
 pub(super) use members::remove_for_erasure;

@@ -10,12 +10,12 @@ use crate::domain::{IfMatch, ProfilePatch, Role, Timestamp};
 use crate::scim::ScimUser;
 use crate::store::expr::Update;
 use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
-use crate::store::keys::{self, Item};
+use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::{Store, StoreError};
 
 use super::ScimClient;
-use super::directory::{at_version, claim_keys};
+use super::directory::{at_version, claim_keys, push_directory_power, read_member};
 use super::scim_users::ScimMember;
 use crate::store::ops::update_profile::{read_failure, write};
 
@@ -173,23 +173,8 @@ fn update_plan(
             )))
         });
     }
-    let token = plan::check(table, keys::scim_token_key(client.org, client.token), |x| {
-        x.exists(keys::PK)
-    })?;
-    plan.push(token, |_| Ok(Rejection::Failed(StoreError::ScimTokenInvalid)));
-    let open = plan::check(table, keys::org_key(client.org), |x| {
-        x.eq(attr::STATUS, items::OrgStatus::Active)
-    })?;
-    plan.push(open, |_| Ok(Rejection::Failed(StoreError::OrganizationNotFound)));
+    push_directory_power(&mut plan, table, client)?;
     Ok(plan)
-}
-
-/// The member's half moved on (or went): read again.
-fn read_member(old: Option<&Item>) -> Result<Rejection, StoreError> {
-    Ok(match plan::old::<MemberItem>(old)? {
-        None => Rejection::Failed(StoreError::MemberNotFound),
-        Some(m) => Rejection::Failed(StoreError::VersionMismatch { current: m.version }),
-    })
 }
 
 #[cfg(test)]
