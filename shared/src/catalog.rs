@@ -7,6 +7,7 @@
 
 mod function;
 mod organizations;
+mod scim;
 
 pub use function::{
     Access, Alarm, ApiCalls, DEFAULT_TIMEOUT_SECONDS, Function, MIN_MEMORY_MB, STANDARD_ALARMS,
@@ -14,6 +15,7 @@ pub use function::{
 };
 use function::{function, http};
 pub use organizations::*;
+pub use scim::*;
 
 /// `GET /me`: the caller reads their own profile.
 pub const GET_PROFILE: Function = Function {
@@ -499,6 +501,13 @@ pub const FUNCTIONS: &[Function] = &[
     CREATE_SCIM_TOKEN,
     LIST_SCIM_TOKENS,
     REVOKE_SCIM_TOKEN,
+    SCIM_DISCOVERY,
+    SCIM_LIST_USERS,
+    SCIM_CREATE_USER,
+    SCIM_GET_USER,
+    SCIM_REPLACE_USER,
+    SCIM_PATCH_USER,
+    SCIM_DELETE_USER,
     PRE_SIGN_UP,
     POST_CONFIRMATION,
     POST_AUTHENTICATION,
@@ -541,6 +550,6 @@ mod tests {
         routes.sort_unstable();
         routes.dedup();
         assert_eq!(routes.len(), count);
-        assert_eq!(count, 41);
+        assert_eq!(count, 48);
     }
 }

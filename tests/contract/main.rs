@@ -65,6 +65,18 @@ pub(crate) fn http_routes() -> Vec<(&'static Function, &'static str, &'static st
         .collect()
 }
 
+/// The routes answering this API's problems: every HTTP route but the SCIM ones.
+pub(crate) fn problem_routes() -> Vec<(&'static Function, &'static str, &'static str, Access)> {
+    http_routes().into_iter().filter(|(f, ..)| !f.is_scim()).collect()
+}
+
+/// The prefix of a route with API Gateway's greedy parameter (`/scim/v2/`
+/// of `/scim/v2/{proxy+}`): the contract documents the operations under it
+/// the function serves, not the route.
+fn greedy_prefix(path: &str) -> Option<&str> {
+    path.strip_suffix("{proxy+}")
+}
+
 fn operation<'a>(spec: &'a Value, method: &str, path: &str) -> &'a Value {
     &spec["paths"][path][method.to_lowercase()]
 }
@@ -83,6 +95,26 @@ fn paths_and_methods_are_the_catalogs_and_the_templates() {
         .into_iter()
         .map(|(f, method, path, _)| (method.to_owned(), path.to_owned(), f.name.to_owned()))
         .collect();
+    // A greedy route's function documents the operations it serves under its
+    // prefix, and each of them is that route's.
+    let mut documented = documented;
+    for (f, _, path, _) in http_routes() {
+        let Some(prefix) = greedy_prefix(path) else { continue };
+        let served: Vec<_> = documented
+            .iter()
+            .filter(|(_, _, name)| name == f.name)
+            .cloned()
+            .collect();
+        assert!(!served.is_empty(), "{}: no operation documented under {prefix}", f.name);
+        for (method, path, name) in served {
+            assert!(
+                path.starts_with(prefix),
+                "{name} documents {method} {path}, outside {prefix}"
+            );
+            documented.remove(&(method, path, name.clone()));
+        }
+        documented.insert(("ANY".to_owned(), path.to_owned(), f.name.to_owned()));
+    }
     let template = local_api::template::load(&workspace_root().join("template.yaml")).unwrap();
     let deployed: BTreeSet<(String, String, String)> = local_api::template::http_routes(&template)
         .into_iter()
@@ -117,7 +149,7 @@ fn security_is_each_routes_access() {
         .as_str()
         .expect("AdminGroupName has a default")
         .to_owned();
-    for (f, method, path, access) in http_routes() {
+    for (f, method, path, access) in problem_routes() {
         let op = operation(&spec, method, path);
         // OpenAPI 3.1: the roles of a non-OAuth scheme are what the operation needs.
         let effective = op.get("security").unwrap_or(&spec["security"]);
@@ -125,6 +157,7 @@ fn security_is_each_routes_access() {
             Access::User => json!([{ "cognito": [] }]),
             Access::Admin => json!([{ "cognito": [admin_group.clone()] }]),
             Access::Anyone => json!([]),
+            Access::Directory => unreachable!("not a problem route"),
         };
         assert_eq!(effective, &expected, "security of {method} {path} ({})", f.name);
         let codes = documented_codes(op);
@@ -178,7 +211,7 @@ fn possible_problems(name: &str, access: Access) -> Vec<Problem> {
         ]),
         // A recovery since the session signed in ends it, on every route of the user's own.
         Access::User => problems.extend([Problem::unauthenticated(), Problem::from(&StoreError::SessionRevoked)]),
-        Access::Anyone => {}
+        Access::Anyone | Access::Directory => {}
     }
     if reads.json_body {
         problems.extend([
@@ -215,7 +248,7 @@ fn response<'a>(spec: &'a Value, op: &'a Value, status: u16) -> Option<&'a Value
 #[test]
 fn every_status_a_handler_can_answer_is_documented() {
     let spec = spec();
-    for (f, method, path, access) in http_routes() {
+    for (f, method, path, access) in problem_routes() {
         let op = operation(&spec, method, path);
         let documented = documented_codes(op);
         for code in &documented {
@@ -299,7 +332,7 @@ fn headers_are_documented_where_handlers_set_them() {
         (&json!(true), &json!("no-store"))
     );
     // If-Match is required where the handler reads it.
-    for (f, method, path, _) in http_routes() {
+    for (f, method, path, _) in problem_routes() {
         let op = operation(&spec, method, path);
         let if_match = op["parameters"]
             .as_array()
@@ -318,6 +351,78 @@ fn headers_are_documented_where_handlers_set_them() {
             reads.json_body.then_some(true),
             "request body of {method} {path}"
         );
+    }
+}
+
+/// Every operation a SCIM function serves: (function, METHOD, path, operation).
+fn scim_operations(spec: &Value) -> Vec<(&'static Function, String, String, &Value)> {
+    operations(spec)
+        .into_iter()
+        .filter_map(|(method, path, op)| {
+            let f = user_service::catalog::by_name(op["x-function"].as_str()?)?;
+            f.is_scim().then_some((f, method, path, op))
+        })
+        .collect()
+}
+
+#[test]
+fn scim_operations_speak_scim_json_under_the_scim_token() {
+    let spec = spec();
+    let scheme = &spec["components"]["securitySchemes"]["scimToken"];
+    assert_eq!(
+        (scheme["type"].as_str(), scheme["scheme"].as_str()),
+        (Some("http"), Some("bearer"))
+    );
+    let operations = scim_operations(&spec);
+    let functions: BTreeSet<&str> = operations.iter().map(|(f, ..)| f.name).collect();
+    let scim: BTreeSet<&str> = FUNCTIONS.iter().filter(|f| f.is_scim()).map(|f| f.name).collect();
+    assert_eq!(functions, scim, "every SCIM function documents its operations");
+    for (f, method, path, op) in operations {
+        let route = format!("{method} {path} ({})", f.name);
+        assert_eq!(op["security"], json!([{ "scimToken": [] }]), "{route}");
+        assert!(
+            op.get("x-problem-codes").is_none(),
+            "{route}: a SCIM route answers no problems"
+        );
+        // What serve() answers before any handler: 401, 429, 500 and 503.
+        for status in [401, 429, 500, 503] {
+            assert!(response(&spec, op, status).is_some(), "{route}: {status} undocumented");
+        }
+        for (status, response) in op["responses"].as_object().unwrap() {
+            let status: u16 = status.parse().unwrap();
+            let response = deref(&spec, response);
+            let content = &response["content"];
+            if status == 204 {
+                assert!(content.is_null(), "{route}: 204 has no body");
+            } else if status == 413 && content.get("application/scim+json").is_none() {
+                // API Gateway's own, over 10 MB, on a route that reads no body.
+                assert!(content.get("application/json").is_some(), "{route}");
+            } else {
+                let schema = deref(&spec, &content["application/scim+json"]["schema"]);
+                assert!(!schema.is_null(), "{route}: {status} is not application/scim+json");
+                assert!(
+                    content.get("application/problem+json").is_none(),
+                    "{route}: {status} documents a problem"
+                );
+            }
+        }
+        let reads_user = path.ends_with("{userId}");
+        if reads_user {
+            assert!(response(&spec, op, 404).is_some(), "{route}: 404 for no such User");
+        }
+        if matches!(method.as_str(), "PUT" | "PATCH" | "DELETE") {
+            assert!(response(&spec, op, 412).is_some(), "{route}: If-Match's 412");
+        }
+        if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
+            assert_eq!(op["requestBody"]["required"], true, "{route}");
+            assert!(response(&spec, op, 400).is_some(), "{route}: a body's 400");
+            assert!(
+                deref(&spec, &response(&spec, op, 413).unwrap()["content"])
+                    .get("application/scim+json")
+                    .is_some(),
+                "{route}: a body over 16 KiB is a SCIM 413"
+            );
+        }
     }
 }
 

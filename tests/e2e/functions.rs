@@ -418,6 +418,50 @@ fn every_event_file_against_the_real_binaries() {
         "never the secret again"
     );
     note("list-scim-tokens");
+    // The directory's routes, with that token. The organization has no
+    // verified domain now, so a create is refused; Ada, its owner, is no
+    // member its directory made or linked.
+    let secret = made.body["token"].as_str().unwrap().to_owned();
+    let scim = |name: &str| {
+        run.http_with(name, name, |e| {
+            e["headers"]["authorization"] = json!(format!("Bearer {secret}"));
+        })
+    };
+    let config = scim("scim-discovery");
+    config.expect(200);
+    assert_eq!(config.headers["content-type"], "application/scim+json");
+    assert_eq!(config.body["patch"]["supported"], true);
+    let listed = scim("scim-list-users");
+    listed.expect(200);
+    assert_eq!(listed.body["totalResults"], 0);
+    let refused = scim("scim-create-user");
+    refused.expect(400);
+    assert_eq!(refused.body["scimType"], "invalidValue");
+    for name in [
+        "scim-get-user",
+        "scim-replace-user",
+        "scim-patch-user",
+        "scim-delete-user",
+    ] {
+        let none = scim(name);
+        none.expect(404);
+        assert_eq!(none.body["status"], "404", "{name}");
+    }
+    // The file's own token proves nothing.
+    let forged = run.http("scim-discovery", "scim-discovery");
+    forged.expect(401);
+    assert_eq!(forged.headers["www-authenticate"], "Bearer realm=\"scim\"");
+    for name in [
+        "scim-discovery",
+        "scim-list-users",
+        "scim-create-user",
+        "scim-get-user",
+        "scim-replace-user",
+        "scim-patch-user",
+        "scim-delete-user",
+    ] {
+        note(name);
+    }
     run.http_with("revoke-scim-token", "revoke-scim-token", |e| {
         set_path(e, "orgId", &org);
         set_path(e, "tokenId", &token_id);
@@ -614,6 +658,12 @@ fn every_event_file_against_the_real_binaries() {
         if line["span"]["access"] == "anyone" {
             // A route anyone may call: no caller, no sub (recovery-page, recover-account).
             assert!(sub.is_none(), "{line}");
+            continue;
+        }
+        if line["span"]["access"] == "directory" {
+            // A directory: no person calls, so no sub; the organization, once proven.
+            assert!(sub.is_none(), "{line}");
+            assert!(line["status"] == 401 || line["span"]["org"].is_string(), "{line}");
             continue;
         }
         if line["status"] == 401 && sub.is_none() {

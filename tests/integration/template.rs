@@ -699,7 +699,8 @@ fn events_go_on_the_stacks_bus_and_a_webhook_is_retried_then_kept_and_watched() 
 /// target, the contract and hostile suites walk `api::routes::ROUTES`). No
 /// other hand-written file may name it, in any spelling: `add-email`,
 /// `ADD_EMAIL`, `AddEmailFunction`, `routes::add_email`, `add_email::AddEmail`
-/// (its module and its route). The suites that
+/// (its module and its route). A SCIM route's handler is in `api::scim`, its
+/// own module, with its entry in `ScimRoute`. The suites that
 /// test a function by name, the test app's convenience method per route, the
 /// benchmark's chosen paths and the docs may name it; nothing needs them to.
 #[test]
@@ -787,6 +788,8 @@ fn adding_a_function_needs_only_its_own_files() {
                 || file == format!("shared/src/api/events/{snake}.rs")
                 || file == "shared/src/catalog.rs"
                 || file.starts_with("shared/src/catalog/")
+                // A SCIM route's handler and entry are the SCIM module's (RFC 7644's routes, together).
+                || (f.is_scim() && file.starts_with("shared/src/api/scim/"))
         };
         // Cognito and stream triggers are wired in hand-written parts of the
         // template that tests above check against the catalog.

@@ -671,8 +671,11 @@ pub fn cognito_event(function: &Function, sub: &str, email: &str) -> Value {
 
 /// The handler of an HTTP route, through the routes' list; `None` for any other function.
 async fn dispatch(app: &App, function: &Function, req: Request) -> Option<Response<Body>> {
-    let route = api::routes::route_of(function)?;
-    Some(route.handle(app, req).await.unwrap_or_else(|never| match never {}))
+    let response = match api::scim::ScimRoute::of(function) {
+        Some(scim) => scim.handle(app, req).await,
+        None => api::routes::route_of(function)?.handle(app, req).await,
+    };
+    Some(response.unwrap_or_else(|never| match never {}))
 }
 
 /// A SCIM request, for [`TestApp::scim`].
@@ -744,6 +747,12 @@ mod tests {
                 );
                 continue;
             };
+            if function.is_scim() {
+                // A directory's route: its handler in api::scim, not the routes' list.
+                assert!(api::scim::ScimRoute::of(function).is_some(), "{}", function.name);
+                assert!(api::routes::route_of(function).is_none(), "{}", function.name);
+                continue;
+            }
             routes += 1;
             assert!(api::routes::route_of(function).is_some(), "{} is listed", function.name);
             // The route's event is the route's: the per-route methods send it.

@@ -12,6 +12,12 @@ pub enum Access {
     /// Anyone, without a token: what the request carries is its own proof (a
     /// recovery link's token). The HTTP API runs no authorizer on the route.
     Anyone,
+    /// An organization's directory (its identity provider), by a SCIM token
+    /// in `Authorization`, proven by the function before anything else. The
+    /// HTTP API runs no authorizer on the route. A SCIM route speaks RFC 7644
+    /// (`application/scim+json`, its own errors), not this API's problems:
+    /// its handler is in `api::scim`, not `api::routes`.
+    Directory,
 }
 
 /// What invokes a function; the template writes its event or trigger wiring from it.
@@ -217,6 +223,21 @@ pub(super) const fn http(
     function(name, Trigger::Http { method, path, access }, summary, dynamodb_actions)
 }
 
+/// A SCIM route (RFC 7644) under `/scim/v2`, for an organization's directory.
+pub(super) const fn scim(
+    name: &'static str,
+    method: &'static str,
+    path: &'static str,
+    summary: &'static str,
+    dynamodb_actions: &'static [&'static str],
+) -> Function {
+    Function {
+        // The token is a keyed hash of the verification key.
+        reads_verification_key: true,
+        ..http(name, method, path, Access::Directory, summary, dynamodb_actions)
+    }
+}
+
 impl Function {
     /// Whether Cognito invokes it. Such a function learns the pool from each
     /// event: naming the pool in its environment or its role would make the
@@ -249,6 +270,17 @@ impl Function {
             Need::Reconcile => self.runs_the_reconcile(),
             Need::RecentSignIn => self.needs_recent_sign_in,
         }
+    }
+
+    /// Whether it is a SCIM route, for an organization's directory.
+    pub const fn is_scim(&self) -> bool {
+        matches!(
+            self.trigger,
+            Trigger::Http {
+                access: Access::Directory,
+                ..
+            }
+        )
     }
 
     /// Who may call it; Cognito triggers are called by Cognito alone.

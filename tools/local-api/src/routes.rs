@@ -36,6 +36,17 @@ pub fn not_found() -> Response<Body> {
     gateway_message(StatusCode::NOT_FOUND, "Not Found")
 }
 
+/// API Gateway's method of a route that takes every method.
+const ANY: &str = "ANY";
+
+/// A path ending in API Gateway's greedy parameter (`/scim/v2/{proxy+}`) in
+/// axum's syntax (`/scim/v2/{*proxy}`); `None` for any other path.
+fn greedy(path: &str) -> Option<String> {
+    let (head, last) = path.rsplit_once('/')?;
+    let name = last.strip_prefix('{')?.strip_suffix("+}")?;
+    Some(format!("{head}/{{*{name}}}"))
+}
+
 impl Routes {
     pub fn from_template(template: &serde_norway::Value) -> Self {
         let public = template::public_routes(template);
@@ -67,10 +78,19 @@ impl Routes {
     {
         let mut router = Router::new();
         for route in &self.0 {
-            let Some(filter) = Method::from_bytes(route.method.as_bytes())
+            // `ANY` matches every method, as API Gateway's does.
+            let filter = if route.method == ANY {
+                MethodFilter::DELETE
+                    .or(MethodFilter::GET)
+                    .or(MethodFilter::PATCH)
+                    .or(MethodFilter::POST)
+                    .or(MethodFilter::PUT)
+            } else if let Some(filter) = Method::from_bytes(route.method.as_bytes())
                 .ok()
                 .and_then(|m| MethodFilter::try_from(m).ok())
-            else {
+            {
+                filter
+            } else {
                 tracing::warn!(route = %route.key(), "method not served locally");
                 continue;
             };
@@ -79,15 +99,22 @@ impl Routes {
                 let (route, handler) = (matched.clone(), handler.clone());
                 async move {
                     // axum runs GET routes for HEAD too; API Gateway does not.
-                    if request.method().as_str() != route.method {
+                    if route.method != ANY && request.method().as_str() != route.method {
                         return not_found();
                     }
                     handler(route, params, request).await
                 }
             };
-            // A trailing slash reaches the same route, as it did before axum.
-            for path in [route.path.clone(), format!("{}/", route.path)] {
-                router = router.route(&path, on(filter, endpoint.clone()));
+            match greedy(&route.path) {
+                // A greedy parameter (`{proxy+}`) is axum's catch-all, which
+                // ends a path: no trailing-slash twin.
+                Some(path) => router = router.route(&path, on(filter, endpoint)),
+                None => {
+                    // A trailing slash reaches the same route, as it did before axum.
+                    for path in [route.path.clone(), format!("{}/", route.path)] {
+                        router = router.route(&path, on(filter, endpoint.clone()));
+                    }
+                }
             }
         }
         // Set before the caller adds its own routes, so only these answer a wrong
@@ -167,6 +194,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_greedy_route_takes_every_method_below_its_prefix_and_literals_win() {
+        let routes = Routes(vec![
+            Route {
+                function: "scim-discovery".into(),
+                method: "ANY".into(),
+                path: "/scim/v2/{proxy+}".into(),
+                public: true,
+            },
+            Route {
+                function: "scim-list-users".into(),
+                method: "GET".into(),
+                path: "/scim/v2/Users".into(),
+                public: true,
+            },
+        ]);
+        let base = serve(&routes).await;
+        assert_eq!(
+            call(&base, "GET", "/scim/v2/Users").await,
+            (200, "GET /scim/v2/Users {}".into())
+        );
+        assert_eq!(
+            call(&base, "POST", "/scim/v2/Schemas/urn:x").await,
+            (200, r#"ANY /scim/v2/{proxy+} {"proxy": "Schemas/urn:x"}"#.into())
+        );
+        assert_eq!(
+            call(&base, "DELETE", "/scim/v2/ServiceProviderConfig").await.1,
+            r#"ANY /scim/v2/{proxy+} {"proxy": "ServiceProviderConfig"}"#
+        );
+        assert_eq!(greedy("/me"), None);
+    }
+
+    #[tokio::test]
     async fn every_route_of_the_template_is_served() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../template.yaml");
         let routes = Routes::from_template(&template::load(&root).unwrap());
@@ -174,7 +233,8 @@ mod tests {
         let base = serve(&routes).await;
         // `{emailId}` goes out as `%7BemailId%7D`: a value like any other.
         for route in routes.all() {
-            assert_eq!(call(&base, &route.method, &route.path).await.0, 200, "{}", route.key());
+            let method = if route.method == ANY { "GET" } else { &route.method };
+            assert_eq!(call(&base, method, &route.path).await.0, 200, "{}", route.key());
         }
     }
 }

@@ -28,7 +28,13 @@ pub(crate) fn route_type(function: &Function) -> String {
         .collect()
 }
 
+/// An HTTP route of this API: a module of `api::routes`.
 fn is_route(function: &Function) -> bool {
+    is_http(function) && !function.is_scim()
+}
+
+/// Any HTTP route, a SCIM one (`api::scim`) included.
+fn is_http(function: &Function) -> bool {
     matches!(function.trigger, Trigger::Http { .. })
 }
 
@@ -60,11 +66,8 @@ pub(crate) fn routes(catalog: &[Function]) -> String {
 
 /// `api::events`' module lines: every function that is not an HTTP route.
 pub(crate) fn events(catalog: &[Function]) -> String {
-    let mut modules: Vec<(String, &Function)> = catalog
-        .iter()
-        .filter(|f| !is_route(f))
-        .map(|f| (module(f), f))
-        .collect();
+    let mut modules: Vec<(String, &Function)> =
+        catalog.iter().filter(|f| !is_http(f)).map(|f| (module(f), f)).collect();
     modules.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = String::new();
     for (m, f) in modules {
@@ -101,7 +104,7 @@ fn manifest(f: &Function) -> String {
                 .join(", ")
         ),
     };
-    let runtime = if is_route(f) { "lambda_http" } else { "lambda_runtime" };
+    let runtime = if is_http(f) { "lambda_http" } else { "lambda_runtime" };
     format!(
         "# Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 [package]
@@ -136,7 +139,13 @@ fn main(f: &Function) -> String {
         Trigger::Http { method, path, .. } => format!("{method} {path}: {}", f.summary),
         _ => f.summary.to_owned(),
     };
-    let (uses, serve) = if is_route(f) {
+    let (uses, serve) = if f.is_scim() {
+        let entry = handler.trim_start_matches("scim_");
+        (
+            "use lambda_http::{Error, service_fn};\nuse user_service::{App, Clients, api::scim, catalog, http::lambda::run};".to_owned(),
+            format!("run(service_fn(|req| app.metered(scim::{entry}, req))).await"),
+        )
+    } else if is_route(f) {
         (
             format!(
                 "use lambda_http::{{Error, service_fn}};\nuse user_service::{{App, Clients, api::routes::{handler}, catalog, http::lambda::run}};"
@@ -167,7 +176,7 @@ async fn main() -> Result<(), Error> {{
 
 #[cfg(test)]
 mod tests {
-    use user_service::catalog::{ADD_EMAIL, FUNCTIONS, MIGRATE_USER};
+    use user_service::catalog::{ADD_EMAIL, FUNCTIONS, MIGRATE_USER, SCIM_GET_USER};
 
     use super::*;
 
@@ -177,6 +186,7 @@ mod tests {
         assert_eq!(route_type(&ADD_EMAIL), "AddEmail");
         assert!(manifest(&MIGRATE_USER).contains("features = [\"legacy-passwords\"]"));
         assert!(main(&ADD_EMAIL).contains("api::routes::add_email"));
+        assert!(main(&SCIM_GET_USER).contains("app.metered(scim::get_user, req)"));
         assert_eq!(function_crates(FUNCTIONS).len(), 2 * FUNCTIONS.len());
     }
 }

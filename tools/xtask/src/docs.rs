@@ -27,6 +27,7 @@ pub(crate) fn routes(functions: &[Function]) -> String {
             (Access::Admin, false) => "admins",
             (Access::Admin, true) => "admins, [signed in recently](#recent-sign-in)",
             (Access::Anyone, _) => "anyone, no token: the request carries its own proof",
+            (Access::Directory, _) => "an organization's directory, by its [SCIM token](scim.md)",
         };
         let _ = writeln!(
             out,
@@ -130,6 +131,6 @@ mod tests {
     fn every_http_route_has_a_row() {
         let routes = routes(user_service::catalog::FUNCTIONS);
         assert!(routes.contains("| `GET /me` | get-profile | any user |"), "{routes}");
-        assert_eq!(routes.lines().count(), 2 + 41);
+        assert_eq!(routes.lines().count(), 2 + 48);
     }
 }

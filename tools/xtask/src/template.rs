@@ -318,8 +318,9 @@ fn events(y: &mut Yaml, f: &Function, id: &str) {
             y.line(6, "ApiId: !Ref HttpApi");
             y.line(6, &format!("Method: {method}"));
             y.line(6, &format!("Path: {path}"));
-            if access == Access::Anyone {
-                // The request carries its own proof; the handler checks it.
+            if matches!(access, Access::Anyone | Access::Directory) {
+                // The request carries its own proof (a link's token, a SCIM
+                // token); the handler checks it.
                 y.line(6, "Auth:");
                 y.line(7, "Authorizer: NONE");
             }

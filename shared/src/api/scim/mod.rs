@@ -163,42 +163,120 @@ fn source_ip(req: &Request) -> String {
     }
 }
 
-/// Answers any request under `/scim/v2` by its method and path (`path` is
-/// what follows `/scim/v2/`): what `make dev`'s API and the tests call.
-/// Deployed, each operation is its own function, the HTTP API routing to it.
-pub async fn dispatch(app: &App, req: Request, path: &str) -> Result<Response<Body>, Infallible> {
-    use lambda_http::http::Method;
+// The Lambda entry points, one per function of the catalog (`scim-*`).
+
+/// `ANY /scim/v2/{proxy+}` (scim-discovery).
+pub async fn discovery(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
     let method = req.method().clone();
-    let trimmed = path.trim_matches('/');
-    let (first, rest) = trimmed.split_once('/').map_or((trimmed, None), |(a, b)| (a, Some(b)));
-    match (first, rest, &method) {
-        ("Users", None, &Method::GET) => serve(app, req, "list", |c, r| users::list(app, c, r)).await,
-        ("Users", None, &Method::POST) => serve(app, req, "create", |c, r| users::create(app, c, r)).await,
-        ("Users", Some(id), m) if !id.contains('/') && id != ".search" => {
-            let req = with_user_param(req, id);
-            match *m {
-                Method::GET => serve(app, req, "get", |c, r| users::get(app, c, r)).await,
-                Method::PUT => serve(app, req, "replace", |c, r| users::replace(app, c, r)).await,
-                Method::PATCH => serve(app, req, "patch", |c, r| users::patch(app, c, r)).await,
-                Method::DELETE => serve(app, req, "delete", |c, r| users::delete(app, c, r)).await,
-                _ => {
-                    let refused = || async { Err(ScimError::status(405, "the method is not served on a User").into()) };
-                    serve(app, req, "other", |_, _| refused()).await
-                }
-            }
-        }
-        _ => {
-            let path = trimmed.to_owned();
-            serve(app, req, "discovery", move |_, r| async move {
-                discovery::answer(&r, &method, &path)
-            })
-            .await
+    let path = req
+        .path_parameters_ref()
+        .and_then(|p| p.first("proxy"))
+        .unwrap_or_default()
+        .to_owned();
+    serve(app, req, "discovery", move |_, r| async move {
+        discovery::answer(&r, &method, &path)
+    })
+    .await
+}
+
+/// `GET /scim/v2/Users` (scim-list-users).
+pub async fn list_users(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "list", |c, r| users::list(app, c, r)).await
+}
+
+/// `POST /scim/v2/Users` (scim-create-user).
+pub async fn create_user(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "create", |c, r| users::create(app, c, r)).await
+}
+
+/// `GET /scim/v2/Users/{userId}` (scim-get-user).
+pub async fn get_user(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "get", |c, r| users::get(app, c, r)).await
+}
+
+/// `PUT /scim/v2/Users/{userId}` (scim-replace-user).
+pub async fn replace_user(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "replace", |c, r| users::replace(app, c, r)).await
+}
+
+/// `PATCH /scim/v2/Users/{userId}` (scim-patch-user).
+pub async fn patch_user(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "patch", |c, r| users::patch(app, c, r)).await
+}
+
+/// `DELETE /scim/v2/Users/{userId}` (scim-delete-user).
+pub async fn delete_user(app: &App, req: Request) -> Result<Response<Body>, Infallible> {
+    serve(app, req, "delete", |c, r| users::delete(app, c, r)).await
+}
+
+/// A SCIM function of the catalog, by its entry point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScimRoute {
+    /// scim-discovery.
+    Discovery,
+    /// scim-list-users.
+    ListUsers,
+    /// scim-create-user.
+    CreateUser,
+    /// scim-get-user.
+    GetUser,
+    /// scim-replace-user.
+    ReplaceUser,
+    /// scim-patch-user.
+    PatchUser,
+    /// scim-delete-user.
+    DeleteUser,
+}
+
+impl ScimRoute {
+    /// Every SCIM route, in the catalog's order, with its entry.
+    pub const ALL: [(Self, &'static crate::catalog::Function); 7] = [
+        (Self::Discovery, &crate::catalog::SCIM_DISCOVERY),
+        (Self::ListUsers, &crate::catalog::SCIM_LIST_USERS),
+        (Self::CreateUser, &crate::catalog::SCIM_CREATE_USER),
+        (Self::GetUser, &crate::catalog::SCIM_GET_USER),
+        (Self::ReplaceUser, &crate::catalog::SCIM_REPLACE_USER),
+        (Self::PatchUser, &crate::catalog::SCIM_PATCH_USER),
+        (Self::DeleteUser, &crate::catalog::SCIM_DELETE_USER),
+    ];
+
+    /// The route of a catalog entry, if it is a SCIM route.
+    pub fn of(function: &crate::catalog::Function) -> Option<Self> {
+        Self::ALL.iter().find(|(_, f)| *f == function).map(|(route, _)| *route)
+    }
+
+    /// Its handler: the response, never an error. Boxed, as a route's is.
+    pub fn handle<'a>(self, app: &'a App, req: Request) -> crate::api::routes::Handled<'a> {
+        match self {
+            Self::Discovery => Box::pin(discovery(app, req)),
+            Self::ListUsers => Box::pin(list_users(app, req)),
+            Self::CreateUser => Box::pin(create_user(app, req)),
+            Self::GetUser => Box::pin(get_user(app, req)),
+            Self::ReplaceUser => Box::pin(replace_user(app, req)),
+            Self::PatchUser => Box::pin(patch_user(app, req)),
+            Self::DeleteUser => Box::pin(delete_user(app, req)),
         }
     }
 }
 
-fn with_user_param(req: Request, id: &str) -> Request {
+/// Answers any request under `/scim/v2` as the HTTP API's routes would
+/// (`path` is what follows `/scim/v2/`): the tests' way in.
+pub async fn dispatch(app: &App, req: Request, path: &str) -> Result<Response<Body>, Infallible> {
+    use lambda_http::http::Method;
     use std::collections::HashMap;
-    let params: HashMap<String, String> = HashMap::from([("userId".to_owned(), id.to_owned())]);
-    req.with_path_parameters(params)
+    let trimmed = path.trim_matches('/');
+    let (first, rest) = trimmed.split_once('/').map_or((trimmed, None), |(a, b)| (a, Some(b)));
+    let user = |req: Request, id: &str| req.with_path_parameters(HashMap::from([("userId".to_owned(), id.to_owned())]));
+    match (first, rest, req.method().clone()) {
+        ("Users", None, Method::GET) => list_users(app, req).await,
+        ("Users", None, Method::POST) => create_user(app, req).await,
+        ("Users", Some(id), Method::GET) if !id.contains('/') => get_user(app, user(req, id)).await,
+        ("Users", Some(id), Method::PUT) if !id.contains('/') => replace_user(app, user(req, id)).await,
+        ("Users", Some(id), Method::PATCH) if !id.contains('/') => patch_user(app, user(req, id)).await,
+        ("Users", Some(id), Method::DELETE) if !id.contains('/') => delete_user(app, user(req, id)).await,
+        _ => {
+            let req = req.with_path_parameters(HashMap::from([("proxy".to_owned(), trimmed.to_owned())]));
+            discovery(app, req).await
+        }
+    }
 }

@@ -170,7 +170,8 @@ where
         }
         match function.access() {
             Access::User => crate::store::session::within(session, handler(caller, req)).await,
-            Access::Admin | Access::Anyone => handler(caller, req).await,
+            // A directory's route is served by `api::scim::serve`, never here.
+            Access::Admin | Access::Anyone | Access::Directory => handler(caller, req).await,
         }
     }))
     .instrument(span.clone())

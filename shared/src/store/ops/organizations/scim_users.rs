@@ -228,18 +228,28 @@ impl Store {
         domains: &Domains,
     ) -> Result<Vec<ScimMember>, StoreError> {
         use futures::stream::{self, StreamExt, TryStreamExt};
-        let read = stream::iter(users)
-            .map(|user| async move {
-                let (member, found) = tokio::join!(Box::pin(self.member(org, user)), Box::pin(self.user_items(user)));
-                match shown(user, member?, found?, domains) {
-                    Err(StoreError::MemberNotFound | StoreError::NotFound) => Ok(None),
-                    other => other.map(Some),
-                }
-            })
+        // The reads made first, then run a few at a time: a stream mapping
+        // with a closure would make the future's Send bound unprovable.
+        let reads: Vec<_> = users.iter().map(|user| self.shown_member(org, user, domains)).collect();
+        let read = stream::iter(reads)
             .buffered(MEMBERS_AT_ONCE)
             .try_collect::<Vec<_>>()
             .await?;
         Ok(read.into_iter().flatten().collect())
+    }
+
+    /// One member as shown, `None` if they left.
+    async fn shown_member(
+        &self,
+        org: OrgId,
+        user: &UserId,
+        domains: &Domains,
+    ) -> Result<Option<ScimMember>, StoreError> {
+        let (member, found) = tokio::join!(Box::pin(self.member(org, user)), Box::pin(self.user_items(user)));
+        match shown(user, member?, found?, domains) {
+            Err(StoreError::MemberNotFound | StoreError::NotFound) => Ok(None),
+            other => other.map(Some),
+        }
     }
 
     /// The members a filter names, by the key each condition gives: a

@@ -1,0 +1,10 @@
+//! DELETE /scim/v2/Users/{userId}: SCIM: ends a membership; erases the account where the organization made it and alone uses it.
+//! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
+use lambda_http::{Error, service_fn};
+use user_service::{App, Clients, api::scim, catalog, http::lambda::run};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Error> {
+    let app = App::from_env(const { Clients::of(&catalog::SCIM_DELETE_USER) }).await?;
+    run(service_fn(|req| app.metered(scim::delete_user, req))).await
+}
