@@ -178,6 +178,18 @@ pub enum Change {
 /// Attempts at a change whose versions moved between its read and its write.
 const CHANGE_ATTEMPTS: u32 = 5;
 
+/// Waits before attempt `attempt` again: jittered, so two changes that met
+/// do not meet again. False, without waiting, when the wait would pass the
+/// invocation's deadline.
+async fn paused(attempt: u32) -> bool {
+    let pause = crate::store::retry::backoff(attempt);
+    if crate::deadline::current_deadline().is_some_and(|d| !crate::store::retry::may_retry(attempt, pause, d)) {
+        return false;
+    }
+    tokio::time::sleep(pause).await;
+    true
+}
+
 /// A directory's PUT or PATCH of a member. With `If-Match`, a version other
 /// than the member's is 412 and nothing is written; without, a change that
 /// meets another is read and applied again (a PATCH never loses another's
@@ -191,13 +203,8 @@ pub async fn update(
     now: Timestamp,
 ) -> Result<ScimMember, Refused> {
     for attempt in 0..CHANGE_ATTEMPTS {
-        if attempt > 0 {
-            // Jittered, so two changes that met do not meet again; never past the deadline.
-            let pause = crate::store::retry::backoff(attempt);
-            if crate::deadline::current_deadline().is_some_and(|d| !crate::store::retry::may_retry(attempt, pause, d)) {
-                break;
-            }
-            tokio::time::sleep(pause).await;
+        if attempt > 0 && !paused(attempt).await {
+            break;
         }
         let current = store.scim_member(client.org, id).await?;
         if let Some(header) = if_match
@@ -256,12 +263,8 @@ pub async fn delete(
     now: Timestamp,
 ) -> Result<(), Refused> {
     for attempt in 0..CHANGE_ATTEMPTS {
-        if attempt > 0 {
-            let pause = crate::store::retry::backoff(attempt);
-            if crate::deadline::current_deadline().is_some_and(|d| !crate::store::retry::may_retry(attempt, pause, d)) {
-                break;
-            }
-            tokio::time::sleep(pause).await;
+        if attempt > 0 && !paused(attempt).await {
+            break;
         }
         let current = store.scim_member(client.org, id).await?;
         if let Some(header) = if_match

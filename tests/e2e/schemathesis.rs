@@ -61,12 +61,40 @@ fn admin_token(api: &str, email: &str) -> String {
 
 /// Runs schemathesis against `api`, then the invariant checker against the
 /// table of the dev stack's DynamoDB Local.
+/// A SCIM token of a new organization `token`'s user makes, through the API.
+fn scim_token(api: &str, token: &str) -> String {
+    let client = reqwest::blocking::Client::new();
+    let call = |path: &str, body: Value| {
+        let response = client
+            .post(format!("{api}{path}"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.json().unwrap_or(Value::Null);
+        assert_eq!(status, 201, "POST {path}: {body}");
+        body
+    };
+    let org = call(
+        "/organizations",
+        json!({ "name": "Schemathesis", "slug": "schemathesis" }),
+    );
+    let org = org["orgId"].as_str().expect("an orgId").to_owned();
+    let made = call(
+        &format!("/organizations/{org}/scim-tokens"),
+        json!({ "name": "schemathesis" }),
+    );
+    made["token"].as_str().expect("a token").to_owned()
+}
+
 pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
     let bin = schemathesis();
     let document = assert_served(api);
 
     let user = admin_token(api, "schemathesis@example.com");
     let admin = admin_token(api, "schemathesis-admin@example.com");
+    let directory = scim_token(api, &user);
 
     let out = workspace_root().join("target/reliability");
     std::fs::create_dir_all(&out).unwrap();
@@ -78,7 +106,9 @@ pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
     // 404s. So: the user routes first (as an admin, who is a user too); DELETE
     // /me next, with GET /me for its ETag; the admin routes last, with a second
     // admin, finding the walkthrough's user from the parameter's example.
-    let passes: [(&str, &str, &[&str]); 3] = [
+    // The SCIM routes take no access token: their own pass, with a SCIM
+    // token of an organization the first user made.
+    let passes: [(&str, &str, &[&str]); 4] = [
         (
             "user",
             &user,
@@ -87,6 +117,8 @@ pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
                 "deleteAccount",
                 "--exclude-operation-id",
                 "setUserStatus",
+                "--exclude-path-regex",
+                "^/scim/",
             ],
         ),
         (
@@ -109,6 +141,7 @@ pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
                 "setUserStatus",
             ],
         ),
+        ("directory", &directory, &["--include-path-regex", "^/scim/"]),
     ];
     let mut runs = Vec::new();
     for (name, token, filter) in passes {
@@ -184,7 +217,7 @@ pub(crate) fn run(api: &str, ddb_port: u16, table: &str) {
         "seeds": runs.iter().map(|(_, _, stdout, _, _)| seed(stdout)).collect::<Vec<_>>(),
         "max_examples_per_operation": max_examples,
         "operations_documented": operations,
-        // Across the three passes: getProfile and findUserByEmail run twice.
+        // Across the four passes: getProfile and findUserByEmail run twice.
         "operation_runs": sum("/operations/tested"),
         "test_cases_generated": sum("/test_cases/generated"),
         "test_cases_with_failures": sum("/test_cases/with_failures"),

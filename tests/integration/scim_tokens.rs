@@ -256,6 +256,15 @@ async fn a_source_of_many_bad_tokens_is_slowed_and_a_valid_token_never_is() {
         matches!(slowed, Err(StoreError::TooManyScimAttempts { retry_after_secs }) if retry_after_secs > 0),
         "{slowed:?}"
     );
+    // No credential guesses nothing: 401, never 429, and nothing written.
+    let items = integration_tests::invariants::item_count(&app.store).await;
+    for _ in 0..3 {
+        let bare = app.store.authenticate_scim(source, None, app.clock.now()).await;
+        assert!(matches!(bare, Err(StoreError::ScimTokenInvalid)), "{bare:?}");
+    }
+    let fresh = app.store.authenticate_scim("203.0.113.7", None, app.clock.now()).await;
+    assert!(matches!(fresh, Err(StoreError::ScimTokenInvalid)), "{fresh:?}");
+    assert_eq!(integration_tests::invariants::item_count(&app.store).await, items);
     // Identity providers share egress addresses: a valid token from the same source passes.
     let client = app
         .store

@@ -121,6 +121,15 @@ pub fn request_id(req: &Request) -> String {
     }
 }
 
+/// The caller's IP address as API Gateway saw it: what refusals of a
+/// credential (a recovery link, a SCIM token) are counted by.
+pub fn source_ip(req: &Request) -> String {
+    match req.request_context_ref() {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 /// The request's body as bytes, whatever its kind.
 pub fn body_bytes(req: &Request) -> &[u8] {
     match req.body() {

@@ -131,16 +131,27 @@ pub(crate) fn measure(plan: &Plan) -> Vec<MetricsRow> {
 fn counted_by(metric: Metric) -> &'static [&'static str] {
     match metric {
         Metric::SignUps => &["post-confirmation", "post-authentication"],
-        Metric::TakeOvers => &["add-email", "post-confirmation", "post-authentication"],
+        Metric::TakeOvers => &[
+            "add-email",
+            "post-confirmation",
+            "post-authentication",
+            "scim-create-user",
+        ],
         Metric::AddressesNotAllowed => &["add-email", "pre-sign-up"],
         Metric::CodesIssued | Metric::CodesRefusedByLimit => &["add-email", "send-verification"],
         Metric::VerificationsSucceeded | Metric::VerificationsFailed | Metric::VerificationsRefusedByLimit => {
             &["verify-email"]
         }
         Metric::PrimarySwitches => &["set-primary-email"],
-        Metric::EmailsRemoved => &["remove-email"],
+        // A directory's leave removes the organization's other addresses.
+        Metric::EmailsRemoved => &["remove-email", "scim-delete-user"],
         Metric::AccountsRecovered | Metric::RecoveryLinksRefused => &["recover-account"],
-        Metric::UsersDeleted => &["delete-account", "set-user-status", "reconcile-users"],
+        Metric::UsersDeleted => &[
+            "delete-account",
+            "set-user-status",
+            "reconcile-users",
+            "scim-delete-user",
+        ],
         Metric::ReconcilePassesCompleted => &["reconcile-users"],
         Metric::AdminLookups => &["find-user-by-email", "list-users"],
         Metric::AdminStatusChanges => &["set-user-status"],

@@ -63,8 +63,7 @@ mod handler {
     use std::convert::Infallible;
 
     use lambda_http::http::StatusCode;
-    use lambda_http::request::RequestContext;
-    use lambda_http::{Body, Request, RequestExt, Response};
+    use lambda_http::{Body, Request, Response};
     use serde::Serialize;
 
     use crate::app::App;
@@ -89,7 +88,7 @@ mod handler {
 
     async fn run(app: &App, req: Request) -> Result<Response<Body>, Failure> {
         let token = super::parse(&req)?;
-        let source = source_ip(&req);
+        let source = crate::http::request::source_ip(&req);
         let recovered = app.store.follow_recovery_link(&source, &token, app.clock.now()).await?;
         // Admins read it in the audit trail: the account, and the switch undone.
         tracing::info!(
@@ -107,13 +106,5 @@ mod handler {
                 removed_addresses: recovered.removed,
             },
         )
-    }
-
-    /// The caller's IP address as API Gateway saw it: what refused links are counted by.
-    fn source_ip(req: &Request) -> String {
-        match req.request_context_ref() {
-            Some(RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone().unwrap_or_default(),
-            _ => String::new(),
-        }
     }
 }

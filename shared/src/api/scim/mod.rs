@@ -13,7 +13,6 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use lambda_http::http::{StatusCode, header};
-use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use serde_json::Value;
 use tracing::Instrument;
@@ -59,7 +58,7 @@ where
         let authorization = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         let client = app
             .store
-            .authenticate_scim(&source_ip(&req), authorization, app.clock.now())
+            .authenticate_scim(&request::source_ip(&req), authorization, app.clock.now())
             .await
             .map_err(scim_error)?;
         tracing::Span::current().record("org", tracing::field::display(client.org));
@@ -151,15 +150,6 @@ pub fn json_body(req: &Request) -> Result<Value, ScimError> {
         Ok(value @ Value::Object(_)) => Ok(value),
         Ok(_) => Err(ScimError::invalid_syntax("the body must be a JSON object")),
         Err(_) => Err(ScimError::invalid_syntax("the body is not JSON")),
-    }
-}
-
-/// The caller's IP address as API Gateway saw it: what a token that proves
-/// nothing is counted by.
-fn source_ip(req: &Request) -> String {
-    match req.request_context_ref() {
-        Some(RequestContext::ApiGatewayV2(ctx)) => ctx.http.source_ip.clone().unwrap_or_default(),
-        _ => String::new(),
     }
 }
 

@@ -111,10 +111,11 @@ impl Store {
     }
 
     /// Proves a SCIM request by its `Authorization` header, from
-    /// `source_ip`: the organization its token acts on. A header that proves
-    /// nothing (none, malformed, revoked, never made, its organization
-    /// deleted) is [`StoreError::ScimTokenInvalid`] and is counted against
-    /// its source; past `SCIM_GUESSES_PER_SOURCE` a day such a request is
+    /// `source_ip`: the organization its token acts on. No header is
+    /// [`StoreError::ScimTokenInvalid`], uncounted; a header that proves
+    /// nothing (malformed, revoked, never made, its organization deleted)
+    /// is [`StoreError::ScimTokenInvalid`] too, and is counted against its
+    /// source; past `SCIM_GUESSES_PER_SOURCE` a day such a request is
     /// [`StoreError::TooManyScimAttempts`] instead. A valid token is never
     /// refused by its source's count: identity providers share egress
     /// addresses between tenants.
@@ -124,8 +125,14 @@ impl Store {
         authorization: Option<&str>,
         now: Timestamp,
     ) -> Result<ScimClient, StoreError> {
+        // No credential at all guesses nothing: refused without a read or a
+        // count (a client without its token, a probe). Any credential that
+        // proves nothing is counted below.
+        let Some(authorization) = authorization else {
+            return Err(StoreError::ScimTokenInvalid);
+        };
         let key = self.key()?;
-        let token = authorization.and_then(ScimToken::from_authorization);
+        let token = ScimToken::from_authorization(authorization);
         if let Some(token) = &token {
             let (item, org) = tokio::join!(
                 Box::pin(self.get(keys::scim_token_key(token.org(), token.id()))),

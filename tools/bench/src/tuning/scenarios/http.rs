@@ -263,7 +263,7 @@ impl World {
 
     /// A fresh organization with a domain, proved by its owner's verified
     /// address there (the address's id); verified and inviting when `open`.
-    async fn domain(&self, open: bool) -> (Account, OrgId, user_service::domain::OrgDomain, EmailId) {
+    pub(super) async fn domain(&self, open: bool) -> (Account, OrgId, user_service::domain::OrgDomain, EmailId) {
         let (owner, org) = self.organization().await;
         let domain = user_service::domain::OrgDomain::parse(&self.names.domain()).expect("a domain");
         let actor = user_service::domain::Actor::Member(owner.user.clone());
@@ -287,7 +287,7 @@ impl World {
     }
 
     /// `address` added to `user`'s account and verified with its code.
-    async fn verified(&self, user: &UserId, address: &EmailAddress) -> EmailId {
+    pub(super) async fn verified(&self, user: &UserId, address: &EmailAddress) -> EmailId {
         let code = VerificationCode::parse("111111").expect("a code");
         let id = self
             .store
@@ -361,7 +361,7 @@ fn set_email_id(event: &mut Value, id: EmailId) {
 }
 
 /// A path parameter the sample names `from`, and its paths, made `to`.
-fn set_path(event: &mut Value, from: &str, to: &str) {
+pub(super) fn set_path(event: &mut Value, from: &str, to: &str) {
     if let Some(params) = event["pathParameters"].as_object_mut() {
         for value in params.values_mut() {
             if value == from {
@@ -380,7 +380,7 @@ fn replace_in(event: &mut Value, pointer: &str, from: &str, to: &str) {
     }
 }
 
-fn set_body(event: &mut Value, body: &Value) {
+pub(super) fn set_body(event: &mut Value, body: &Value) {
     let text = body.to_string();
     event["headers"]["content-length"] = json!(text.len().to_string());
     event["body"] = json!(text);

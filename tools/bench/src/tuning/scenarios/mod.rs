@@ -10,6 +10,7 @@
 //! scheduled reconcile, which has a small table and pool of its own).
 
 mod http;
+mod scim;
 mod streams;
 mod triggers;
 
@@ -210,6 +211,8 @@ impl World {
         let f = entry(function);
         if route_of(f).is_some() {
             self.http_event(f).await
+        } else if f.is_scim() {
+            self.scim_event(f).await
         } else if f.is_cognito_trigger() {
             self.trigger_event(f).await
         } else {
@@ -222,6 +225,16 @@ impl World {
         let f = entry(function);
         let ok = if let Some(route) = route_of(f) {
             let success = route.example().status;
+            if answer["statusCode"] != success {
+                return Err(format!(
+                    "{function}: status {} where success is {success}: {}",
+                    answer["statusCode"],
+                    redacted(&answer["body"])
+                ));
+            }
+            true
+        } else if f.is_scim() {
+            let success = scim::success(f);
             if answer["statusCode"] != success {
                 return Err(format!(
                     "{function}: status {} where success is {success}: {}",
