@@ -30,10 +30,11 @@ pub const MEDIA_TYPE: &str = "application/scim+json";
 /// What a SCIM handler answers: a response, or a refusal.
 pub type Answer = Result<Response<Body>, Refused>;
 
-/// Runs `handler` for a SCIM request: the token proven first (a wrong,
-/// revoked or missing one is 401, counted against the caller's address, and
-/// past the day's allowance 429), then the handler, within the invocation's
-/// deadline. Logged by the organization, never by a value of the request.
+/// Runs `handler` for a SCIM request: the token proven first (none is 401;
+/// a wrong or revoked one is 401 too, counted against the caller's address,
+/// and past the day's allowance 429), then the handler, within the
+/// invocation's deadline. Logged by the organization, never by a value of
+/// the request.
 pub async fn serve<F, Fut>(
     app: &App,
     req: Request,
