@@ -43,9 +43,22 @@ async fn create_users(app: &TestApp, count: u32, base: Timestamp) -> Vec<UserId>
                 phone: None,
                 user_id,
             };
-            app.store.create_user(&new, at).await.map(|_| ())
+            // Set-up, not the subject: a DynamoDB Local busy with the tests
+            // beside this one (its lock waits answer 500) gets more tries.
+            let mut tries = 0;
+            loop {
+                match app.store.create_user(&new, at).await {
+                    Err(user_service::StoreError::Unavailable(_) | user_service::StoreError::Contended)
+                        if tries < 5 =>
+                    {
+                        tries += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(500 * tries)).await;
+                    }
+                    done => return done.map(|_| ()),
+                }
+            }
         })
-        .buffer_unordered(16)
+        .buffer_unordered(8)
         .try_collect::<Vec<()>>()
         .await
         .expect("users created");
