@@ -6,8 +6,8 @@
 
 use crate::domain::Timestamp;
 use crate::identity::{IdentityError, UserPool};
-use crate::scim::provision::{CreatePlan, DeletePlan, addresses_of, plan_create, plan_delete};
-use crate::scim::{ScimError, ScimType, ScimUser};
+use crate::scim::provision::{AddressStep, CreatePlan, DeletePlan, addresses_of, plan_create, plan_delete};
+use crate::scim::{ScimError, ScimType, ScimUser, ScimVersion};
 use crate::store::{DirectoryAccount, ScimClient, ScimMember, Store, StoreError};
 
 /// Seconds a client is asked to wait after a 429 or a 503.
@@ -150,18 +150,20 @@ pub async fn create(
             Ok(written?)
         }
         CreatePlan::Link { user: account, added } => {
-            if !added.is_empty() {
-                // Adding addresses to an account someone already has is an
-                // update's work (issue 44, next part); a create never does it.
-                return Err(ScimError::bad_request(
-                    ScimType::InvalidValue,
-                    "emails: an existing account is linked by its own address; list only addresses it holds",
-                )
-                .into());
-            }
             let primary = user.primary_email().cloned().or_else(|| addresses.first().cloned());
             let primary = primary.ok_or_else(|| ScimError::invalid_value("emails", "a user needs an address"))?;
-            Ok(store.scim_link(client, &account, user, &primary, now).await?)
+            let linked = store.scim_link(client, &account, user, &primary, now).await?;
+            if added.is_empty() {
+                return Ok(linked);
+            }
+            // The other domain addresses listed join the account as an update's would.
+            for address in &added {
+                match store.scim_add_address(client, &account, address, now).await {
+                    Ok(()) | Err(StoreError::AlreadyAdded) => {}
+                    Err(other) => return Err(other.into()),
+                }
+            }
+            Ok(store.scim_member(client.org, &account).await?)
         }
     }
 }
@@ -190,10 +192,13 @@ async fn paused(attempt: u32) -> bool {
     true
 }
 
-/// A directory's PUT or PATCH of a member. With `If-Match`, a version other
-/// than the member's is 412 and nothing is written; without, a change that
-/// meets another is read and applied again (a PATCH never loses another's
-/// update, as its write is conditioned on the versions it read).
+/// A directory's PUT or PATCH of a member: its addresses first, one write
+/// each (an addition, the primary's switch, a removal), then the names and
+/// `active` in one write. Each write conditions what it was planned on, and
+/// the User is read and the change applied again before each, so a PATCH
+/// never loses another's update. With `If-Match`, a version other than the
+/// member's, before or between these writes (beyond this change's own), is
+/// 412: what was written stays, and the User shown by a read says what.
 pub async fn update(
     store: &Store,
     client: &ScimClient,
@@ -202,22 +207,26 @@ pub async fn update(
     if_match: Option<&str>,
     now: Timestamp,
 ) -> Result<ScimMember, Refused> {
-    for attempt in 0..CHANGE_ATTEMPTS {
-        if attempt > 0 && !paused(attempt).await {
-            break;
-        }
+    let stale = || Refused::from(ScimError::status(412, "the User has changed since the version named"));
+    let mut progress = Progress {
+        most_steps: 2 * store.config().max_emails_per_user + 1,
+        ..Progress::default()
+    };
+    // The version this change expects to read next: the named one, then as its own writes move it.
+    let mut expected: Option<ScimVersion> = None;
+    loop {
         let current = store.scim_member(client.org, id).await?;
-        if let Some(header) = if_match
-            && !current.version.admitted_by(header)?
-        {
-            return Err(ScimError::status(412, "the User has changed since the version named").into());
+        match (if_match, expected) {
+            (Some(header), None) if !current.version.admitted_by(header)? => return Err(stale()),
+            (Some(_), Some(version)) if version != current.version => return Err(stale()),
+            _ => {}
         }
         let after = match change {
             Change::Replace(user) => user.clone(),
             Change::Patch(patch) => patch.apply(&current.user)?,
         };
-        let (domains, holders) = store.scim_facts(client.org, &addresses_of(&after), now).await?;
         let listed = addresses_of(&after);
+        let (domains, holders) = store.scim_facts(client.org, &listed, now).await?;
         let holder = |address: &crate::domain::EmailAddress| {
             listed
                 .iter()
@@ -226,27 +235,122 @@ pub async fn update(
                 .unwrap_or(crate::scim::provision::Holder::Free)
         };
         let plan = crate::scim::provision::plan_update(&current.facts, &after, &domains, holder, id)?;
-        if !plan.added.is_empty() || !plan.removed.is_empty() || plan.primary.is_some() {
-            // A directory's change of addresses goes through the address
-            // writes (the primary's switch and its way back): issue 44's next part.
-            return Err(ScimError::bad_request(
-                ScimType::Mutability,
-                "emails: a change of addresses through SCIM is not served yet; the other attributes are",
-            )
-            .into());
-        }
-        match store
-            .scim_update(client, &current, &after, plan.manages_profile, now)
-            .await
-        {
-            Err(StoreError::VersionMismatch { .. }) if if_match.is_none() => {}
-            Err(StoreError::VersionMismatch { .. }) => {
-                return Err(ScimError::status(412, "the User has changed since the version named").into());
+        let Some(step) = plan.next_step() else {
+            match store
+                .scim_update(client, &current, &after, plan.manages_profile, now)
+                .await
+            {
+                Err(StoreError::VersionMismatch { .. }) if if_match.is_some() => return Err(stale()),
+                Err(StoreError::VersionMismatch { .. }) => progress.met().await?,
+                other => return Ok(other?),
             }
-            other => return Ok(other?),
+            continue;
+        };
+        let done = match &step {
+            AddressStep::Add(address) => store.scim_add_address(client, id, address, now).await,
+            AddressStep::Primary(address) => store.scim_set_primary(client, id, address, now).await,
+            AddressStep::Remove(address) => store.scim_remove_address(client, id, address, now).await,
+        };
+        match done {
+            Ok(()) => {
+                progress.step()?;
+                let mut version = current.version;
+                // A switch moves the profile's version; additions and removals move neither.
+                if matches!(step, AddressStep::Primary(_)) {
+                    version.profile += 1;
+                }
+                expected = Some(version);
+                continue;
+            }
+            // The address became the account's meanwhile (a retry of this change).
+            Err(StoreError::AlreadyAdded) => progress.step()?,
+            // Cognito still signs the user in with the former primary: the
+            // stream's consumer moves it there, and then the removal may go.
+            Err(StoreError::SignInAddressPending) => progress.wait_for_sign_in().await?,
+            Err(StoreError::NotVerified) => {
+                return Err(ScimError::invalid_value(
+                    "emails",
+                    "the primary must be an address the person verified, or one added by the directory",
+                )
+                .into());
+            }
+            // What the step was planned on moved: read, apply, plan again.
+            Err(StoreError::VersionMismatch { .. } | StoreError::NotFound | StoreError::PrimaryEmail) => {
+                if if_match.is_some() && expected.is_none() {
+                    return Err(stale());
+                }
+                progress.met().await?;
+            }
+            Err(other) => return Err(other.into()),
+        }
+        expected = expected.or(Some(current.version));
+    }
+}
+
+/// How far an update has gone: bounded, so that two changes that keep
+/// meeting, or a removal that waits on Cognito, end in a 503 the client retries.
+#[derive(Debug, Default)]
+struct Progress {
+    /// The most address writes one change makes: every address of an
+    /// account added, the primary switched, every former one removed.
+    most_steps: u32,
+    /// Address writes made.
+    steps: u32,
+    /// Writes refused because what they were planned on moved.
+    conflicts: u32,
+    /// Reads of a removal that waits for Cognito's sign-in address.
+    waits: u32,
+}
+
+/// How often a removal waits for Cognito: about 15 s at [`SIGN_IN_POLL`]
+/// (the invocation's deadline, 25 s, bounds it too).
+const MOST_WAITS: u32 = 60;
+/// How long a removal waits between reads of Cognito's sign-in address.
+const SIGN_IN_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl Progress {
+    fn step(&mut self) -> Result<(), Refused> {
+        self.steps += 1;
+        self.within(self.steps <= self.most_steps)
+    }
+
+    /// A conflict: a jittered pause, unless there were too many or it would pass the deadline.
+    async fn met(&mut self) -> Result<(), Refused> {
+        self.conflicts += 1;
+        self.within(self.conflicts < CHANGE_ATTEMPTS && paused(self.conflicts).await)
+    }
+
+    /// A removal waiting for Cognito: a poll's pause, a 503 once waited enough or at the deadline.
+    async fn wait_for_sign_in(&mut self) -> Result<(), Refused> {
+        self.waits += 1;
+        if self.waits > MOST_WAITS || !polled().await {
+            return Err(Refused {
+                error: ScimError::status(
+                    503,
+                    "the former primary address leaves once sign-in has moved to the new one; retry shortly",
+                ),
+                retry_after_secs: Some(RETRY_AFTER_SECS),
+            });
+        }
+        Ok(())
+    }
+
+    fn within(&self, bounded: bool) -> Result<(), Refused> {
+        if bounded {
+            Ok(())
+        } else {
+            Err(scim_error(StoreError::Contended))
         }
     }
-    Err(scim_error(StoreError::Contended))
+}
+
+/// A poll's wait, unless it would pass the invocation's deadline.
+async fn polled() -> bool {
+    if crate::deadline::current_deadline().is_some_and(|d| !crate::store::retry::may_retry(1, SIGN_IN_POLL, d)) {
+        return false;
+    }
+    tokio::time::sleep(SIGN_IN_POLL).await;
+    true
 }
 
 /// A directory's delete of a member: the account erased where the

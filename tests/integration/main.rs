@@ -38,6 +38,7 @@ mod races;
 mod reauthentication;
 mod recovery;
 mod routes;
+mod scim_addresses;
 mod scim_http;
 mod scim_tokens;
 mod scim_users;

@@ -348,7 +348,7 @@ async fn patch_under_if_match_deactivates_and_reactivates_and_a_stale_version_is
 }
 
 /// `address` added to `id`'s account and verified by the person.
-async fn verified_by_the_person(dir: &Directory, id: &UserId, address: &str) {
+pub(crate) async fn verified_by_the_person(dir: &Directory, id: &UserId, address: &str) {
     use user_service::domain::EmailAddress;
     use user_service::verification::VerificationCode;
     let code = VerificationCode::parse("111111").unwrap();

@@ -1,4 +1,4 @@
-//! PUT /scim/v2/Users/{userId}: SCIM: replaces a member's names, phone and active (If-Match honoured).
+//! PUT /scim/v2/Users/{userId}: SCIM: replaces a member's names, phone, addresses and active (If-Match honoured).
 //! Written by `cargo xtask template` from shared/src/catalog.rs; edit the catalog, not this file.
 use lambda_http::{Error, service_fn};
 use user_service::{App, Clients, api::scim, catalog, http::lambda::run};

@@ -54,13 +54,20 @@ pub const SCIM_GET_USER: Function = Function {
         &["GetItem", "UpdateItem", "Query"],
     )
 };
+/// A change of a member's addresses may wait for Cognito to sign them in
+/// with the new primary before the former one leaves (the table stream's
+/// consumer moves it, in about a second): room for that, under API
+/// Gateway's 30-second limit.
+const CHANGE_TIMEOUT_SECONDS: u32 = 25;
+
 /// `PUT /scim/v2/Users/{userId}`: the member as sent (If-Match honoured).
 pub const SCIM_REPLACE_USER: Function = Function {
+    timeout_seconds: CHANGE_TIMEOUT_SECONDS,
     ..scim(
         "scim-replace-user",
         "PUT",
         "/scim/v2/Users/{userId}",
-        "SCIM: replaces a member's names, phone and active (If-Match honoured).",
+        "SCIM: replaces a member's names, phone, addresses and active (If-Match honoured).",
         &[
             "GetItem",
             "Query",
@@ -73,6 +80,7 @@ pub const SCIM_REPLACE_USER: Function = Function {
 };
 /// `PATCH /scim/v2/Users/{userId}`: operations on the member (If-Match honoured).
 pub const SCIM_PATCH_USER: Function = Function {
+    timeout_seconds: CHANGE_TIMEOUT_SECONDS,
     ..scim(
         "scim-patch-user",
         "PATCH",

@@ -170,6 +170,33 @@ pub struct UpdatePlan {
     pub primary: Option<EmailAddress>,
 }
 
+/// One write of an update's addresses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddressStep {
+    /// A domain address added, verified.
+    Add(EmailAddress),
+    /// The primary switched to a verified address.
+    Primary(EmailAddress),
+    /// An address other than the primary removed.
+    Remove(EmailAddress),
+}
+
+impl UpdatePlan {
+    /// The next write of the plan's addresses, or `None` when only the
+    /// names and `active` are left. Additions come first, so that a new
+    /// primary exists before the switch; removals last, so that the
+    /// account never holds no verified primary.
+    pub fn next_step(&self) -> Option<AddressStep> {
+        if let Some(address) = self.added.first() {
+            return Some(AddressStep::Add(address.clone()));
+        }
+        if let Some(address) = &self.primary {
+            return Some(AddressStep::Primary(address.clone()));
+        }
+        self.removed.first().map(|a| AddressStep::Remove(a.clone()))
+    }
+}
+
 /// Plans the addresses and the profile of an update from `before` (the
 /// resource as shown) to `after` (as the directory wants it).
 pub fn plan_update(

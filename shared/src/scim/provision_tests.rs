@@ -227,3 +227,27 @@ fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
     );
     assert_eq!(plan_delete(&pending, &acme()), DeletePlan::Erase);
 }
+
+#[test]
+fn an_updates_addresses_are_written_added_then_switched_then_removed() {
+    let ours = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, true);
+    let after = user(json!({
+        "userName": "ada",
+        "emails": [{ "value": "lovelace@acme.example", "primary": true }, { "value": "al@acme.example" }],
+    }));
+    let mut plan = plan_update(&ours, &after, &acme(), free, &id("sub-ada")).unwrap();
+    assert_eq!(
+        plan.next_step(),
+        Some(AddressStep::Add(address("lovelace@acme.example")))
+    );
+    plan.added.clear();
+    // The new primary exists before the switch; the former primary goes last.
+    assert_eq!(
+        plan.next_step(),
+        Some(AddressStep::Primary(address("lovelace@acme.example")))
+    );
+    plan.primary = None;
+    assert_eq!(plan.next_step(), Some(AddressStep::Remove(address("ada@acme.example"))));
+    plan.removed.clear();
+    assert_eq!(plan.next_step(), None, "then the names and active");
+}

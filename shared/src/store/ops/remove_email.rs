@@ -16,16 +16,31 @@ use crate::store::{Store, StoreError};
 
 use super::claim::{push_own_claim_delete, push_own_claim_reserve};
 use super::profile::{active, refusal};
+use super::set_primary::Under;
 
 impl Store {
     /// Removes a non-primary address and frees it for others.
     pub async fn remove_email(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<(), StoreError> {
+        self.remove_email_under(user, email_id, None, now).await
+    }
+
+    /// [`Store::remove_email`], under a power's checks (`under`), pushed into its transaction.
+    pub(in crate::store) async fn remove_email_under(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        under: Option<&Under<'_>>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         retrying!({
             let record = self.email_record(user, email_id).await?;
             if record.is_primary {
                 return Err(StoreError::PrimaryEmail.into());
             }
-            let plan = plan(self.table(), &record, now)?;
+            let mut plan = plan(self.table(), &record, now)?;
+            if let Some(under) = under {
+                (under.push)(&mut plan)?;
+            }
             self.transact(&plan).await?;
             metrics::count(Metric::EmailsRemoved);
             Ok(())

@@ -3,7 +3,7 @@
 
 use crate::domain::{EmailId, Profile, Timestamp, UserId, UserStatus};
 use crate::metrics::{self, Metric};
-use crate::store::expr::{Update, and};
+use crate::store::expr::{Update, and, or};
 use crate::store::items::{EmailItem, PrimaryChangeItem, ProfileItem, attr, change_item};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -15,6 +15,19 @@ use super::profile::{read_changed, read_profile, writable};
 impl Store {
     /// Makes a verified address the primary one, atomically.
     pub async fn set_primary(&self, user: &UserId, email_id: EmailId, now: Timestamp) -> Result<Profile, StoreError> {
+        self.switch_primary(user, email_id, None, now).await
+    }
+
+    /// [`Store::set_primary`], under a power's conditions (`under`): its
+    /// checks join the switch's transaction, and, when it names a most of
+    /// organizations, the profile must count no more.
+    pub(in crate::store) async fn switch_primary(
+        &self,
+        user: &UserId,
+        email_id: EmailId,
+        under: Option<&Under<'_>>,
+        now: Timestamp,
+    ) -> Result<Profile, StoreError> {
         retrying!({
             let items = self.user_items(user).await?;
             let profile = writable(items.profile)?;
@@ -38,9 +51,13 @@ impl Store {
                 former: current,
                 new_primary: target,
                 window_seconds: self.config.address_recovery_seconds,
+                most_organizations: under.and_then(|u| u.most_organizations),
                 now,
             };
-            let plan = plan(self.table(), &profile, &switch)?;
+            let mut plan = plan(self.table(), &profile, &switch)?;
+            if let Some(under) = under {
+                (under.push)(&mut plan)?;
+            }
             self.transact(&plan).await?;
             metrics::count(Metric::PrimarySwitches);
             let mut updated = profile.into_domain();
@@ -61,11 +78,22 @@ fn read_new_primary(old: Option<&Item>) -> Result<Rejection, StoreError> {
     })
 }
 
+/// The conditions of a power a write is made under (a directory's): its
+/// checks, pushed into the write's transaction, and, where the power holds
+/// only over an account no more organizations use, that most.
+pub(in crate::store) struct Under<'a> {
+    /// Pushes the power's checks.
+    pub push: &'a (dyn Fn(&mut TxPlan) -> Result<(), StoreError> + Send + Sync),
+    /// The most organizations the account may belong to.
+    pub most_organizations: Option<u32>,
+}
+
 /// A switch from `former` to `new_primary`, undoable from `former` for `window_seconds`.
 struct Switch<'a> {
     former: &'a EmailItem,
     new_primary: &'a EmailItem,
     window_seconds: i64,
+    most_organizations: Option<u32>,
     now: Timestamp,
 }
 
@@ -74,6 +102,7 @@ fn plan(table: &str, profile: &ProfileItem, switch: &Switch<'_>) -> Result<TxPla
         former,
         new_primary,
         window_seconds,
+        most_organizations,
         now,
     } = switch;
     let mut plan = TxPlan::new();
@@ -92,13 +121,28 @@ fn plan(table: &str, profile: &ProfileItem, switch: &Switch<'_>) -> Result<TxPla
             let value = x.value(attr::COGNITO_EMAIL, previous);
             update = update.set(format!("{name} = if_not_exists({name}, {value})"));
         }
-        let condition = and([
+        let mut condition = and([
             x.eq(attr::STATUS, UserStatus::Active),
             x.eq(attr::VERSION, profile.version),
         ]);
+        if let Some(most) = most_organizations {
+            let room = or(x.not_exists(attr::ORGANIZATIONS), x.le(attr::ORGANIZATIONS, most));
+            condition = and([condition, room]);
+        }
         (update, condition)
     })?;
-    plan.push(follow, read_profile);
+    plan.push(follow, move |old| {
+        // Another organization's since the read: the power no longer holds.
+        if let Some(most) = most_organizations
+            && let Some(found) = plan::old::<ProfileItem>(old)?
+            && found.organizations > most
+        {
+            return Ok(Rejection::Failed(StoreError::VersionMismatch {
+                current: found.version,
+            }));
+        }
+        read_profile(old)
+    });
     // The former primary can undo the switch for the window, and stays
     // reserved to the account until then, even if removed.
     let change = PrimaryChangeItem::new(former, new_primary, profile.version + 1, now, window_seconds);
@@ -149,6 +193,7 @@ mod tests {
             former,
             new_primary,
             window_seconds: 7 * 86_400,
+            most_organizations: None,
             now: now(),
         }
     }

@@ -15,6 +15,7 @@ mod organization;
 mod powers;
 mod purge;
 mod reads;
+mod scim_addresses;
 mod scim_changes;
 mod scim_delete;
 mod scim_list;

@@ -18,6 +18,8 @@ use crate::store::{Deleter, Store, StoreError};
 
 use super::ScimClient;
 use super::directory::push_directory_removal;
+use super::scim_addresses::push_held;
+use crate::store::ops::set_primary::Under;
 
 impl Store {
     /// Erases `user`, whom the directory made and alone uses, if their
@@ -45,7 +47,7 @@ impl Store {
     /// Ends `user`'s membership, at `version`: each of `removed` (their
     /// addresses at the organization's domains, never the primary) first,
     /// then the membership, the directory's names and the member's count in
-    /// one write under the directory's power. An address that cannot go (the
+    /// one write; each write under the directory's power. An address that cannot go (the
     /// account suspended, the address made primary or Cognito's sign-in
     /// address meanwhile) stays with the person: the membership still ends.
     pub async fn scim_leave(
@@ -56,11 +58,17 @@ impl Store {
         removed: &[EmailAddress],
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        self.member_at(client, user, version).await?;
+        let member = self.member_at(client, user, version).await?;
         if !removed.is_empty() {
             let records = self.list_emails(user).await?;
+            let table = self.table();
+            let push = |plan: &mut TxPlan| push_held(plan, table, client, &member);
+            let under = Under {
+                push: &push,
+                most_organizations: None,
+            };
             for record in records.iter().filter(|r| !r.is_primary && removed.contains(&r.email)) {
-                match self.remove_email(user, record.email_id, now).await {
+                match self.remove_email_under(user, record.email_id, Some(&under), now).await {
                     Ok(()) => {}
                     Err(
                         StoreError::AccountInactive

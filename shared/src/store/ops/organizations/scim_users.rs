@@ -428,7 +428,12 @@ fn push_adoption(
 }
 
 /// Each domain still the organization's, and verified.
-fn push_domains_held(plan: &mut TxPlan, table: &str, org: OrgId, domains: &[OrgDomain]) -> Result<(), StoreError> {
+pub(super) fn push_domains_held(
+    plan: &mut TxPlan,
+    table: &str,
+    org: OrgId,
+    domains: &[OrgDomain],
+) -> Result<(), StoreError> {
     let mut seen = BTreeSet::new();
     for domain in domains.iter().filter(|d| seen.insert((*d).clone())) {
         let held = plan::check(table, keys::domain_claim_key(domain), |x| {

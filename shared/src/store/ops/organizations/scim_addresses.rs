@@ -1,0 +1,213 @@
+//! A directory's change of a member's addresses, one address a write, each
+//! the write the HTTP API makes for the same change (its claim, its count,
+//! the primary's switch and its way back, a removal that waits for Cognito)
+//! with the directory's power in the same transaction: the token live, the
+//! organization active, the membership still the directory's at the version
+//! read. An added address is verified on the organization's word, so its
+//! domain must still be one the organization proved.
+
+use crate::domain::{EmailAddress, OrgDomain, Timestamp, UserId};
+use crate::store::expr::{Update, and};
+use crate::store::items::{self, ClaimItem, EmailItem, MemberItem, ProfileItem, attr};
+use crate::store::keys::{self, Item};
+use crate::store::plan::{self, Rejection, TxPlan};
+use crate::store::retry::retrying;
+use crate::store::{Store, StoreError};
+
+use super::ScimClient;
+use super::directory::{at_version, push_directory_power, read_member};
+use super::scim_users::push_domains_held;
+use crate::store::ops::claim::{NewClaim, after_claim_write, push_new_claim};
+use crate::store::ops::profile::{active, read_changed, refusal};
+use crate::store::ops::set_primary::Under;
+
+impl Store {
+    /// Adds `address`, at one of the organization's verified domains, to
+    /// `user`, verified. A claim being verified by someone else yields to it,
+    /// as to a sign-up; a verified or reserved one is `EmailTaken`; the
+    /// account's own is `AlreadyAdded`.
+    pub async fn scim_add_address(
+        &self,
+        client: &ScimClient,
+        user: &UserId,
+        address: &EmailAddress,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.policy.admit(address).map_err(StoreError::NotAllowed)?;
+        let mut record = EmailItem::verified_primary(user, address, self.policy.canonicalization, now);
+        record.is_primary = false;
+        let previous_form = self.policy.previous_form(address);
+        let max = self.config().max_emails_per_user;
+        let table = self.table();
+        let mut held: Option<ClaimItem> = None;
+        retrying!({
+            let member = self.directory_member(client, user).await?;
+            let mut plan = TxPlan::new();
+            let room = plan::update(table, keys::profile_key(user), |x| {
+                let update = Update::default().set(x.add(attr::EMAIL_COUNT, 1));
+                (update, and([active(x), x.lt(attr::EMAIL_COUNT, max)]))
+            })?;
+            plan.push(room, move |old| read_room(old, max));
+            let put = plan::put(table, items::email_item(&record)?, |x| x.not_exists(keys::PK))?;
+            plan.push(put, read_changed);
+            let claim = NewClaim {
+                expires_at: None,
+                live_claims_yield: true,
+                held: held.as_ref(),
+                previous_form: previous_form.as_ref(),
+            };
+            push_new_claim(&mut plan, table, &record, claim, now)?;
+            push_domains_held(&mut plan, table, client.org, &[OrgDomain::of(address)])?;
+            push_held(&mut plan, table, client, &member)?;
+            let result = self.transact(&plan).await;
+            after_claim_write(result, &mut held)
+        })
+    }
+
+    /// Makes `address`, one of `user`'s verified addresses, the primary, as
+    /// the API's switch does (the former primary can undo it for the
+    /// window), while the account belongs to this organization alone.
+    pub async fn scim_set_primary(
+        &self,
+        client: &ScimClient,
+        user: &UserId,
+        address: &EmailAddress,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.under_directory(client, user, address, Write::Primary, now).await
+    }
+
+    /// Removes `address`, one of `user`'s addresses other than the primary,
+    /// as the API's removal does: not while Cognito still signs the user in
+    /// with it (`SignInAddressPending`), and a former primary's claim stays
+    /// reserved to the account while its switch can be undone.
+    pub async fn scim_remove_address(
+        &self,
+        client: &ScimClient,
+        user: &UserId,
+        address: &EmailAddress,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.under_directory(client, user, address, Write::Remove, now).await
+    }
+
+    /// `write` on `user`'s record of `address`, under the directory's power.
+    async fn under_directory(
+        &self,
+        client: &ScimClient,
+        user: &UserId,
+        address: &EmailAddress,
+        write: Write,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let member = self.directory_member(client, user).await?;
+        let email_id = self.record_of(user, address).await?;
+        let table = self.table();
+        let push = |plan: &mut TxPlan| push_held(plan, table, client, &member);
+        let under = Under {
+            push: &push,
+            // The primary is the directory's only while no other organization uses the account.
+            most_organizations: matches!(write, Write::Primary).then_some(1),
+        };
+        match write {
+            Write::Primary => self.switch_primary(user, email_id, Some(&under), now).await.map(|_| ()),
+            Write::Remove => self.remove_email_under(user, email_id, Some(&under), now).await,
+        }
+    }
+
+    /// The organization's half of `user`'s membership, if its directory has it.
+    pub(super) async fn directory_member(&self, client: &ScimClient, user: &UserId) -> Result<MemberItem, StoreError> {
+        let member = self.member(client.org, user).await?;
+        if member.directory.is_none() {
+            return Err(StoreError::MemberNotFound);
+        }
+        Ok(member)
+    }
+
+    async fn record_of(&self, user: &UserId, address: &EmailAddress) -> Result<crate::domain::EmailId, StoreError> {
+        self.list_emails(user)
+            .await?
+            .into_iter()
+            .find(|e| e.email == *address)
+            .map(|e| e.email_id)
+            .ok_or(StoreError::NotFound)
+    }
+}
+
+/// A write of one of a member's records.
+enum Write {
+    Primary,
+    Remove,
+}
+
+/// The directory's power over `member`: the token and the organization,
+/// and the membership still its, at the version read.
+pub(super) fn push_held(
+    plan: &mut TxPlan,
+    table: &str,
+    client: &ScimClient,
+    member: &MemberItem,
+) -> Result<(), StoreError> {
+    let held = plan::check(table, keys::member_key(member.org_id, &member.user_id), |x| {
+        and([at_version(x, member), x.exists(attr::DIRECTORY)])
+    })?;
+    plan.push(held, read_member);
+    push_directory_power(plan, table, client)
+}
+
+/// A failed count on the profile: its state, or no room; else it moved.
+fn read_room(old: Option<&Item>, max: u32) -> Result<Rejection, StoreError> {
+    let profile = plan::old::<ProfileItem>(old)?;
+    if let Some(err) = refusal(profile.as_ref()) {
+        return Ok(Rejection::Failed(err));
+    }
+    Ok(match profile {
+        Some(p) if p.email_count >= max => Rejection::Failed(StoreError::LimitReached),
+        _ => Rejection::Retry,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{OrgId, Role, ScimTokenId};
+    use crate::store::items::{DirectoryIdentity, EntityType};
+    use crate::store::plan::tests::assert_well_formed;
+
+    #[test]
+    fn the_directorys_power_holds_the_membership_at_its_version() {
+        let client = ScimClient {
+            org: OrgId::new(),
+            token: ScimTokenId::from_bytes([1; 16]),
+        };
+        let member = MemberItem {
+            entity_type: EntityType::Member,
+            org_id: client.org,
+            user_id: UserId::parse("u").unwrap(),
+            role: Role::Member,
+            joined_at: Timestamp::from_unix_millis(1_700_000_000_000),
+            directory: Some(DirectoryIdentity {
+                user_name: "ada".into(),
+                external_id: None,
+                provisioned: true,
+            }),
+            version: 3,
+            suspended: false,
+        };
+        let mut plan = TxPlan::new();
+        push_held(&mut plan, "t", &client, &member).unwrap();
+        assert_well_formed(&plan);
+        let check = plan.items()[0].condition_check().unwrap();
+        assert!(check.condition_expression().contains("attribute_exists(#directory)"));
+        assert_eq!(plan.items().len(), 3, "the membership, the token, the organization");
+        let moved = items::to_item(keys::member_key(member.org_id, &member.user_id), &member).unwrap();
+        assert!(matches!(
+            plan.read(0, Some(&moved)),
+            Rejection::Failed(StoreError::VersionMismatch { current: 3 })
+        ));
+        assert!(matches!(
+            plan.read(0, None),
+            Rejection::Failed(StoreError::MemberNotFound)
+        ));
+    }
+}
