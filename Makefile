@@ -139,7 +139,7 @@ workload-at-scale: tools ## the concurrent workload, 5,000 operations (WORKLOAD_
 dev: tools ## run the whole service locally: DynamoDB Local, every function, the HTTP API on 127.0.0.1:3000
 	scripts/dev
 
-# Needs make dev running. Not yet in `make test`: issue 44's last part (see docs/scim.md).
+# Needs make dev running; `make test` runs it in make dev's end-to-end test.
 scim-conformance: tools ## the scim2-tester RFC 7643/7644 suite against a running make dev's SCIM routes
 	scripts/scim-conformance
 

@@ -461,6 +461,20 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
     // checker over its table.
     crate::schemathesis::run(&api, dev.ports[2], TABLE);
 
+    // The SCIM RFCs' conformance suite (python-scim's scim2-tester, not this
+    // project's), on a fresh organization of this same stack: 0 failures.
+    let conformance = Command::new(workspace_root().join("scripts/scim-conformance"))
+        .env("API", &api)
+        .output()
+        .expect("scripts/scim-conformance runs");
+    let report = String::from_utf8_lossy(&conformance.stdout);
+    println!("{report}");
+    assert!(
+        conformance.status.success(),
+        "scim2-tester found failures (make scim-conformance beside make dev repeats it):\n{report}\n{}",
+        String::from_utf8_lossy(&conformance.stderr)
+    );
+
     dev.interrupt();
 
     // Data survives a restart.

@@ -85,6 +85,11 @@ fn multi_valued(name: &str, description: &str) -> Value {
     })
 }
 
+fn required(mut attribute: Value) -> Value {
+    attribute["required"] = json!(true);
+    attribute
+}
+
 /// The User schema as this service keeps it: the attributes of RFC 7643
 /// section 4.1 it stores, and no others. Others are accepted and not kept.
 pub fn user_schema(base: &str) -> Value {
@@ -115,9 +120,13 @@ pub fn user_schema(base: &str) -> Value {
                     attribute("familyName", "string", false, "readWrite", "none"),
                 ],
             },
-            multi_valued("emails", "An email address, kept normalised (lower-cased)"),
+            // Required: every user has a verified primary address, and a
+            // membership is suspended or not. A create may leave them out
+            // (the userName as the address, active true); a PATCH cannot
+            // remove them (RFC 7644 section 3.5.2.2: `mutability`).
+            required(multi_valued("emails", "An email address, kept normalised (lower-cased)")),
             multi_valued("phoneNumbers", "An E.164 phone number; one is kept"),
-            attribute("active", "boolean", false, "readWrite", "none"),
+            required(attribute("active", "boolean", false, "readWrite", "none")),
         ],
         "meta": { "resourceType": "Schema", "location": format!("{base}/Schemas/{USER_SCHEMA}") },
     })

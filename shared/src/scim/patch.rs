@@ -104,9 +104,20 @@ impl Patch {
 
     /// The User after every operation, in order, applied to `current`.
     pub fn apply(&self, current: &ScimUser) -> Result<ScimUser, ScimError> {
-        let mut user = current.attributes();
+        let before = current.attributes();
+        let mut user = before.clone();
         for operation in &self.0 {
             apply(&mut user, operation)?;
+        }
+        // RFC 7644 section 3.5.2.2: a required attribute removed, or left
+        // unassigned, is `mutability`. `/Schemas` declares which are.
+        for required in REQUIRED {
+            if assigned(&before, required) && !assigned(&user, required) {
+                return Err(ScimError::bad_request(
+                    ScimType::Mutability,
+                    format!("`{required}` is required: replace it, never remove it"),
+                ));
+            }
         }
         ScimUser::from_json(&Value::Object(user))
     }
@@ -193,6 +204,19 @@ fn kept(name: &str) -> Result<Option<bool>, ScimError> {
         "the User has no attribute `{}`",
         super::path::shorten(name)
     )))
+}
+
+/// The User's attributes that always hold a value (`/Schemas` says
+/// `required`): its name, its addresses (a user has a verified primary) and
+/// `active` (a membership is suspended or not).
+const REQUIRED: &[&str] = &["userName", "emails", "active"];
+
+fn assigned(user: &Map<String, Value>, name: &str) -> bool {
+    match user.get(name) {
+        None | Some(Value::Null) => false,
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(_) => true,
+    }
 }
 
 fn apply(user: &mut Map<String, Value>, operation: &Operation) -> Result<(), ScimError> {

@@ -110,7 +110,7 @@ fn removals() {
     let err = patched(json!([{ "op": "remove", "path": "emails[value eq \"nobody@acme.example\"]" }])).unwrap_err();
     assert_eq!(err.scim_type, Some(ScimType::NoTarget));
     let err = patched(json!([{ "op": "remove", "path": "userName" }])).unwrap_err();
-    assert_eq!(err.detail, "userName: is required");
+    assert_eq!(err.detail, "`userName` is required: replace it, never remove it");
     let err = patched(json!([{ "op": "remove" }])).unwrap_err();
     assert_eq!(err.scim_type, Some(ScimType::NoTarget));
 }
@@ -166,4 +166,29 @@ fn malformed_requests_are_refused_with_their_type() {
         .map(|_| json!({ "op": "add", "path": "title", "value": "x" }))
         .collect();
     assert!(Patch::parse(&json!({ "Operations": many })).is_err());
+}
+
+#[test]
+fn a_required_attribute_is_replaced_never_removed() {
+    for path in ["emails", "active", "userName"] {
+        let refused = patched(json!([{ "op": "remove", "path": path }])).unwrap_err();
+        assert_eq!(refused.scim_type, Some(ScimType::Mutability), "{path}");
+        assert_eq!(refused.status, 400);
+    }
+    // One address of two may go; the last may go only as another comes.
+    let two = patched(json!([{ "op": "add", "path": "emails", "value": [{ "value": "al@acme.example" }] }])).unwrap();
+    assert_eq!(two.emails.len(), 2);
+    let moved = patched(json!([
+        { "op": "remove", "path": "emails[value eq \"ada@acme.example\"]" },
+        { "op": "add", "path": "emails", "value": [{ "value": "al@acme.example", "primary": true }] },
+    ]))
+    .unwrap();
+    assert_eq!(addresses(&moved), [("al@acme.example", true)]);
+    // The names are not required: removed, they are unassigned.
+    assert!(
+        patched(json!([{ "op": "remove", "path": "name" }]))
+            .unwrap()
+            .given_name
+            .is_none()
+    );
 }

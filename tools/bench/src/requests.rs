@@ -364,12 +364,17 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     event["body"] = json!(json!({ "emailId": carol_at }).to_string());
     let (answer, made) = run.measure("join-by-domain", &event).await;
     run.record("join-by-domain", made, http(&answer, 200));
-    let (answer, made) = run.measure("remove-domain", &domain_event("remove-domain")).await;
-    run.record("remove-domain", made, http(&answer, 204));
-    // A SCIM token: made, listed, revoked.
+    // A SCIM token, and the three requests a directory's sync leans on
+    // (docs/scim.md): Okta's look-up by userName, a create (carol, a member
+    // by the domain already, linked by her verified address there: a new
+    // account's create stops at Cognito, unreachable here) and a PATCH.
     let (answer, made) = run.measure("create-scim-token", &org_event("create-scim-token")).await;
     run.record("create-scim-token", made, http(&answer, 201));
     let token_id = body(&answer)["tokenId"].as_str().unwrap().to_owned();
+    let secret = body(&answer)["token"].as_str().unwrap().to_owned();
+    directory(&mut run, &secret).await;
+    let (answer, made) = run.measure("remove-domain", &domain_event("remove-domain")).await;
+    run.record("remove-domain", made, http(&answer, 204));
     let (answer, made) = run.measure("list-scim-tokens", &org_event("list-scim-tokens")).await;
     run.record("list-scim-tokens", made, http(&answer, 200));
     let mut event = org_event("revoke-scim-token");
@@ -432,6 +437,45 @@ pub(crate) async fn count(plan: &Plan, proxy: &Proxy) -> (Vec<RequestRow>, Vec<R
     run.record("delete-account", made, http(&answer, 204));
 
     run.finish().await
+}
+
+/// A directory's look-up, create (a link) and PATCH of carol, with `token`.
+async fn directory(run: &mut Run<'_>, token: &str) {
+    let event = |name: &str| {
+        let mut event = events::load(name);
+        event["headers"]["authorization"] = json!(format!("Bearer {token}"));
+        event
+    };
+    let mut look_up = event("scim-list-users");
+    let filter = format!("userName eq \"{CAROL_EMAIL}\"");
+    look_up["queryStringParameters"] = json!({ "filter": filter });
+    look_up["rawQueryString"] = json!(format!(
+        "filter=userName%20eq%20%22{}%22",
+        CAROL_EMAIL.replace('@', "%40")
+    ));
+    let (answer, made) = run.measure("scim-list-users", &look_up).await;
+    assert_eq!(body(&answer)["totalResults"], 0, "scim-list-users: {answer:?}");
+    run.record("scim-list-users", made, http(&answer, 200));
+    let mut create = event("scim-create-user");
+    let user = json!({
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        "userName": CAROL_EMAIL,
+        "name": { "givenName": "Carol", "familyName": "Shaw" },
+        "emails": [{ "value": CAROL_EMAIL, "type": "work", "primary": true }],
+        "active": true,
+    });
+    create["body"] = json!(user.to_string());
+    let (answer, made) = run.measure("scim-create-user", &create).await;
+    run.record("scim-create-user", made, http(&answer, 201));
+    let mut patch = event("scim-patch-user");
+    set_path(&mut patch, "userId", CAROL);
+    let operations = json!({
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        "Operations": [{ "op": "replace", "path": "name.givenName", "value": "Caroline" }],
+    });
+    patch["body"] = json!(operations.to_string());
+    let (answer, made) = run.measure("scim-patch-user", &patch).await;
+    run.record("scim-patch-user", made, http(&answer, 200));
 }
 
 /// What the design says one invocation on the success path makes, and why.
@@ -570,6 +614,18 @@ fn expected(function: &str) -> (Counts, &'static str) {
         "revoke-scim-token" => (
             &[("GetItem", 3), ("TransactWriteItems", 1)],
             "Exception: the caller's power (three reads at once); then one transaction: the token deleted while it exists, the organization's count, the caller's role and profile.",
+        ),
+        "scim-list-users" => (
+            &[("GetItem", 3), ("UpdateItem", 1)],
+            "Okta's look-up by userName: the token and its organization (two reads at once), the directory name's claim (none: 0 results); the token's last use, written at most once an hour (this is its first request).",
+        ),
+        "scim-create-user" => (
+            &[("GetItem", 7), ("Query", 3), ("TransactWriteItems", 1)],
+            "A link (no Cognito call): the token and its organization; the domains (Query) and the address's claim; the claim again and the membership at once, the organization's address rules; one transaction; the member as shown (its half, the account's partition and the domains).",
+        ),
+        "scim-patch-user" => (
+            &[("GetItem", 6), ("Query", 5), ("TransactWriteItems", 1)],
+            "The token and its organization; the member as shown (its half, the account's partition, the domains); the domains and the address's claim the plan is made on; the member's half the write pins; one transaction; the member as shown again, for the answer.",
         ),
         "create-invitation" => (
             &[("GetItem", 7), ("TransactWriteItems", 1)],

@@ -91,7 +91,8 @@ async fn main() -> Result<(), Error> {
             return Err(format!("{name} must name moto on 127.0.0.1 (make dev sets it), not {endpoint:?}").into());
         }
     }
-    let pool = local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?;
+    let pool = Arc::new(local_api::pool::Pool::load(state_dir.join("cognito-users.json"))?);
+    let shared_pool = pool.clone();
     // Every user of the local pool exists in the mirror (moto forgets it when
     // it stops), before the stream's consumers start: the Cognito sync
     // applies the stream's history to it.
@@ -99,6 +100,9 @@ async fn main() -> Result<(), Error> {
     for user in pool.all().await {
         mirror.put(&user).await?;
     }
+    // A directory's accounts are made in Cognito by address; the template's
+    // pool names them by `sub`, which every later call uses: so does the mirror, soon after.
+    tokio::spawn(local_api::mirror::adopt_strays(mirror.clone(), shared_pool.clone()));
     let events = Arc::new(local_api::events::LocalEvents::set_up(&sdk, &event_bus, &event_source, true).await?);
     let ddb_endpoint =
         std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| "http://127.0.0.1:8000".to_owned());

@@ -160,4 +160,88 @@ impl Mirror {
             })
             .and_then(|u| u.username().map(str::to_owned)))
     }
+
+    /// The users a function made in the mirror by address (a directory's
+    /// AdminCreateUser, as in the template's pool, which signs users in by
+    /// email): named by address here, by `sub` in the template's pool.
+    pub async fn strays(&self) -> Result<Vec<PoolUser>, MirrorError> {
+        let mut strays = Vec::new();
+        let mut token = None;
+        loop {
+            let page = self
+                .client
+                .list_users()
+                .user_pool_id(&self.pool_id)
+                // The mirror's own users have a password (CONFIRMED); a directory's have none yet.
+                .filter("cognito:user_status = \"FORCE_CHANGE_PASSWORD\"")
+                .set_pagination_token(token)
+                .send()
+                .await
+                .map_err(refused("ListUsers"))?;
+            for user in page.users() {
+                let attribute = |name: &str| {
+                    user.attributes()
+                        .iter()
+                        .find(|a| a.name() == name)
+                        .and_then(|a| a.value().map(str::to_owned))
+                };
+                let (Some(username), Some(sub), Some(email)) = (user.username(), attribute("sub"), attribute("email"))
+                else {
+                    continue;
+                };
+                if username.contains('@') && username != sub {
+                    strays.push(PoolUser {
+                        sub,
+                        email,
+                        email_verified: attribute("email_verified").as_deref() == Some("true"),
+                        given_name: None,
+                        family_name: None,
+                    });
+                }
+            }
+            token = page.pagination_token().map(str::to_owned);
+            if token.is_none() {
+                return Ok(strays);
+            }
+        }
+    }
+
+    /// Names a stray by its `sub`, as the template's pool does (and as the
+    /// service calls Cognito): made again under it, the one named by address deleted.
+    pub async fn adopt(&self, stray: &PoolUser) -> Result<(), MirrorError> {
+        self.client
+            .admin_delete_user()
+            .user_pool_id(&self.pool_id)
+            .username(&stray.email)
+            .send()
+            .await
+            .map_err(refused("AdminDeleteUser"))?;
+        self.put(stray).await
+    }
+}
+
+/// How often the mirror looks for strays: the Cognito sync's first call on
+/// a directory's new account comes a stream poll (200 ms) after its write.
+const ADOPTION_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Adopts every stray as it appears, into the mirror and the local pool
+/// (where it can sign in, as a directory's account can in Cognito).
+pub async fn adopt_strays(mirror: Mirror, pool: std::sync::Arc<crate::pool::Pool>) {
+    loop {
+        match mirror.strays().await {
+            Ok(strays) => {
+                for stray in strays {
+                    if let Err(err) = mirror.adopt(&stray).await {
+                        tracing::warn!(error = %err, sub = stray.sub, "a directory's account was not adopted");
+                        continue;
+                    }
+                    if let Err(err) = pool.put(stray).await {
+                        tracing::warn!(error = %err, "the local pool could not be saved");
+                    }
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "moto's Cognito did not list its users"),
+        }
+        tokio::time::sleep(ADOPTION_POLL).await;
+    }
 }

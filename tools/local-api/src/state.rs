@@ -15,7 +15,7 @@ pub struct AppState {
     pub key: DevKey,
     pub lambda: Lambda,
     pub store: Store,
-    pub pool: crate::pool::Pool,
+    pub pool: std::sync::Arc<crate::pool::Pool>,
     /// The pool id the trigger events name: the mirror's, when there is one.
     pub user_pool_id: String,
     /// The local pool's mirror in moto's Cognito (`make dev`), for what calls Cognito.

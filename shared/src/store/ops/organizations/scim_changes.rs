@@ -52,7 +52,7 @@ impl Store {
             provisioned: before.provisioned,
         };
         let patch = manages_profile
-            .then(|| profile_patch(&current.user, after))
+            .then(|| profile_change(&current.user, after))
             .filter(|p| !p.is_empty());
         let change = MemberChange {
             identity: &identity,
@@ -80,20 +80,36 @@ impl Store {
     }
 }
 
-/// What the directory changes of the person's profile: a name or the phone
-/// that differs. A name the directory no longer sends is kept, as the API
-/// keeps one (a profile's names are set, never cleared).
-fn profile_patch(before: &ScimUser, after: &ScimUser) -> ProfilePatch {
-    ProfilePatch {
-        first_name: after
-            .given_name
-            .clone()
-            .filter(|n| Some(n) != before.given_name.as_ref()),
-        last_name: after
-            .family_name
-            .clone()
-            .filter(|n| Some(n) != before.family_name.as_ref()),
-        phone: (after.phone != before.phone).then(|| after.phone.clone()),
+/// What the directory changes of a profile it manages: the names and the
+/// phone that differ, and the names it removed (RFC 7644: unassigned).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ProfileChange {
+    patch: ProfilePatch,
+    cleared_given_name: bool,
+    cleared_family_name: bool,
+}
+
+impl ProfileChange {
+    fn is_empty(&self) -> bool {
+        self.patch.is_empty() && !self.cleared_given_name && !self.cleared_family_name
+    }
+}
+
+fn profile_change(before: &ScimUser, after: &ScimUser) -> ProfileChange {
+    ProfileChange {
+        patch: ProfilePatch {
+            first_name: after
+                .given_name
+                .clone()
+                .filter(|n| Some(n) != before.given_name.as_ref()),
+            last_name: after
+                .family_name
+                .clone()
+                .filter(|n| Some(n) != before.family_name.as_ref()),
+            phone: (after.phone != before.phone).then(|| after.phone.clone()),
+        },
+        cleared_given_name: before.given_name.is_some() && after.given_name.is_none(),
+        cleared_family_name: before.family_name.is_some() && after.family_name.is_none(),
     }
 }
 
@@ -113,7 +129,7 @@ fn update_plan(
     client: &ScimClient,
     member: &MemberItem,
     change: &MemberChange<'_>,
-    patch: Option<&ProfilePatch>,
+    patch: Option<&ProfileChange>,
     profile_version: u64,
     now: Timestamp,
 ) -> Result<TxPlan, StoreError> {
@@ -161,10 +177,17 @@ fn update_plan(
         let put = plan::put(table, items::to_item(key.clone(), &claim)?, |x| x.not_exists(keys::PK))?;
         plan.push(put, |_| Ok(Rejection::Failed(StoreError::DirectoryNameTaken)));
     }
-    if let Some(patch) = patch {
+    if let Some(change) = patch {
         let precondition = IfMatch::Versions(vec![profile_version]);
         let update = plan::update(table, keys::profile_key(&member.user_id), |x| {
-            write(x, &precondition, patch, now)
+            let (mut update, condition) = write(x, &precondition, &change.patch, now);
+            if change.cleared_given_name {
+                update = update.remove(x.name(attr::FIRST_NAME));
+            }
+            if change.cleared_family_name {
+                update = update.remove(x.name(attr::LAST_NAME));
+            }
+            (update, condition)
         })?;
         plan.push(update, move |old| {
             Ok(Rejection::Failed(read_failure(
@@ -205,8 +228,12 @@ mod tests {
             version: 4,
             suspended: false,
         };
-        let patch = ProfilePatch {
-            first_name: Some(crate::domain::PersonName::parse("Ada").unwrap()),
+        let patch = ProfileChange {
+            patch: ProfilePatch {
+                first_name: Some(crate::domain::PersonName::parse("Ada").unwrap()),
+                ..Default::default()
+            },
+            cleared_family_name: true,
             ..Default::default()
         };
         let plan = update_plan(
@@ -225,6 +252,11 @@ mod tests {
         assert_well_formed(&plan);
         // The member, the old name released, the new one taken, the profile, the token, the organization.
         assert_eq!(plan.items().len(), 6);
+        let profile = plan.items()[3].update().unwrap();
+        assert!(
+            profile.update_expression().contains("REMOVE #lastName"),
+            "a removed name is unassigned"
+        );
         assert!(matches!(
             plan.read(2, None),
             Rejection::Failed(StoreError::DirectoryNameTaken)
