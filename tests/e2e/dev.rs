@@ -468,7 +468,7 @@ fn make_dev_runs_the_walkthrough_the_browser_tour_and_stops_cleanly() {
         .output()
         .expect("scripts/scim-conformance runs");
     let report = String::from_utf8_lossy(&conformance.stdout);
-    println!("{report}");
+    eprintln!("{report}");
     assert!(
         conformance.status.success(),
         "scim2-tester found failures (make scim-conformance beside make dev repeats it):\n{report}\n{}",
