@@ -65,6 +65,15 @@ pub fn scim_error(err: StoreError) -> Refused {
             "active: an owner's access is the organization's owners' to change, not its directory's",
         ),
         StoreError::VersionMismatch { .. } => ScimError::status(412, "the User has changed since the version named"),
+        StoreError::TooManyRequests { retry_after_secs } => {
+            return Refused {
+                error: ScimError::status(
+                    429,
+                    "accounts are being made as fast as this service allows; retry shortly",
+                ),
+                retry_after_secs: Some(retry_after_secs),
+            };
+        }
         StoreError::TooManyScimAttempts { retry_after_secs } => {
             return Refused {
                 error: ScimError::status(429, "too many requests whose token proved nothing"),
@@ -128,6 +137,8 @@ pub async fn create(
     };
     match plan_create(user, &domains, holder)? {
         CreatePlan::NewAccount { primary, addresses } => {
+            // Within the deployment's pace of directory-made accounts, before Cognito's quota.
+            store.admit_scim_creation(now).await?;
             let made = users
                 .create_verified(&primary)
                 .await

@@ -292,3 +292,48 @@ async fn a_stale_if_match_writes_no_address_and_a_shared_account_keeps_its_prima
     );
     dir.app.assert_invariants().await;
 }
+
+#[tokio::test]
+async fn a_burst_of_new_accounts_is_paced_and_the_rest_told_to_retry() {
+    let dir = Box::pin(Directory::start_with(|c| c.scim_creates_per_second = 2)).await;
+    let dir = &dir;
+    let create = |local: &str| {
+        let body = json!({ "userName": local, "emails": [{ "value": dir.at(local), "primary": true }] });
+        let scim = ScimUser::from_json(&body).unwrap();
+        async move {
+            provisioning::create(
+                &dir.app.store,
+                dir.app.users.as_ref().unwrap(),
+                &dir.client,
+                &scim,
+                dir.app.clock.now(),
+            )
+            .await
+        }
+    };
+    create("one").await.unwrap();
+    create("two").await.unwrap();
+    let third = refused_with(create("three").await, 429);
+    assert_eq!(third.retry_after_secs, Some(1));
+    assert!(
+        dir.app
+            .store
+            .scim_find(
+                dir.org,
+                &user_service::scim::Filter::parse("userName eq \"three\"").unwrap(),
+                dir.app.clock.now()
+            )
+            .await
+            .unwrap()
+            .unwrap()
+            .is_empty()
+    );
+    // A link makes no account: it is never paced.
+    let grace = sub();
+    dir.app.sign_up(&grace, &dir.at("grace")).await;
+    create("grace").await.unwrap();
+    // The next second has room again.
+    dir.app.clock.advance(1);
+    create("three").await.unwrap();
+    dir.app.assert_invariants().await;
+}

@@ -43,7 +43,11 @@ pub(crate) struct Directory {
 
 impl Directory {
     pub(crate) async fn start() -> Self {
-        let mut app = TestApp::spawn().await;
+        Box::pin(Self::start_with(|_| {})).await
+    }
+
+    pub(crate) async fn start_with(adjust: impl FnOnce(&mut user_service::config::StoreConfig)) -> Self {
+        let mut app = TestApp::spawn_with(adjust).await;
         let moto = Moto::start();
         let (cognito, pool_id, _) = moto.user_pool(&[]).await;
         let pool = UserPool::new(cognito.clone(), &pool_id);

@@ -3,10 +3,10 @@
 use super::{
     ADDRESS_RECOVERY_DAYS, AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, INVITATION_TTL_HOURS,
     MAX_EMAILS_PER_USER, MAX_INVITATIONS_PER_ADDRESS, MAX_INVITATIONS_PER_ORGANIZATION, MAX_ORGANIZATIONS_PER_USER,
-    TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS, VERIFICATION_MAX_CODES_PER_ADDRESS,
-    VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS,
-    VERIFICATION_MAX_WRONG_CODES_PER_USER, VERIFICATION_RESEND_INTERVAL_SECONDS, VERIFICATION_TTL_SECONDS,
-    override_number, required,
+    SCIM_CREATES_PER_SECOND, TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS,
+    VERIFICATION_MAX_CODES_PER_ADDRESS, VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
+    VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_USER,
+    VERIFICATION_RESEND_INTERVAL_SECONDS, VERIFICATION_TTL_SECONDS, override_number, required,
 };
 
 const DAY_SECONDS: i64 = 86_400;
@@ -20,6 +20,8 @@ pub struct StoreConfig {
     pub max_emails_per_user: u32,
     /// Organizations per user.
     pub max_organizations_per_user: u32,
+    /// Accounts the SCIM directories make a second, every organization's together.
+    pub scim_creates_per_second: u32,
     /// How long an unverified address holds its claim, from when the user first
     /// added it (in the last 24 hours). Resends never extend it.
     pub verification_ttl_seconds: i64,
@@ -85,6 +87,7 @@ impl StoreConfig {
             table_name: table_name.into(),
             max_emails_per_user: Self::DEFAULT_MAX_EMAILS,
             max_organizations_per_user: MAX_ORGANIZATIONS_PER_USER.default_number(),
+            scim_creates_per_second: SCIM_CREATES_PER_SECOND.default_number(),
             verification_ttl_seconds: Self::DEFAULT_TTL_SECONDS,
             code_ttl_seconds: Self::DEFAULT_CODE_TTL_SECONDS,
             verification_max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
@@ -116,6 +119,7 @@ impl StoreConfig {
         let set = |target: &mut u32, setting| override_number(&lookup, target, setting);
         set(&mut c.max_emails_per_user, MAX_EMAILS_PER_USER)?;
         set(&mut c.max_organizations_per_user, MAX_ORGANIZATIONS_PER_USER)?;
+        set(&mut c.scim_creates_per_second, SCIM_CREATES_PER_SECOND)?;
         set(&mut c.verification_max_attempts, VERIFICATION_MAX_ATTEMPTS)?;
         set(
             &mut c.max_wrong_codes_per_address,

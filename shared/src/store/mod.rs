@@ -266,6 +266,38 @@ impl Store {
         outcome
     }
 
+    /// An UpdateItem of `key` under its condition (`write` gives both):
+    /// whether the condition held and the item was written.
+    pub(in crate::store) async fn update_if(
+        &self,
+        key: Item,
+        write: impl FnOnce(&mut Expr) -> (Update, String),
+    ) -> Result<bool, StoreError> {
+        let mut x = Expr::default();
+        let (update, condition) = write(&mut x);
+        let request = self
+            .client
+            .update_item()
+            .table_name(self.table())
+            .set_key(Some(key))
+            .update_expression(update.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(x.names_or_none())
+            .set_expression_attribute_values(x.values_or_none());
+        match send_by_deadline!(&self.client, request) {
+            Ok(_) => Ok(true),
+            Err(err)
+                if matches!(
+                    err.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(err) => Err(err.into()),
+        }
+    }
+
     /// An UpdateItem of a profile, `write` giving the update and its condition:
     /// the profile as it is after, or, when the condition failed, what `read`
     /// makes of the profile as it was (ALL_OLD, so no second read is needed).

@@ -30,6 +30,23 @@ pub const MAX_ORGANIZATIONS_PER_USER: Setting = Setting {
     reaches: Reaches::Every(From::Parameter),
 };
 
+/// Most accounts the SCIM directories of every organization make a second.
+/// Each is one Cognito AdminCreateUser, in the UserCreation quota (50 a
+/// second per account and Region by default) that sign-ups share: a first
+/// sync of a whole company must leave room for them.
+pub const SCIM_CREATES_PER_SECOND: Setting = Setting {
+    variable: Some("SCIM_CREATES_PER_SECOND"),
+    parameter: Some("ScimCreatesPerSecond"),
+    value: Value::Number(Range {
+        default: 25,
+        min: 1,
+        max: Some(1000),
+    }),
+    about: "Most accounts the SCIM directories of all organizations make a second (each is a Cognito AdminCreateUser, in the UserCreation quota sign-ups share); beyond it, 429 with Retry-After.",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
 /// How long an invitation's token works, from its last send.
 pub const INVITATION_TTL_HOURS: Setting = Setting {
     variable: Some("INVITATION_TTL_HOURS"),

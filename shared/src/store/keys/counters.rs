@@ -18,6 +18,8 @@ const ADDRESS_SK_PREFIX: &str = "ADDRESS#";
 const LIMIT_SOURCE_PREFIX: &str = "LIMIT#SOURCE#";
 const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
 const SCIM_GUESSES_SK: &str = "SCIM_GUESSES";
+const SCIM_CREATIONS_PK: &str = "LIMIT#DEPLOYMENT#SCIM_CREATIONS";
+const SECOND_SK_PREFIX: &str = "SECOND#";
 const LIMIT_ORG_PREFIX: &str = "LIMIT#ORG#";
 const INVITATIONS_SK: &str = "INVITATIONS";
 const INVITED_SK_PREFIX: &str = "INVITED#";
@@ -69,6 +71,12 @@ pub fn scim_guesses_key(source_hash: &str) -> Item {
         format!("{LIMIT_SOURCE_PREFIX}{source_hash}"),
         SCIM_GUESSES_SK.to_owned(),
     )
+}
+
+/// Key of the accounts the SCIM directories made in one second (Unix
+/// seconds), every organization's together.
+pub fn scim_creations_key(second: i64) -> Item {
+    key(SCIM_CREATIONS_PK.to_owned(), format!("{SECOND_SK_PREFIX}{second}"))
 }
 
 /// Key of the wrong codes one user sent, for any address.

@@ -118,6 +118,7 @@ pub mod attr {
         LAST_USED_AT = "lastUsedAt",
         DIRECTORY = "directory",
         SUSPENDED = "suspended",
+        EVENTS = "events",
     );
 }
 

@@ -19,6 +19,7 @@ mod scim_addresses;
 mod scim_changes;
 mod scim_delete;
 mod scim_list;
+mod scim_pace;
 mod scim_tokens;
 mod scim_users;
 

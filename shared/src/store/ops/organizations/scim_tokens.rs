@@ -6,12 +6,10 @@
 //! and its organization, read strongly consistent; tokens that prove nothing
 //! are counted against their network source.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-
 use crate::config::{MAX_SCIM_TOKENS_PER_ORGANIZATION, SCIM_GUESSES_PER_SOURCE};
 use crate::domain::{Actor, OrgId, Power, ScimTokenId, ScimTokenInfo, ScimTokenName, Timestamp};
 use crate::scim_token::ScimToken;
-use crate::store::expr::{Expr, Update, and, or};
+use crate::store::expr::{Update, and, or};
 use crate::store::items::{self, Counter, EntityType, OrgStatus, OrganizationItem, ScimTokenItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::limits::{self, Seen};
@@ -179,36 +177,20 @@ impl Store {
     /// Writes the token's last use, unless another request did this hour,
     /// or it was revoked since it was read (nothing to note then).
     async fn note_scim_use(&self, org: OrgId, id: ScimTokenId, now: Timestamp) -> Result<(), StoreError> {
-        let mut x = Expr::default();
-        let update = Update::default().set(x.eq(attr::LAST_USED_AT, now)).text();
-        let condition = and([
-            x.exists(keys::PK),
-            or(
-                x.not_exists(attr::LAST_USED_AT),
-                x.lt(attr::LAST_USED_AT, now.plus_seconds(-LAST_USE_RESOLUTION_SECONDS + 1)),
-            ),
-        ]);
-        let request = self
-            .client
-            .update_item()
-            .table_name(self.table())
-            .set_key(Some(keys::scim_token_key(org, id)))
-            .update_expression(update)
-            .condition_expression(condition)
-            .set_expression_attribute_names(x.names_or_none())
-            .set_expression_attribute_values(x.values_or_none());
-        match send_by_deadline!(&self.client, request) {
-            Ok(_) => Ok(()),
-            Err(err)
-                if matches!(
-                    err.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(())
-            }
-            Err(err) => Err(err.into()),
-        }
+        // Written already this hour: nothing to do, and not a failure.
+        self.update_if(keys::scim_token_key(org, id), |x| {
+            let update = Update::default().set(x.eq(attr::LAST_USED_AT, now));
+            let condition = and([
+                x.exists(keys::PK),
+                or(
+                    x.not_exists(attr::LAST_USED_AT),
+                    x.lt(attr::LAST_USED_AT, now.plus_seconds(-LAST_USE_RESOLUTION_SECONDS + 1)),
+                ),
+            ]);
+            (update, condition)
+        })
+        .await
+        .map(|_| ())
     }
 }
 
