@@ -39,6 +39,7 @@ mod reauthentication;
 mod recovery;
 mod routes;
 mod scim_addresses;
+mod scim_fixtures;
 mod scim_http;
 mod scim_tokens;
 mod scim_users;

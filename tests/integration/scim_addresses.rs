@@ -85,7 +85,7 @@ impl Directory {
 
     /// What the table's stream consumer does once Cognito holds the new
     /// primary: records it, so that the former primary may leave.
-    fn follow_sign_in(&self, id: &UserId) -> tokio::task::JoinHandle<()> {
+    pub(crate) fn follow_sign_in(&self, id: &UserId) -> tokio::task::JoinHandle<()> {
         let store = self.app.store.clone();
         let id = id.clone();
         tokio::spawn(async move {
