@@ -104,20 +104,15 @@ impl Directory {
 async fn a_put_adds_switches_the_primary_and_removes_through_the_apis_writes() {
     let dir = Box::pin(Directory::start()).await;
     let ada = dir.made("ada").await;
+    let target = json!({
+        "userName": "ada",
+        "emails": [
+            { "value": dir.at("lovelace"), "type": "work", "primary": true },
+            { "value": dir.at("ada.l"), "type": "other" },
+        ],
+    });
     let consumer = dir.follow_sign_in(&ada.id);
-    let changed = dir
-        .put(
-            &ada.id,
-            json!({
-                "userName": "ada",
-                "emails": [
-                    { "value": dir.at("lovelace"), "type": "work", "primary": true },
-                    { "value": dir.at("ada.l"), "type": "other" },
-                ],
-            }),
-        )
-        .await
-        .unwrap();
+    let changed = dir.put(&ada.id, target.clone()).await.unwrap();
     consumer.abort();
     assert_eq!(
         addresses(&changed),
@@ -142,19 +137,7 @@ async fn a_put_adds_switches_the_primary_and_removes_through_the_apis_writes() {
     let taken = dir.app.add_email(&grace, &dir.at("ada")).await;
     taken.assert_status(409);
     // The same PUT again changes nothing more.
-    let again = dir
-        .put(
-            &ada.id,
-            json!({
-                "userName": "ada",
-                "emails": [
-                    { "value": dir.at("lovelace"), "type": "work", "primary": true },
-                    { "value": dir.at("ada.l"), "type": "other" },
-                ],
-            }),
-        )
-        .await
-        .unwrap();
+    let again = dir.put(&ada.id, target.clone()).await.unwrap();
     assert_eq!(addresses(&again), addresses(&changed));
     assert_eq!(again.version.profile, changed.version.profile);
     dir.app.assert_invariants().await;

@@ -131,6 +131,18 @@ fn attribute_names_are_the_stored_field_names() {
             },
         )
         .unwrap(),
+        // A rate-limit counter, as the SCIM pace writes one.
+        to_item(
+            keys::scim_creations_key(now.unix_seconds()),
+            &LimitItem {
+                entity_type: EntityType::RateLimit,
+                events: vec![now.unix_seconds()],
+                version: 1,
+                first_added_at: None,
+                ttl: now.unix_seconds(),
+            },
+        )
+        .unwrap(),
         to_item(
             keys::purge_key(org.org_id),
             &PurgeItem {
