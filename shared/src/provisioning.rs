@@ -167,11 +167,16 @@ pub async fn create(
             if added.is_empty() {
                 return Ok(linked);
             }
-            // The other domain addresses listed join the account as an update's would.
+            // The other domain addresses listed join the account as an
+            // update's would. The member is made: one that cannot join
+            // (taken meanwhile, no room) is left out of the answer, and the
+            // directory's next update asks again.
             for address in &added {
                 match store.scim_add_address(client, &account, address, now).await {
                     Ok(()) | Err(StoreError::AlreadyAdded) => {}
-                    Err(other) => return Err(other.into()),
+                    Err(err) => {
+                        tracing::info!(error = %err, user = %account, "a linked member's listed address was not added");
+                    }
                 }
             }
             Ok(store.scim_member(client.org, &account).await?)
@@ -225,6 +230,10 @@ pub async fn update(
     };
     // The version this change expects to read next: the named one, then as its own writes move it.
     let mut expected: Option<ScimVersion> = None;
+    // The User as this change makes it, once a write of it is made: a PATCH
+    // applied again to what its own writes left would read otherwise (a
+    // removed value no target, a filter matching the new value).
+    let mut fixed: Option<ScimUser> = None;
     loop {
         let current = store.scim_member(client.org, id).await?;
         match (if_match, expected) {
@@ -232,9 +241,9 @@ pub async fn update(
             (Some(_), Some(version)) if version != current.version => return Err(stale()),
             _ => {}
         }
-        let after = match change {
-            Change::Replace(user) => user.clone(),
-            Change::Patch(patch) => patch.apply(&current.user)?,
+        let after = match (change, &fixed) {
+            (_, Some(after)) | (Change::Replace(after), None) => after.clone(),
+            (Change::Patch(patch), None) => patch.apply(&current.user)?,
         };
         let listed = addresses_of(&after);
         let (domains, holders) = store.scim_facts(client.org, &listed, now).await?;
@@ -246,7 +255,7 @@ pub async fn update(
                 .unwrap_or(crate::scim::provision::Holder::Free)
         };
         let plan = crate::scim::provision::plan_update(&current.facts, &after, &domains, holder, id)?;
-        let Some(step) = plan.next_step() else {
+        let Some(step) = plan.next_step(&current.facts.primary) else {
             match store
                 .scim_update(client, &current, &after, plan.manages_profile, now)
                 .await
@@ -259,12 +268,17 @@ pub async fn update(
         };
         let done = match &step {
             AddressStep::Add(address) => store.scim_add_address(client, id, address, now).await,
-            AddressStep::Primary(address) => store.scim_set_primary(client, id, address, now).await,
+            AddressStep::Primary(address) => {
+                store
+                    .scim_set_primary(client, id, address, (current.version.profile, &domains), now)
+                    .await
+            }
             AddressStep::Remove(address) => store.scim_remove_address(client, id, address, now).await,
         };
         match done {
             Ok(()) => {
                 progress.step()?;
+                fixed = Some(after);
                 let mut version = current.version;
                 // A switch moves the profile's version; additions and removals move neither.
                 if matches!(step, AddressStep::Primary(_)) {
@@ -274,7 +288,10 @@ pub async fn update(
                 continue;
             }
             // The address became the account's meanwhile (a retry of this change).
-            Err(StoreError::AlreadyAdded) => progress.step()?,
+            Err(StoreError::AlreadyAdded) => {
+                progress.step()?;
+                fixed = Some(after);
+            }
             // Cognito still signs the user in with the former primary: the
             // stream's consumer moves it there, and then the removal may go.
             Err(StoreError::SignInAddressPending) => progress.wait_for_sign_in().await?,

@@ -320,3 +320,64 @@ async fn a_burst_of_new_accounts_is_paced_and_the_rest_told_to_retry() {
     create("three").await.unwrap();
     dir.app.assert_invariants().await;
 }
+
+#[tokio::test]
+async fn a_patch_that_removes_one_address_by_filter_finishes_and_the_last_is_the_persons_to_keep() {
+    let dir = Box::pin(Directory::start()).await;
+    let ada = dir.made("ada").await;
+    dir.patch_ops(
+        &ada.id,
+        json!([{ "op": "add", "path": "emails", "value": [{ "value": dir.at("old") }] }]),
+    )
+    .await
+    .unwrap();
+    // Applied again after its own removal, the filter would match nothing.
+    let removed = dir
+        .patch_ops(
+            &ada.id,
+            json!([{ "op": "remove", "path": format!("emails[value eq \"{}\"]", dir.at("old")) }]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(addresses(&removed), vec![(dir.at("ada"), true)]);
+    // An account the organization alone uses keeps an address: `emails` is required.
+    let last = dir
+        .patch_ops(
+            &ada.id,
+            json!([{ "op": "remove", "path": format!("emails[value eq \"{}\"]", dir.at("ada")) }]),
+        )
+        .await;
+    assert_eq!(
+        refused_with(last, 400).error.scim_type,
+        Some(user_service::scim::ScimType::Mutability)
+    );
+    // A person's own account may lose its last work address (Entra ID clears `mail`).
+    let grace = sub();
+    dir.app.sign_up(&grace, "grace@person.example").await;
+    let grace_id = UserId::parse_sub(&grace).unwrap();
+    crate::scim_http::verified_by_the_person(&dir, &grace_id, &dir.at("grace")).await;
+    let linked = provisioning::create(
+        &dir.app.store,
+        dir.app.users.as_ref().unwrap(),
+        &dir.client,
+        &ScimUser::from_json(&json!({ "userName": "grace", "emails": [{ "value": dir.at("grace"), "type": "work" }] }))
+            .unwrap(),
+        dir.app.clock.now(),
+    )
+    .await
+    .unwrap();
+    let cleared = dir
+        .patch_ops(
+            &linked.id,
+            json!([{ "op": "Remove", "path": "emails[type eq \"work\"].value" }]),
+        )
+        .await
+        .unwrap();
+    assert!(cleared.user.emails.is_empty());
+    let profile = dir.app.store.get_profile(&grace_id).await.unwrap();
+    assert_eq!(
+        profile.email.as_ref().map(EmailAddress::as_str),
+        Some("grace@person.example")
+    );
+    dir.app.assert_invariants().await;
+}

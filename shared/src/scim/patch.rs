@@ -207,9 +207,10 @@ fn kept(name: &str) -> Result<Option<bool>, ScimError> {
 }
 
 /// The User's attributes that always hold a value (`/Schemas` says
-/// `required`): its name, its addresses (a user has a verified primary) and
-/// `active` (a membership is suspended or not).
-const REQUIRED: &[&str] = &["userName", "emails", "active"];
+/// `required`): its name and `active` (a membership is suspended or not).
+/// `emails` too, but a person's own account may lose its last work
+/// address: the update's plan decides (`plan_update`).
+const REQUIRED: &[&str] = &["userName", "active"];
 
 fn assigned(user: &Map<String, Value>, name: &str) -> bool {
     match user.get(name) {

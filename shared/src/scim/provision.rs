@@ -183,10 +183,15 @@ pub enum AddressStep {
 
 impl UpdatePlan {
     /// The next write of the plan's addresses, or `None` when only the
-    /// names and `active` are left. Additions come first, so that a new
-    /// primary exists before the switch; removals last, so that the
-    /// account never holds no verified primary.
-    pub fn next_step(&self) -> Option<AddressStep> {
+    /// names and `active` are left. Removals other than of the primary
+    /// (`primary`, the account's now) come first, so that an account at its
+    /// most addresses has room for the new; then additions, so that a new
+    /// primary exists before the switch; the former primary goes last, so
+    /// that the account never holds no verified primary.
+    pub fn next_step(&self, primary: &EmailAddress) -> Option<AddressStep> {
+        if let Some(address) = self.removed.iter().find(|a| *a != primary) {
+            return Some(AddressStep::Remove(address.clone()));
+        }
         if let Some(address) = self.added.first() {
             return Some(AddressStep::Add(address.clone()));
         }
@@ -232,15 +237,21 @@ pub fn plan_update(
     if plan.manages_profile {
         plan.primary = asked.cloned();
     }
+    if wanted.is_empty() && facts.alone(domains) {
+        // Required (RFC 7644 section 3.5.2.2): a person's own account may
+        // lose its last work address; an account the organization alone
+        // uses has no other.
+        return Err(ScimError::bad_request(
+            super::error::ScimType::Mutability,
+            "`emails` is required: replace it, never remove it",
+        ));
+    }
     let primary_after = plan.primary.as_ref().unwrap_or(&facts.primary);
     if plan.removed.contains(primary_after) {
         return Err(ScimError::invalid_value(
             "emails",
             "the primary address stays until another is made primary (a user has exactly one verified primary)",
         ));
-    }
-    if wanted.is_empty() && facts.alone(domains) {
-        return Err(ScimError::invalid_value("emails", "a user needs an address"));
     }
     Ok(plan)
 }

@@ -207,16 +207,19 @@ impl Mirror {
     }
 
     /// Names a stray by its `sub`, as the template's pool does (and as the
-    /// service calls Cognito): made again under it, the one named by address deleted.
+    /// service calls Cognito): made again under it, then the one named by
+    /// address deleted.
     pub async fn adopt(&self, stray: &PoolUser) -> Result<(), MirrorError> {
+        // Made under its sub first: the user is never missing in between.
+        self.put(stray).await?;
         self.client
             .admin_delete_user()
             .user_pool_id(&self.pool_id)
             .username(&stray.email)
             .send()
             .await
-            .map_err(refused("AdminDeleteUser"))?;
-        self.put(stray).await
+            .map(|_| ())
+            .map_err(refused("AdminDeleteUser"))
     }
 }
 

@@ -31,6 +31,14 @@ impl Store {
         retrying!({
             let items = self.user_items(user).await?;
             let profile = writable(items.profile)?;
+            if let Some(held) = under.and_then(|u| u.held)
+                && profile.version != held.version
+            {
+                return Err(StoreError::VersionMismatch {
+                    current: profile.version,
+                }
+                .into());
+            }
             let target = items
                 .emails
                 .iter()
@@ -52,6 +60,7 @@ impl Store {
                 new_primary: target,
                 window_seconds: self.config.address_recovery_seconds,
                 most_organizations: under.and_then(|u| u.most_organizations),
+                email_count: under.and_then(|u| u.held).map(|h| h.email_count),
                 now,
             };
             let mut plan = plan(self.table(), &profile, &switch)?;
@@ -86,6 +95,17 @@ pub(in crate::store) struct Under<'a> {
     pub push: &'a (dyn Fn(&mut TxPlan) -> Result<(), StoreError> + Send + Sync),
     /// The most organizations the account may belong to.
     pub most_organizations: Option<u32>,
+    /// The profile as the power's plan read it, which the switch must find.
+    pub held: Option<Held>,
+}
+
+/// A profile as a plan read it: its version and its count of addresses.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::store) struct Held {
+    /// The version.
+    pub version: u64,
+    /// How many addresses it held.
+    pub email_count: u32,
 }
 
 /// A switch from `former` to `new_primary`, undoable from `former` for `window_seconds`.
@@ -94,6 +114,8 @@ struct Switch<'a> {
     new_primary: &'a EmailItem,
     window_seconds: i64,
     most_organizations: Option<u32>,
+    /// The count of addresses the profile must still hold (none added or removed since).
+    email_count: Option<u32>,
     now: Timestamp,
 }
 
@@ -103,6 +125,7 @@ fn plan(table: &str, profile: &ProfileItem, switch: &Switch<'_>) -> Result<TxPla
         new_primary,
         window_seconds,
         most_organizations,
+        email_count,
         now,
     } = switch;
     let mut plan = TxPlan::new();
@@ -129,13 +152,17 @@ fn plan(table: &str, profile: &ProfileItem, switch: &Switch<'_>) -> Result<TxPla
             let room = or(x.not_exists(attr::ORGANIZATIONS), x.le(attr::ORGANIZATIONS, most));
             condition = and([condition, room]);
         }
+        if let Some(count) = email_count {
+            condition = and([condition, x.eq(attr::EMAIL_COUNT, count)]);
+        }
         (update, condition)
     })?;
     plan.push(follow, move |old| {
-        // Another organization's since the read: the power no longer holds.
-        if let Some(most) = most_organizations
-            && let Some(found) = plan::old::<ProfileItem>(old)?
-            && found.organizations > most
+        // Another organization's, or an address added or removed, since the
+        // read: the power no longer holds as planned.
+        if let Some(found) = plan::old::<ProfileItem>(old)?
+            && (most_organizations.is_some_and(|most| found.organizations > most)
+                || email_count.is_some_and(|count| found.email_count != count))
         {
             return Ok(Rejection::Failed(StoreError::VersionMismatch {
                 current: found.version,
@@ -188,12 +215,25 @@ mod tests {
         )
     }
 
+    /// A verified address that is not yet the primary.
+    fn next_primary() -> EmailItem {
+        let mut next = EmailItem::verified_primary(
+            &user(),
+            &EmailAddress::parse("b@example.com").unwrap(),
+            crate::address_policy::Canonicalization::NONE,
+            now(),
+        );
+        next.is_primary = false;
+        next
+    }
+
     fn switch<'a>(former: &'a EmailItem, new_primary: &'a EmailItem) -> Switch<'a> {
         Switch {
             former,
             new_primary,
             window_seconds: 7 * 86_400,
             most_organizations: None,
+            email_count: None,
             now: now(),
         }
     }
@@ -202,13 +242,7 @@ mod tests {
     fn a_switch_leaves_its_undoing_to_the_former_address_and_reserves_it() {
         let stored = ProfileItem::new(&new_user(), 2, now());
         let old = former();
-        let mut next = EmailItem::verified_primary(
-            &user(),
-            &EmailAddress::parse("b@example.com").unwrap(),
-            crate::address_policy::Canonicalization::NONE,
-            now(),
-        );
-        next.is_primary = false;
+        let next = next_primary();
         let plan = plan("t", &stored, &switch(&old, &next)).unwrap();
         let until = now().plus_seconds(7 * 86_400);
         let demote = plan.items()[1].update().unwrap();
@@ -241,13 +275,7 @@ mod tests {
     fn set_primary_flips_both_records_and_bumps_the_profile() {
         let stored = ProfileItem::new(&new_user(), 2, now());
         let old = former();
-        let mut next = EmailItem::verified_primary(
-            &user(),
-            &EmailAddress::parse("b@example.com").unwrap(),
-            crate::address_policy::Canonicalization::NONE,
-            now(),
-        );
-        next.is_primary = false;
+        let next = next_primary();
         let plan = plan("t", &stored, &switch(&old, &next)).unwrap();
         assert_well_formed(&plan);
         let p = plan.items()[0].update().unwrap();
@@ -286,13 +314,7 @@ mod tests {
 
     #[test]
     fn an_older_profiles_switch_records_the_former_primary_as_cognitos_address() {
-        let mut next = EmailItem::verified_primary(
-            &user(),
-            &EmailAddress::parse("b@example.com").unwrap(),
-            crate::address_policy::Canonicalization::NONE,
-            now(),
-        );
-        next.is_primary = false;
+        let next = next_primary();
         let recorded = ProfileItem::new(&new_user(), 2, now());
         let old = former();
         let plan_of = |profile: &ProfileItem| plan("t", profile, &switch(&old, &next)).unwrap();
@@ -318,5 +340,34 @@ mod tests {
         );
         let value = &update.expression_attribute_values().unwrap()[":cognitoEmail"];
         assert_eq!(value.as_s().unwrap(), older.email.as_ref().unwrap().as_str());
+    }
+
+    #[test]
+    fn a_directorys_switch_holds_the_account_as_its_plan_found_it() {
+        let stored = ProfileItem::new(&new_user(), 2, now());
+        let old = former();
+        let next = next_primary();
+        let held = Switch {
+            most_organizations: Some(1),
+            email_count: Some(2),
+            ..switch(&old, &next)
+        };
+        let plan = plan("t", &stored, &held).unwrap();
+        let condition = plan.items()[0]
+            .update()
+            .unwrap()
+            .condition_expression()
+            .unwrap()
+            .to_owned();
+        assert!(condition.contains("#organizations <= :organizations"), "{condition}");
+        assert!(condition.contains("#emailCount = :emailCount"), "{condition}");
+        // An address added since: the power's plan no longer holds, and it is read again.
+        let mut grown = stored.clone();
+        grown.email_count = 3;
+        let item = items::to_item(keys::profile_key(&stored.user_id), &grown).unwrap();
+        assert!(matches!(
+            plan.read(0, Some(&item)),
+            Rejection::Failed(StoreError::VersionMismatch { .. })
+        ));
     }
 }

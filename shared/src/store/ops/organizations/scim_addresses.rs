@@ -6,7 +6,8 @@
 //! read. An added address is verified on the organization's word, so its
 //! domain must still be one the organization proved.
 
-use crate::domain::{EmailAddress, OrgDomain, Timestamp, UserId};
+use crate::domain::{EmailAddress, EmailId, OrgDomain, Timestamp, UserId};
+use crate::scim::provision::Domains;
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, ClaimItem, EmailItem, MemberItem, ProfileItem, attr};
 use crate::store::keys::{self, Item};
@@ -19,7 +20,7 @@ use super::directory::{at_version, push_directory_power, read_member};
 use super::scim_users::push_domains_held;
 use crate::store::ops::claim::{NewClaim, after_claim_write, push_new_claim};
 use crate::store::ops::profile::{active, read_changed, refusal};
-use crate::store::ops::set_primary::Under;
+use crate::store::ops::set_primary::{Held, Under};
 
 impl Store {
     /// Adds `address`, at one of the organization's verified domains, to
@@ -66,15 +67,54 @@ impl Store {
 
     /// Makes `address`, one of `user`'s verified addresses, the primary, as
     /// the API's switch does (the former primary can undo it for the
-    /// window), while the account belongs to this organization alone.
+    /// window), while the account is still as `planned` (the profile's
+    /// version, and the organization's domains) found it the organization's
+    /// alone: no other organization, no address outside the domains
+    /// verified or added since. Otherwise `VersionMismatch`: plan again.
     pub async fn scim_set_primary(
         &self,
         client: &ScimClient,
         user: &UserId,
         address: &EmailAddress,
+        planned: (u64, &Domains),
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        self.under_directory(client, user, address, Write::Primary, now).await
+        let (version, domains) = planned;
+        let moved = move || StoreError::VersionMismatch { current: version };
+        let member = self.directory_member(client, user).await?;
+        let records = self.list_emails(user).await?;
+        if records.iter().any(|r| r.is_verified && !domains.covers(&r.email)) {
+            return Err(moved());
+        }
+        let email_id = records
+            .iter()
+            .find(|r| r.email == *address)
+            .map(|r| r.email_id)
+            .ok_or(StoreError::NotFound)?;
+        let theirs: Vec<EmailId> = records
+            .iter()
+            .filter(|r| !domains.covers(&r.email))
+            .map(|r| r.email_id)
+            .collect();
+        let table = self.table();
+        let push = |plan: &mut TxPlan| {
+            push_held(plan, table, client, &member)?;
+            // The person's own addresses, each still unverified.
+            for id in &theirs {
+                let check = plan::check(table, keys::email_key(user, *id), |x| x.eq(attr::IS_VERIFIED, false))?;
+                plan.push(check, move |_| Ok(Rejection::Failed(moved())));
+            }
+            Ok(())
+        };
+        let under = Under {
+            push: &push,
+            most_organizations: Some(1),
+            held: Some(Held {
+                version,
+                email_count: u32::try_from(records.len()).unwrap_or(u32::MAX),
+            }),
+        };
+        self.switch_primary(user, email_id, Some(&under), now).await.map(|_| ())
     }
 
     /// Removes `address`, one of `user`'s addresses other than the primary,
@@ -88,31 +128,22 @@ impl Store {
         address: &EmailAddress,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        self.under_directory(client, user, address, Write::Remove, now).await
-    }
-
-    /// `write` on `user`'s record of `address`, under the directory's power.
-    async fn under_directory(
-        &self,
-        client: &ScimClient,
-        user: &UserId,
-        address: &EmailAddress,
-        write: Write,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
         let member = self.directory_member(client, user).await?;
-        let email_id = self.record_of(user, address).await?;
+        let email_id = self
+            .list_emails(user)
+            .await?
+            .into_iter()
+            .find(|e| e.email == *address)
+            .map(|e| e.email_id)
+            .ok_or(StoreError::NotFound)?;
         let table = self.table();
         let push = |plan: &mut TxPlan| push_held(plan, table, client, &member);
         let under = Under {
             push: &push,
-            // The primary is the directory's only while no other organization uses the account.
-            most_organizations: matches!(write, Write::Primary).then_some(1),
+            most_organizations: None,
+            held: None,
         };
-        match write {
-            Write::Primary => self.switch_primary(user, email_id, Some(&under), now).await.map(|_| ()),
-            Write::Remove => self.remove_email_under(user, email_id, Some(&under), now).await,
-        }
+        self.remove_email_under(user, email_id, Some(&under), now).await
     }
 
     /// The organization's half of `user`'s membership, if its directory has it.
@@ -123,21 +154,6 @@ impl Store {
         }
         Ok(member)
     }
-
-    async fn record_of(&self, user: &UserId, address: &EmailAddress) -> Result<crate::domain::EmailId, StoreError> {
-        self.list_emails(user)
-            .await?
-            .into_iter()
-            .find(|e| e.email == *address)
-            .map(|e| e.email_id)
-            .ok_or(StoreError::NotFound)
-    }
-}
-
-/// A write of one of a member's records.
-enum Write {
-    Primary,
-    Remove,
 }
 
 /// The directory's power over `member`: the token and the organization,

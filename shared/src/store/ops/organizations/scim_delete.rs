@@ -59,6 +59,10 @@ impl Store {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let member = self.member_at(client, user, version).await?;
+        // Refused before anything is removed: the membership's own write would refuse it after.
+        if member.role == crate::domain::Role::Owner {
+            return Err(StoreError::RoleRequired);
+        }
         if !removed.is_empty() {
             let records = self.list_emails(user).await?;
             let table = self.table();
@@ -66,6 +70,7 @@ impl Store {
             let under = Under {
                 push: &push,
                 most_organizations: None,
+                held: None,
             };
             for record in records.iter().filter(|r| !r.is_primary && removed.contains(&r.email)) {
                 match self.remove_email_under(user, record.email_id, Some(&under), now).await {

@@ -23,21 +23,16 @@ impl Store {
         let budget = self.config().scim_creates_per_second;
         let written = self
             .update_if(keys::scim_creations_key(second), |x| {
-                // A rate-limit counter as every other: the second's events, its version, its TTL.
+                // A rate-limit counter's shape (its events, none kept: a
+                // second's count is its version), a few bytes whatever the budget.
                 let events = x.name(attr::EVENTS);
-                let empty = x.value(attr::EVENTS, AttributeValue::L(Vec::new()));
-                let this = x.value(
-                    attr::EVENTS,
-                    AttributeValue::L(vec![AttributeValue::N(second.to_string())]),
-                );
+                let none = x.value(attr::EVENTS, AttributeValue::L(Vec::new()));
                 let update = Update::default()
-                    .set(format!(
-                        "{events} = list_append(if_not_exists({events}, {empty}), {this})"
-                    ))
+                    .set(format!("{events} = if_not_exists({events}, {none})"))
                     .set(x.add_from_zero(attr::VERSION, 1))
                     .set(x.eq(attr::ENTITY_TYPE, "RateLimit"))
                     .set(x.eq(attr::TTL, second + KEPT_SECONDS));
-                let condition = or(x.not_exists(attr::EVENTS), x.size_lt(attr::EVENTS, budget));
+                let condition = or(x.not_exists(attr::VERSION), x.lt(attr::VERSION, budget));
                 (update, condition)
             })
             .await?;
