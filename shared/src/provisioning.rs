@@ -238,7 +238,9 @@ pub async fn update(
         let current = store.scim_member(client.org, id).await?;
         match (if_match, expected) {
             (Some(header), None) if !current.version.admitted_by(header)? => return Err(stale()),
-            (Some(_), Some(version)) if version != current.version => return Err(stale()),
+            // Beyond the first read, the change's own address writes move the
+            // addresses: the versions say whether anyone else wrote.
+            (Some(_), Some(version)) if !version.same_versions(current.version) => return Err(stale()),
             _ => {}
         }
         let after = match (change, &fixed) {

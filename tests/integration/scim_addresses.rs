@@ -381,3 +381,30 @@ async fn a_patch_that_removes_one_address_by_filter_finishes_and_the_last_is_the
     );
     dir.app.assert_invariants().await;
 }
+
+#[tokio::test]
+async fn an_address_the_person_adds_moves_the_etag_so_a_stale_put_cannot_drop_it() {
+    let dir = Box::pin(Directory::start()).await;
+    let ada = dir.made("ada").await;
+    dir.app
+        .add_email(ada.id.as_str(), &dir.at("ada.own"))
+        .await
+        .assert_status(201);
+    let now = dir.app.store.scim_member(dir.org, &ada.id).await.unwrap();
+    assert_eq!(
+        now.version.profile, ada.version.profile,
+        "the API's add moves no version"
+    );
+    assert_ne!(now.version.etag(), ada.version.etag(), "but the addresses shown moved");
+    let stale = dir
+        .put_if(
+            &ada.id,
+            json!({ "userName": "ada", "emails": [{ "value": dir.at("ada"), "primary": true }] }),
+            Some(&ada.version.etag()),
+        )
+        .await;
+    refused_with(stale, 412);
+    let kept = dir.app.store.list_emails(&ada.id).await.unwrap();
+    assert!(kept.iter().any(|e| e.email.as_str() == dir.at("ada.own")));
+    dir.app.assert_invariants().await;
+}

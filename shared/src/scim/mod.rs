@@ -19,7 +19,7 @@ pub use list::ListQuery;
 pub use patch::{Op, Operation, Patch};
 pub use path::{AttrPath, CompValue};
 pub use resource::{Meta, Projection, user_resource};
-pub use user::{ExternalId, ScimEmail, ScimUser, ScimVersion, UserName};
+pub use user::{ExternalId, ScimEmail, ScimUser, ScimVersion, UserName, addresses_digest};
 
 #[cfg(test)]
 mod fixture_tests;

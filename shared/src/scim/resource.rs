@@ -172,6 +172,7 @@ mod tests {
                 version: ScimVersion {
                     profile: 3,
                     membership: 1,
+                    addresses: 0xab,
                 },
                 created: at,
                 last_modified: at,
@@ -188,7 +189,7 @@ mod tests {
             r["meta"]["location"],
             "https://api.example/scim/v2/Users/0f8fad5b-d9cb-469f-a165-70867728950e"
         );
-        assert_eq!(r["meta"]["version"], "W/\"3-1\"");
+        assert_eq!(r["meta"]["version"], "W/\"3-1-000000ab\"");
         assert_eq!(r["meta"]["resourceType"], "User");
         assert_eq!(r["userName"], "ada@acme.example");
     }

@@ -81,6 +81,21 @@ pub struct ScimEmail {
     pub primary: bool,
 }
 
+/// A digest of `emails` (each address and whether it is primary), in any
+/// order: FNV-1a, 32 bits, enough to tell one shown set from the next.
+pub fn addresses_digest(emails: &[ScimEmail]) -> u32 {
+    let mut shown: Vec<(&str, bool)> = emails.iter().map(|e| (e.value.as_str(), e.primary)).collect();
+    shown.sort_unstable();
+    let mut hash: u32 = 0x811c_9dc5;
+    for (address, primary) in shown {
+        for byte in address.bytes().chain([u8::from(primary), b';']) {
+            hash ^= u32::from(byte);
+            hash = hash.wrapping_mul(0x0100_0193);
+        }
+    }
+    hash
+}
+
 /// A User as a directory sends it and as it is shown back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScimUser {
@@ -319,19 +334,29 @@ fn phone(value: Option<&Value>) -> Result<Option<Phone>, ScimError> {
 }
 
 /// The version a User's ETag names: the profile's and the membership's, as
-/// each write adds one to its own.
+/// each write adds one to its own, and a digest of the addresses shown,
+/// which the person's own writes change without either version (an address
+/// added or removed through the API).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScimVersion {
     /// The profile's version.
     pub profile: u64,
     /// The membership's version.
     pub membership: u64,
+    /// [`addresses_digest`] of the addresses shown.
+    pub addresses: u32,
 }
 
 impl ScimVersion {
-    /// The weak ETag (RFC 7232): `W/"3-1"`.
+    /// The weak ETag (RFC 7232): `W/"3-1-0a1b2c3d"`.
     pub fn etag(self) -> String {
-        format!("W/\"{}-{}\"", self.profile, self.membership)
+        format!("W/\"{}-{}-{:08x}\"", self.profile, self.membership, self.addresses)
+    }
+
+    /// Whether `other` is this version as far as the versions go, whatever
+    /// the addresses: what a change's own address writes leave.
+    pub fn same_versions(self, other: Self) -> bool {
+        self.profile == other.profile && self.membership == other.membership
     }
 
     /// Whether an `If-Match` header admits this version: `*`, or a list of
@@ -446,17 +471,39 @@ mod tests {
         let version = ScimVersion {
             profile: 3,
             membership: 1,
+            addresses: 0xab,
         };
-        assert_eq!(version.etag(), "W/\"3-1\"");
+        assert_eq!(version.etag(), "W/\"3-1-000000ab\"");
         for (header, admitted) in [
-            ("W/\"3-1\"", true),
-            ("\"3-1\"", true),
+            ("W/\"3-1-000000ab\"", true),
+            ("\"3-1-000000ab\"", true),
             ("*", true),
-            ("W/\"2-1\", W/\"3-1\"", true),
-            ("W/\"3-2\"", false),
+            ("W/\"2-1-000000ab\", W/\"3-1-000000ab\"", true),
+            ("W/\"3-2-000000ab\"", false),
+            // The addresses moved, or an ETag from before they were named.
+            ("W/\"3-1-000000ac\"", false),
+            ("W/\"3-1\"", false),
         ] {
             assert_eq!(version.admitted_by(header).unwrap(), admitted, "{header}");
         }
         assert!(version.admitted_by("3-1").is_err());
+        assert!(version.same_versions(ScimVersion {
+            addresses: 1,
+            ..version
+        }));
+    }
+
+    #[test]
+    fn the_digest_is_of_the_addresses_shown_in_any_order() {
+        let email = |value: &str, primary: bool| ScimEmail {
+            value: EmailAddress::parse(value).unwrap(),
+            primary,
+        };
+        let ab = [email("a@acme.example", true), email("b@acme.example", false)];
+        let ba = [email("b@acme.example", false), email("a@acme.example", true)];
+        assert_eq!(addresses_digest(&ab), addresses_digest(&ba));
+        let switched = [email("a@acme.example", false), email("b@acme.example", true)];
+        assert_ne!(addresses_digest(&ab), addresses_digest(&switched));
+        assert_ne!(addresses_digest(&ab), addresses_digest(&ab[..1]));
     }
 }

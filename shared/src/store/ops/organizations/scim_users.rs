@@ -469,7 +469,7 @@ fn shown(
         organizations: profile.organizations,
         provisioned: directory.provisioned,
     };
-    let emails = found
+    let emails: Vec<ScimEmail> = found
         .emails
         .iter()
         .filter(|r| domains.covers(&r.email))
@@ -481,6 +481,7 @@ fn shown(
     let user_name = directory
         .user_name()
         .ok_or(StoreError::Inconsistent("a directory's userName"))?;
+    let addresses = crate::scim::addresses_digest(&emails);
     Ok(ScimMember {
         id: user.clone(),
         user: ScimUser {
@@ -497,6 +498,7 @@ fn shown(
         version: ScimVersion {
             profile: profile.version,
             membership: member.version,
+            addresses,
         },
         created: member.joined_at,
         last_modified: profile.updated_at,
