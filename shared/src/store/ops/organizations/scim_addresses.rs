@@ -136,14 +136,27 @@ impl Store {
             .find(|e| e.email == *address)
             .map(|e| e.email_id)
             .ok_or(StoreError::NotFound)?;
+        self.remove_under_directory(client, &member, email_id, now).await
+    }
+
+    /// Removes `member`'s record `email_id` under the directory's power over
+    /// them (the membership at the version read, the token, the organization).
+    pub(super) async fn remove_under_directory(
+        &self,
+        client: &ScimClient,
+        member: &MemberItem,
+        email_id: EmailId,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         let table = self.table();
-        let push = |plan: &mut TxPlan| push_held(plan, table, client, &member);
+        let push = |plan: &mut TxPlan| push_held(plan, table, client, member);
         let under = Under {
             push: &push,
             most_organizations: None,
             held: None,
         };
-        self.remove_email_under(user, email_id, Some(&under), now).await
+        self.remove_email_under(&member.user_id, email_id, Some(&under), now)
+            .await
     }
 
     /// The organization's half of `user`'s membership, if its directory has it.

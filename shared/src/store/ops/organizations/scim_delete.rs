@@ -18,8 +18,6 @@ use crate::store::{Deleter, Store, StoreError};
 
 use super::ScimClient;
 use super::directory::push_directory_removal;
-use super::scim_addresses::push_held;
-use crate::store::ops::set_primary::Under;
 
 impl Store {
     /// Erases `user`, whom the directory made and alone uses, if their
@@ -65,15 +63,8 @@ impl Store {
         }
         if !removed.is_empty() {
             let records = self.list_emails(user).await?;
-            let table = self.table();
-            let push = |plan: &mut TxPlan| push_held(plan, table, client, &member);
-            let under = Under {
-                push: &push,
-                most_organizations: None,
-                held: None,
-            };
             for record in records.iter().filter(|r| !r.is_primary && removed.contains(&r.email)) {
-                match self.remove_email_under(user, record.email_id, Some(&under), now).await {
+                match self.remove_under_directory(client, &member, record.email_id, now).await {
                     Ok(()) => {}
                     Err(
                         StoreError::AccountInactive
