@@ -175,7 +175,9 @@ pub const CHECK_EMAIL: Function = Function {
 };
 /// `GET /me/export`: everything the table holds about the caller (GDPR
 /// articles 15 and 20), within a per-user daily limit. GetItem: the claims of
-/// the caller's addresses, and the counter before it is counted.
+/// the caller's addresses, the organization's half of each of their
+/// memberships (what its directory holds about them), and the counter before
+/// it is counted.
 pub const EXPORT_ACCOUNT: Function = Function {
     // The invitations to the user's addresses, by GSI1.
     queries_gsi1: true,
@@ -354,7 +356,16 @@ pub const RECONCILE_USERS: Function = Function {
     ],
     // AdminDeleteUser: a user deleted here whose Cognito side never happened,
     // and a sign-up closed because another account verified its address.
-    cognito_actions: &["ListUsers", "AdminGetUser", "AdminDeleteUser"],
+    // The rest: a recovery whose stream record failed for good, finished
+    // (its address, every session signed out, a new password).
+    cognito_actions: &[
+        "ListUsers",
+        "AdminGetUser",
+        "AdminDeleteUser",
+        "AdminUpdateUserAttributes",
+        "AdminUserGlobalSignOut",
+        "AdminResetUserPassword",
+    ],
     ..function(
         "reconcile-users",
         Trigger::Schedule {

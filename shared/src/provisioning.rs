@@ -7,7 +7,7 @@
 use crate::domain::Timestamp;
 use crate::identity::{IdentityError, UserPool};
 use crate::scim::provision::{AddressStep, CreatePlan, DeletePlan, addresses_of, plan_create, plan_delete};
-use crate::scim::{ScimError, ScimType, ScimUser, ScimVersion};
+use crate::scim::{ScimError, ScimUser, ScimVersion};
 use crate::store::{DirectoryAccount, ScimClient, ScimMember, Store, StoreError};
 
 /// Seconds a client is asked to wait after a 429 or a 503.
@@ -53,6 +53,7 @@ pub fn scim_error(err: StoreError) -> Refused {
         StoreError::OrganizationLimitReached => {
             ScimError::status(409, "the account belongs to the most organizations it may")
         }
+        StoreError::OrganizationFull => ScimError::status(409, "the organization has the most members it may"),
         StoreError::AccountInactive => {
             ScimError::status(409, "the account is suspended by the service's administrators")
         }
@@ -60,10 +61,8 @@ pub fn scim_error(err: StoreError) -> Refused {
             ScimError::status(401, "the bearer token is not a live SCIM token of an organization")
         }
         StoreError::MemberNotFound | StoreError::NotFound => ScimError::status(404, "no such User"),
-        StoreError::RoleRequired => ScimError::bad_request(
-            ScimType::Mutability,
-            "active: an owner's access is the organization's owners' to change, not its directory's",
-        ),
+        // The membership's role or provenance, as the write found it.
+        StoreError::RoleRequired => crate::scim::provision::privileged(),
         StoreError::VersionMismatch { .. } => ScimError::status(412, "the User has changed since the version named"),
         StoreError::TooManyRequests { retry_after_secs } => {
             return Refused {
@@ -138,7 +137,7 @@ pub async fn create(
     match plan_create(user, &domains, holder)? {
         CreatePlan::NewAccount { primary, addresses } => {
             // Within the deployment's pace of directory-made accounts, before Cognito's quota.
-            store.admit_scim_creation(now).await?;
+            store.admit_scim_creation(client.org, now).await?;
             let made = users
                 .create_verified(&primary)
                 .await
@@ -160,26 +159,10 @@ pub async fn create(
             }
             Ok(written?)
         }
-        CreatePlan::Link { user: account, added } => {
+        CreatePlan::Link { user: account } => {
             let primary = user.primary_email().cloned().or_else(|| addresses.first().cloned());
             let primary = primary.ok_or_else(|| ScimError::invalid_value("emails", "a user needs an address"))?;
-            let linked = store.scim_link(client, &account, user, &primary, now).await?;
-            if added.is_empty() {
-                return Ok(linked);
-            }
-            // The other domain addresses listed join the account as an
-            // update's would. The member is made: one that cannot join
-            // (taken meanwhile, no room) is left out of the answer, and the
-            // directory's next update asks again.
-            for address in &added {
-                match store.scim_add_address(client, &account, address, now).await {
-                    Ok(()) | Err(StoreError::AlreadyAdded) => {}
-                    Err(err) => {
-                        tracing::info!(error = %err, user = %account, "a linked member's listed address was not added");
-                    }
-                }
-            }
-            Ok(store.scim_member(client.org, &account).await?)
+            Ok(store.scim_link(client, &account, user, &primary, now).await?)
         }
     }
 }
@@ -247,6 +230,10 @@ pub async fn update(
             (_, Some(after)) | (Change::Replace(after), None) => after.clone(),
             (Change::Patch(patch), None) => patch.apply(&current.user)?,
         };
+        if !crate::scim::provision::within_standing(&current.facts, &current.user, &after)? {
+            // An admin's or owner's User as it is: nothing to write.
+            return Ok(current);
+        }
         let listed = addresses_of(&after);
         let (domains, holders) = store.scim_facts(client.org, &listed, now).await?;
         let holder = |address: &crate::domain::EmailAddress| {
@@ -407,19 +394,12 @@ pub async fn delete(
             return Err(ScimError::status(412, "the User has changed since the version named").into());
         }
         let (domains, _) = store.scim_facts(client.org, &[], now).await?;
-        let done = match plan_delete(&current.facts, &domains) {
+        let done = match plan_delete(&current.facts, &domains)? {
             DeletePlan::Erase => store.scim_erase(client, id, current.version, &domains, now).await,
             DeletePlan::Leave { removed } => store.scim_leave(client, id, current.version, &removed, now).await,
         };
         match done {
             Err(StoreError::VersionMismatch { .. }) => {}
-            Err(StoreError::RoleRequired) => {
-                return Err(ScimError::bad_request(
-                    ScimType::Mutability,
-                    "an owner's membership is the organization's owners' to end, not its directory's",
-                )
-                .into());
-            }
             other => return Ok(other?),
         }
     }

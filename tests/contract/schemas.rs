@@ -6,8 +6,9 @@
 use serde_json::{Value, json};
 use user_service::StoreError;
 use user_service::domain::{
-    Account, AccountExport, ClaimExport, Email, EmailAddress, EmailExport, EmailId, LimitExport, LimitKind,
-    PendingVerification, PersonName, Phone, Profile, ProfileExport, Timestamp, UserId, UserStatus,
+    Account, AccountExport, ClaimExport, DirectoryAttribute, DirectoryExport, DirectoryNameExport,
+    EXPORT_FORMAT_VERSION, Email, EmailAddress, EmailExport, EmailId, LimitExport, LimitKind, PendingVerification,
+    PersonName, Phone, Profile, ProfileExport, Timestamp, UserId, UserStatus,
 };
 use user_service::http::problem::Problem;
 
@@ -156,7 +157,7 @@ fn export(full: bool) -> AccountExport {
     let now = Timestamp::now();
     let p = profile(false);
     AccountExport {
-        format_version: user_service::domain::EXPORT_FORMAT_VERSION,
+        format_version: EXPORT_FORMAT_VERSION,
         exported_at: now,
         user_id: p.user_id.clone(),
         profile: ProfileExport {
@@ -229,10 +230,23 @@ fn export(full: bool) -> AccountExport {
             org_id: user_service::domain::OrgId::new(),
             role: user_service::domain::Role::Admin,
             joined_at: now,
-        }]
-        .into_iter()
-        .filter(|_| full)
-        .collect(),
+            suspended: full,
+            directory: full.then(|| DirectoryExport {
+                user_name: "Ada@Corp.example".to_owned(),
+                external_id: Some("00u1".to_owned()),
+                provisioned: true,
+                claimed_names: vec![
+                    DirectoryNameExport {
+                        attribute: DirectoryAttribute::UserName,
+                        value: "ada@corp.example".to_owned(),
+                    },
+                    DirectoryNameExport {
+                        attribute: DirectoryAttribute::ExternalId,
+                        value: "00u1".to_owned(),
+                    },
+                ],
+            }),
+        }],
         invitations: vec![user_service::domain::InvitationExport {
             invitation_id: user_service::domain::InvitationId::from_bytes([1; 16]),
             org_id: user_service::domain::OrgId::new(),
@@ -249,22 +263,167 @@ fn export(full: bool) -> AccountExport {
 
 #[test]
 fn exports_as_the_handler_serializes_them() {
+    let spec = spec();
+    // The writer's side of the rule: the schema lets readers meet properties
+    // they do not know, but the service writes none it does not declare.
+    let closed = closed(&spec["components"]["schemas"]["AccountExport"]);
     for full in [true, false] {
-        assert_matches("AccountExport", &serde_json::to_value(export(full)).unwrap());
+        let value = serde_json::to_value(export(full)).unwrap();
+        assert_matches("AccountExport", &value);
+        if let Err(why) = check(&spec, &closed, &value, "AccountExport") {
+            panic!("{why}\n{value:#}");
+        }
     }
 }
 
-/// The document's export schema is schemas/export/account.json's, the one
+/// `schema` with every object closed to properties it does not declare.
+fn closed(schema: &Value) -> Value {
+    match schema {
+        Value::Object(fields) => {
+            let mut out: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), closed(v))).collect();
+            if fields.contains_key("properties") {
+                out.insert("additionalProperties".to_owned(), Value::Bool(false));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(closed).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The schema of the export's format `version`, as published in schemas/export/.
+fn export_schema(version: u32) -> Value {
+    let path = integration_tests::workspace_root().join(format!("schemas/export/account.v{version}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The document's export schema is the current version's file, the one
 /// the export's readers are given.
 #[test]
 fn the_export_schema_is_the_published_one() {
-    let path = integration_tests::workspace_root().join("schemas/export/account.json");
-    let mut published: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut published = export_schema(EXPORT_FORMAT_VERSION);
     let fields = published.as_object_mut().unwrap();
     for name in ["$id", "$schema", "title"] {
         fields.remove(name);
     }
     assert_eq!(spec()["components"]["schemas"]["AccountExport"], published);
+}
+
+/// Why `value` fails `schema` (JSON Schema 2020-12; formats are the
+/// integration suite's, on real exports), if it does.
+fn schema_errors(schema: &Value, value: &Value) -> Vec<String> {
+    jsonschema::options()
+        .build(schema)
+        .unwrap()
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+/// Version 1's schema is the text published before `switches`,
+/// `recoveries`, `memberships` and `invitations` were added (commit 59f0872,
+/// git blob 1e82155), byte for byte: a reader who validates version 1
+/// documents with it keeps working, whatever later versions do.
+#[test]
+fn version_1_of_the_export_stays_as_published() {
+    use sha2::Digest;
+    let path = integration_tests::workspace_root().join("schemas/export/account.v1.json");
+    let bytes = std::fs::read(path).unwrap();
+    let digest: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        digest, "d0aff2faf9b40e6d8f3ccff167b2c5b8e75afaa5092cc45ebd377d347823cb4d",
+        "schemas/export/account.v1.json changed: a published version never does; make a new one"
+    );
+    let v1 = export_schema(1);
+    assert_eq!(v1["properties"]["formatVersion"]["const"], 1);
+    let fields: Vec<&str> = v1["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        fields,
+        ["formatVersion", "exportedAt", "userId", "profile", "emails", "limits"]
+    );
+}
+
+/// The rule the export's readers are given: a document names its version,
+/// every version's schema stays published, and a reader ignores properties
+/// it does not know, so a version may gain optional ones without breaking
+/// anyone. What breaks a reader (v1's closed objects meeting v2's fields) is
+/// a new version, which a v1 reader sees in `formatVersion`.
+#[test]
+fn the_export_names_its_version_and_readers_ignore_what_they_do_not_know() {
+    let current = export_schema(EXPORT_FORMAT_VERSION);
+    assert_eq!(current["properties"]["formatVersion"]["const"], EXPORT_FORMAT_VERSION);
+    assert_eq!(
+        current["$id"],
+        format!("https://user-service.example/schemas/export/account.v{EXPORT_FORMAT_VERSION}.json")
+    );
+    // Every version stays published, and no other schema sits beside them.
+    let mut files: Vec<String> = std::fs::read_dir(integration_tests::workspace_root().join("schemas/export"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    let versions: Vec<String> = (1..=EXPORT_FORMAT_VERSION)
+        .map(|v| format!("account.v{v}.json"))
+        .collect();
+    assert_eq!(files, versions);
+
+    // No object of the current version forbids what it does not declare.
+    fn forbids_unknown(schema: &Value, at: &str, found: &mut Vec<String>) {
+        match schema {
+            Value::Object(fields) => {
+                for name in ["additionalProperties", "unevaluatedProperties"] {
+                    if fields.get(name).is_some_and(|v| v != &Value::Bool(true)) {
+                        found.push(format!("{at}.{name}"));
+                    }
+                }
+                for (name, inner) in fields {
+                    forbids_unknown(inner, &format!("{at}.{name}"), found);
+                }
+            }
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, inner)| forbids_unknown(inner, &format!("{at}[{i}]"), found)),
+            _ => {}
+        }
+    }
+    let mut forbidding = Vec::new();
+    forbids_unknown(&current, "", &mut forbidding);
+    assert!(forbidding.is_empty(), "{forbidding:?}");
+
+    let mut document = serde_json::to_value(export(true)).unwrap();
+    let errors = schema_errors(&current, &document);
+    assert!(errors.is_empty(), "{errors:?}");
+    // A later release of this version adds properties, at every level: a
+    // reader holding today's schema still accepts the document.
+    document["addedLater"] = json!({ "any": "thing" });
+    document["profile"]["addedLater"] = json!(1);
+    document["emails"][0]["addedLater"] = json!(null);
+    document["memberships"][0]["addedLater"] = json!([]);
+    document["memberships"][0]["directory"]["addedLater"] = json!("x");
+    document["memberships"][0]["directory"]["claimedNames"][0]["addedLater"] = json!(true);
+    let errors = schema_errors(&current, &document);
+    assert!(errors.is_empty(), "a reader ignores what it does not know: {errors:?}");
+    // What would break a reader is not an addition: a required field gone.
+    document.as_object_mut().unwrap().remove("memberships");
+    assert!(!schema_errors(&current, &document).is_empty());
+
+    // A reader of version 1 is told by the version, not by a stray field.
+    let v1 = export_schema(1);
+    let errors = schema_errors(&v1, &serde_json::to_value(export(true)).unwrap());
+    assert!(
+        errors.iter().any(|e| e.contains("/formatVersion")),
+        "a v1 reader sees the version: {errors:?}"
+    );
 }
 
 #[test]

@@ -323,7 +323,10 @@ fn every_event_file_against_the_real_binaries() {
     let export = run.http("export-account", "export-account");
     export.expect(200);
     assert_eq!(export.headers["cache-control"], "no-store");
-    assert_eq!(export.body["formatVersion"], 1);
+    assert_eq!(
+        export.body["formatVersion"],
+        user_service::domain::EXPORT_FORMAT_VERSION
+    );
     assert_eq!(export.body["emails"].as_array().unwrap().len(), 2);
     assert!(!export.body.to_string().contains("verificationCodeHash"));
     note("export-account");

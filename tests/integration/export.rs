@@ -100,23 +100,45 @@ fn j<T: serde::Serialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap()
 }
 
-/// The export's schema, schemas/export/account.json, checking formats.
+/// The export's schema, that of its format version
+/// (schemas/export/account.v<N>.json), checking formats: as its readers
+/// have it, and closed to what it does not declare, since readers ignore
+/// unknown properties but the service writes none.
 fn assert_fits_the_schema(export: &Value) {
-    let path = workspace_root().join("schemas/export/account.json");
+    let version = user_service::domain::EXPORT_FORMAT_VERSION;
+    assert_eq!(export["formatVersion"], version);
+    let path = workspace_root().join(format!("schemas/export/account.v{version}.json"));
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let errors: Vec<String> = jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .unwrap()
-        .iter_errors(export)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{export}: {errors:?}");
+    for schema in [closed(&schema), schema] {
+        let errors: Vec<String> = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .unwrap()
+            .iter_errors(export)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{export}: {errors:?}");
+    }
+}
+
+/// `schema` with every object closed to properties it does not declare.
+fn closed(schema: &Value) -> Value {
+    match schema {
+        Value::Object(fields) => {
+            let mut out: serde_json::Map<String, Value> = fields.iter().map(|(k, v)| (k.clone(), closed(v))).collect();
+            if fields.contains_key("properties") {
+                out.insert("additionalProperties".to_owned(), Value::Bool(false));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(closed).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Asserts the export is `sub`'s data exactly as the table holds it.
 fn assert_export_is_the_table(export: &Value, table: &Table, sub: &str, now: Timestamp) {
-    assert_eq!(export["formatVersion"], 1);
+    assert_eq!(export["formatVersion"], user_service::domain::EXPORT_FORMAT_VERSION);
     assert_eq!(export["userId"], sub);
     assert_eq!(export["exportedAt"], j(now));
 
@@ -429,4 +451,96 @@ async fn a_suspended_user_exports_and_a_deleted_or_unknown_one_is_not_found() {
     assert_eq!(app.item_count().await, before, "nothing counted for no account");
     let anonymous = app.send(&EXPORT_ACCOUNT, Event::of(&EXPORT_ACCOUNT).anonymous()).await;
     anonymous.assert_problem(401, "UNAUTHENTICATED");
+}
+
+/// What an organization's directory holds about a person is theirs too:
+/// the organization's half of the membership (the directory's `userName`
+/// and `externalId`, whether it made the account, a suspension) and the
+/// names it claims for them in the organization. The claims are derived from
+/// the membership, not read: here the table's claims are compared with them.
+#[tokio::test]
+async fn an_export_holds_what_an_organizations_directory_holds_about_the_person() {
+    let dir = Box::pin(crate::scim_users::Directory::start()).await;
+    let app = &dir.app;
+    let body = json!({
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        "userName": "Ada.Lovelace",
+        "externalId": "00u-Ada",
+        "name": { "givenName": "Ada", "familyName": "Lovelace" },
+        "emails": [{ "value": dir.at("ada"), "primary": true }],
+    });
+    let made = app
+        .scim(integration_tests::test_app::ScimRequest::new("POST", "Users", Some(&dir.token)).body(&body))
+        .await;
+    made.assert_status(201);
+    let ada = made.body["id"].as_str().unwrap().to_owned();
+    let suspend = json!({
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        "Operations": [{ "op": "replace", "path": "active", "value": false }],
+    });
+    let path = format!("Users/{ada}");
+    let patched = app
+        .scim(integration_tests::test_app::ScimRequest::new("PATCH", &path, Some(&dir.token)).body(&suspend))
+        .await;
+    patched.assert_status(200);
+
+    let reply = app.export_account(&ada).await;
+    reply.assert_status(200);
+    let export = &reply.body;
+    assert_fits_the_schema(export);
+    let table = Table::read(app).await;
+    assert_export_is_the_table(export, &table, &ada, app.clock.now());
+    let org = dir.org.to_string();
+    assert_eq!(
+        export["memberships"],
+        json!([{
+            "orgId": org,
+            "role": "member",
+            "joinedAt": export["memberships"][0]["joinedAt"],
+            "suspended": true,
+            "directory": {
+                "userName": "Ada.Lovelace",
+                "externalId": "00u-Ada",
+                "provisioned": true,
+                "claimedNames": [
+                    { "attribute": "userName", "value": "ada.lovelace" },
+                    { "attribute": "externalId", "value": "00u-Ada" },
+                ],
+            },
+        }])
+    );
+    // Every claim the table holds for Ada, and only those, is in her export.
+    let mut held: Vec<Value> = table
+        .of(ItemKind::DirectoryClaim)
+        .filter(|i| i.get("userId").and_then(|v| v.as_s().ok()).map(String::as_str) == Some(ada.as_str()))
+        .map(
+            |i| match keys::directory_claim_of_sk(keys::key_string(i, keys::SK).unwrap()).unwrap() {
+                keys::DirectoryClaimName::UserName(v) => json!({ "attribute": "userName", "value": v }),
+                keys::DirectoryClaimName::ExternalId(v) => json!({ "attribute": "externalId", "value": v }),
+            },
+        )
+        .collect();
+    held.sort_by_key(Value::to_string);
+    let mut exported = export["memberships"][0]["directory"]["claimedNames"]
+        .as_array()
+        .unwrap()
+        .clone();
+    exported.sort_by_key(Value::to_string);
+    assert_eq!(held, exported);
+    let text = export.to_string();
+    for word in ["DIRECTORY#", "ORG#", "MEMBER#"] {
+        assert!(!text.contains(word), "{word} in the export: {text}");
+    }
+
+    // The owner joined by hand: no directory, not suspended.
+    let owner = app.export_account(&dir.owner).await;
+    owner.assert_status(200);
+    assert_fits_the_schema(&owner.body);
+    let membership = &owner.body["memberships"][0];
+    assert_eq!(membership["orgId"], org);
+    assert_eq!(
+        (&membership["suspended"], &membership["directory"]),
+        (&json!(false), &Value::Null)
+    );
+    app.assert_invariants().await;
 }

@@ -328,6 +328,12 @@ async fn invitations_cannot_flood_an_inbox() {
     let refused = app.create_invitation(&ada, &org, &target, "member").await;
     refused.assert_problem(429, "TOO_MANY_REQUESTS");
     assert!(refused.header("retry-after").is_some());
+    // The invitations' cap says so, not the verification codes'.
+    assert_eq!(
+        refused.body["detail"],
+        "Too many invitations were sent to this address, or by this organization, in the last 24 hours. \
+         Wait the Retry-After seconds."
+    );
     // Revoking and inviting again starts no new count.
     let pending = app.list_invitations(&ada, &org, &[]).await;
     let id = pending.body["invitations"][0]["invitationId"]

@@ -529,7 +529,14 @@ async fn the_export_lists_memberships() {
     export.assert_status(200);
     assert_eq!(
         export.body["memberships"],
-        json!([{ "orgId": org, "role": "owner", "joinedAt": export.body["memberships"][0]["joinedAt"] }])
+        json!([{
+            "orgId": org,
+            "role": "owner",
+            "joinedAt": export.body["memberships"][0]["joinedAt"],
+            // No directory made or linked Ada: nothing of one, and no suspension.
+            "suspended": false,
+            "directory": null,
+        }])
     );
 }
 
@@ -655,5 +662,75 @@ async fn the_schedule_finishes_what_a_run_leaves() {
         "nothing left behind"
     );
     assert_eq!(app.export_account(&ada).await.body["memberships"], json!([]));
+    app.assert_invariants().await;
+}
+
+/// Every item of the table by its key; compared as items, whatever order
+/// their attributes (and their maps') come in.
+async fn every_item(app: &TestApp) -> std::collections::BTreeMap<(String, String), user_service::store::keys::Item> {
+    use user_service::store::keys;
+    integration_tests::invariants::scan(app.store.client(), &app.store.config().table_name)
+        .await
+        .into_iter()
+        .map(|item| {
+            let key = |k| keys::key_string(&item, k).unwrap_or_default().to_owned();
+            ((key(keys::PK), key(keys::SK)), item)
+        })
+        .collect()
+}
+
+/// A member the organization's directory suspended is made neither admin nor
+/// owner (issue: delegated power stays bounded, item 7): promoted, they would
+/// be an admin or owner with no power who still counted toward the
+/// last-owner rule. The promotion's own write refuses it (`409
+/// MEMBER_SUSPENDED`) and writes nothing; the role they hold is no promotion,
+/// and once the directory reactivates them they can be promoted.
+#[tokio::test]
+async fn a_member_the_directory_suspended_is_not_promoted() {
+    use user_service::provisioning;
+    use user_service::scim::{Patch, ScimUser};
+
+    let dir = Box::pin(crate::scim_users::Directory::start()).await;
+    let app = &dir.app;
+    let active = |value: bool| {
+        let operations = json!({ "Operations": [{ "op": "replace", "path": "active", "value": value }] });
+        provisioning::Change::Patch(Patch::parse(&operations).unwrap())
+    };
+    let made = provisioning::create(
+        &app.store,
+        app.users.as_ref().unwrap(),
+        &dir.client,
+        &ScimUser::from_json(&json!({ "userName": "ada", "emails": [{ "value": dir.at("ada"), "primary": true }] }))
+            .unwrap(),
+        app.clock.now(),
+    )
+    .await
+    .unwrap();
+    let ada = made.id.as_str().to_owned();
+    let suspended = provisioning::update(&app.store, &dir.client, &made.id, &active(false), None, app.clock.now())
+        .await
+        .unwrap();
+    assert!(!suspended.user.active);
+    let org = dir.org.to_string();
+    let before = every_item(app).await;
+
+    for role in ["admin", "owner"] {
+        app.set_member_role(&dir.owner, &org, &ada, role)
+            .await
+            .assert_problem(409, "MEMBER_SUSPENDED");
+    }
+    assert_eq!(every_item(app).await, before, "a refused promotion writes nothing");
+    assert_eq!(app.get_organization(&dir.owner, &org).await.body["owners"], 1);
+    // The role they hold already is no promotion.
+    let same = app.set_member_role(&dir.owner, &org, &ada, "member").await;
+    same.assert_status(200);
+    assert_eq!(same.body["role"], "member");
+
+    provisioning::update(&app.store, &dir.client, &made.id, &active(true), None, app.clock.now())
+        .await
+        .unwrap();
+    let promoted = app.set_member_role(&dir.owner, &org, &ada, "admin").await;
+    promoted.assert_status(200);
+    assert_eq!(promoted.body["role"], "admin");
     app.assert_invariants().await;
 }

@@ -3,10 +3,13 @@
 //! for its owner, the sessions it ends; and the abuse and bad luck around it:
 //! a link used twice, late, after a later recovery or a deletion, two
 //! recoveries at once, a recovery racing a switch, a thief's chain of
-//! switches, a stranger's guesses. Cognito and SES are moto's; the stream is
-//! DynamoDB Local's, applied as sync-cognito-email applies it.
+//! switches, a stranger's guesses (concurrent ones too); the hold on sign-in
+//! a recovery puts, which always ends: the stream's, or past its share the
+//! reconcile's. Cognito and SES are moto's; the stream is DynamoDB Local's,
+//! applied as sync-cognito-email applies it.
 
 use aws_sdk_cognitoidentityprovider::Client as Cognito;
+use futures::StreamExt;
 use integration_tests::logs::LogCapture;
 use integration_tests::moto::{Moto, cognito_user};
 use integration_tests::stream::{self, StreamReader};
@@ -157,6 +160,30 @@ async fn switch_and_link(app: &TestApp, user: &UserId, address: &str) -> (EmailI
     (added.email_id, token.encode())
 }
 
+/// The hold items of recoveries in the table.
+async fn hold_items(app: &TestApp) -> Vec<String> {
+    invariants::scan(app.store.client(), &app.store.config().table_name)
+        .await
+        .iter()
+        .filter_map(|i| keys::key_string(i, keys::SK).map(str::to_owned))
+        .filter(|sk| sk.starts_with("HOLD#"))
+        .collect()
+}
+
+/// The events counted on `sk`'s source counters (`RECOVERY_GUESSES`,
+/// `SCIM_GUESSES`), over every source.
+pub(crate) async fn source_events(app: &TestApp, sk: &str) -> usize {
+    invariants::scan(app.store.client(), &app.store.config().table_name)
+        .await
+        .into_iter()
+        .filter(|i| keys::key_string(i, keys::SK) == Some(sk))
+        .map(|i| {
+            let counter: user_service::store::items::LimitItem = serde_dynamo::from_item(i).unwrap();
+            counter.events.len()
+        })
+        .sum()
+}
+
 /// GET /me with a session signed in at `signed_in_at`.
 async fn profile_as_signed_in(app: &TestApp, sub: &str, signed_in_at: i64) -> Reply {
     let f = &GET_PROFILE;
@@ -245,8 +272,14 @@ async fn a_stolen_session_hands_the_account_over_and_the_former_address_takes_it
     // then sign-in is let go (with the new password, which only the owner's
     // mailbox can set).
     let mailed_to_thief = w.moto.mail_to("thief@example.com").await.len();
+    assert_eq!(
+        hold_items(&w.app).await.len(),
+        1,
+        "the hold is listed for the reconcile"
+    );
     w.sync().await;
     w.app.post_authentication(&w.owner, OWNER, true).await.unwrap();
+    assert_eq!(hold_items(&w.app).await, Vec::<String>::new(), "its release took it");
     let user = cognito_user(&w.cognito, &w.pool, &w.owner).await.unwrap();
     assert_eq!(user.email.as_deref(), Some(OWNER));
     assert!(user.email_verified);
@@ -443,6 +476,148 @@ async fn a_strangers_guesses_are_refused_counted_and_limited() {
     app.clock.advance(1);
     app.recover_account_from(&real, "192.0.2.44").await.assert_status(200);
     app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn five_hundred_concurrent_guesses_from_one_source_are_judged_at_most_the_cap() {
+    let app = TestApp::spawn().await;
+    app.sign_up(ADA, "ada@example.com").await;
+    let ada = UserId::parse(ADA).unwrap();
+    let (_, real) = switch_and_link(&app, &ada, "x@example.com").await;
+    let version = app.store.get_profile(&ada).await.unwrap().version;
+    // Links to the real switch, each with a secret of its own: well formed,
+    // so each would be judged against the account, and all wrong.
+    let guesses: Vec<String> = (0..500)
+        .map(|_| {
+            user_service::recovery::RecoveryToken::generate(&ada, version)
+                .unwrap()
+                .encode()
+        })
+        .collect();
+    let source = "198.51.100.77";
+    let replies: Vec<Reply> = futures::stream::iter(&guesses)
+        .map(|guess| app.recover_account_from(guess, source))
+        .buffer_unordered(50)
+        .collect()
+        .await;
+    let cap = user_service::store::RECOVERY_GUESSES_PER_SOURCE as usize;
+    let judged = replies.iter().filter(|r| r.status == 404).count();
+    let limited: Vec<&Reply> = replies.iter().filter(|r| r.status == 429).collect();
+    // Every slot was taken before its link was judged: the cap's number of
+    // guesses judged (404), the rest refused unjudged (429).
+    assert_eq!((judged, limited.len()), (cap, 500 - cap));
+    for reply in &limited {
+        reply.assert_problem(429, "TOO_MANY_REQUESTS");
+        assert!(reply.header("retry-after").is_some());
+    }
+    assert_eq!(
+        source_events(&app, "RECOVERY_GUESSES").await,
+        cap,
+        "each judged guess counted once"
+    );
+    // The account was never touched, and the real link still undoes its
+    // switch from elsewhere, giving its slot back: it was no guess.
+    app.clock.advance(1);
+    let back = app.recover_account_from(&real, "192.0.2.45").await;
+    back.assert_status(200);
+    assert_eq!(back.body["email"], "ada@example.com");
+    assert_eq!(source_events(&app, "RECOVERY_GUESSES").await, cap);
+    app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_hold_the_stream_never_released_is_finished_by_the_reconcile_and_a_fresh_one_left_to_it() {
+    let mut w = Box::pin(World::start()).await;
+    w.switch_to("thief@example.com").await;
+    let token = w.token_mailed_to(OWNER).await;
+    w.app.clock.advance(1);
+    w.app.recover_account(&token).await.assert_status(200);
+    // The recovery's stream record never reaches the consumer (its retries
+    // failed, and it sits in the on-failure queue): nothing is synced.
+    let held = |signed: Result<Value, lambda_runtime::Diagnostic>| {
+        let refused = signed.expect_err("a sign-in while the recovery holds it").error_message;
+        assert!(refused.starts_with("ACCOUNT_RECOVERY_PENDING"), "{refused}");
+    };
+    held(w.app.post_authentication(&w.owner, OWNER, true).await);
+    assert_eq!(hold_items(&w.app).await.len(), 1);
+
+    // A minute on, the hold is still the stream's: a run leaves it alone.
+    w.app.clock.advance(60);
+    w.app.reconcile_users().await.unwrap();
+    held(w.app.post_authentication(&w.owner, OWNER, true).await);
+    let user = cognito_user(&w.cognito, &w.pool, &w.owner).await.unwrap();
+    assert_eq!(user.email.as_deref(), Some("thief@example.com"));
+    assert_eq!(
+        w.cognito_status().await,
+        "CONFIRMED",
+        "the taker's password still signs in there"
+    );
+    assert_eq!(hold_items(&w.app).await.len(), 1);
+
+    // Past the stream's share, the next run does what the consumer would
+    // have: the owner's address, every session out, a new password, released.
+    w.app
+        .clock
+        .advance(user_service::reconciler::HOLD_LEFT_TO_STREAM_SECONDS);
+    w.app.reconcile_users().await.unwrap();
+    let user = cognito_user(&w.cognito, &w.pool, &w.owner).await.unwrap();
+    assert_eq!(user.email.as_deref(), Some(OWNER));
+    assert!(user.email_verified);
+    assert_eq!(w.cognito_status().await, "RESET_REQUIRED");
+    w.app.post_authentication(&w.owner, OWNER, true).await.unwrap();
+    assert_eq!(hold_items(&w.app).await, Vec::<String>::new());
+    let owner = UserId::parse(&w.owner).unwrap();
+    assert_eq!(
+        w.app.store.get_profile(&owner).await.unwrap().email.unwrap().as_str(),
+        OWNER
+    );
+    w.app.assert_invariants().await;
+
+    // A second run changes nothing: the table (its checkpoint aside) and
+    // Cognito stay as the first left them.
+    let table = |items: Vec<keys::Item>| -> Vec<keys::Item> {
+        items
+            .into_iter()
+            .filter(|i| keys::key_string(i, keys::SK) != Some("CHECKPOINT"))
+            .collect()
+    };
+    let name = &w.app.store.config().table_name;
+    let before = table(invariants::scan(w.app.store.client(), name).await);
+    w.app
+        .clock
+        .advance(user_service::reconciler::HOLD_LEFT_TO_STREAM_SECONDS);
+    w.app.reconcile_users().await.unwrap();
+    let after = table(invariants::scan(w.app.store.client(), name).await);
+    assert_eq!(after.len(), before.len());
+    for item in &before {
+        assert!(after.contains(item), "changed: {:?}", keys::key_of(item));
+    }
+    let again = cognito_user(&w.cognito, &w.pool, &w.owner).await.unwrap();
+    assert_eq!((again.email, again.email_verified), (user.email, user.email_verified));
+    assert_eq!(w.cognito_status().await, "RESET_REQUIRED");
+    w.app.post_authentication(&w.owner, OWNER, true).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_hold_whose_account_was_erased_since_is_dropped_by_the_reconcile() {
+    let mut w = Box::pin(World::start()).await;
+    w.switch_to("thief@example.com").await;
+    let token = w.token_mailed_to(OWNER).await;
+    w.app.clock.advance(1);
+    w.app.recover_account(&token).await.assert_status(200);
+    // The owner closes the account before any of it reaches Cognito.
+    w.app.clock.advance(1);
+    let etag = w.app.get_profile(&w.owner).await.header("etag").unwrap().to_owned();
+    w.app.delete_account(&w.owner, &etag).await.assert_status(204);
+    assert_eq!(hold_items(&w.app).await.len(), 1, "listed until a run looks");
+    // Nothing is held any more: the run past the stream's share drops the
+    // item (a sub and a time) and fails on nothing.
+    w.app
+        .clock
+        .advance(user_service::reconciler::HOLD_LEFT_TO_STREAM_SECONDS + 1);
+    w.app.reconcile_users().await.unwrap();
+    assert_eq!(hold_items(&w.app).await, Vec::<String>::new());
+    w.app.assert_invariants().await;
 }
 
 #[tokio::test]

@@ -473,7 +473,7 @@ async fn a_delete_of_an_account_another_organization_or_the_person_uses_only_end
 #[tokio::test]
 async fn a_directory_cannot_delete_or_suspend_an_owner() {
     let dir = Box::pin(Directory::start()).await;
-    // The owner linked by their own address at the domain.
+    // The owner, found by their own address at the domain, is never adopted.
     let linked = dir
         .send(
             "POST",
@@ -481,17 +481,27 @@ async fn a_directory_cannot_delete_or_suspend_an_owner() {
             &json!({ "userName": "owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }),
         )
         .await;
-    assert_eq!(linked.status, 201, "{}", linked.body);
-    let id = linked.body["id"].as_str().unwrap().to_owned();
-    assert_eq!(id, dir.owner);
+    assert_scim_error(&linked, 400, Some("mutability"));
+    // Nor deleted, nor suspended, by id: not the directory's member.
+    let id = dir.owner.clone();
     let reply = dir
         .app
         .scim(ScimRequest::new("DELETE", &format!("Users/{id}"), Some(&dir.token)))
         .await;
-    assert_scim_error(&reply, 400, Some("mutability"));
+    assert_scim_error(&reply, 404, None);
+    let reply = dir
+        .send(
+            "PATCH",
+            &format!("Users/{id}"),
+            &json!({ "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+                "Operations": [{ "op": "replace", "path": "active", "value": false }] }),
+        )
+        .await;
+    assert_scim_error(&reply, 404, None);
     let owner = UserId::parse_sub(&dir.owner).unwrap();
-    assert_eq!(dir.app.store.my_organizations(&owner).await.unwrap().len(), 1);
-    assert_eq!(dir.get(&format!("Users/{id}")).await.body["active"], true);
+    let orgs = dir.app.store.my_organizations(&owner).await.unwrap();
+    assert_eq!(orgs.len(), 1);
+    assert_eq!(orgs[0].role, user_service::domain::Role::Owner);
     dir.app.assert_invariants().await;
 }
 
@@ -552,4 +562,29 @@ async fn an_erasure_planned_before_the_account_found_another_use_refuses_in_its_
     assert_eq!(dir.app.store.my_organizations(ada).await.unwrap().len(), 1);
     assert_eq!(dir.app.store.list_emails(grace).await.unwrap().len(), 2);
     dir.app.assert_invariants().await;
+}
+
+#[tokio::test]
+async fn a_refusal_is_logged_with_its_scim_type_as_a_plain_string() {
+    let dir = Box::pin(Directory::start()).await;
+    let logs = integration_tests::logs::LogCapture::default();
+    let _guard = logs.install();
+    let outside = dir
+        .send(
+            "POST",
+            "Users",
+            &json!({ "userName": "ada", "emails": [{ "value": "ada@elsewhere.example", "primary": true }] }),
+        )
+        .await;
+    assert_scim_error(&outside, 400, Some("invalidValue"));
+    let refused: Vec<String> = logs
+        .lines()
+        .iter()
+        .map(serde_json::Value::to_string)
+        .filter(|line| line.contains("SCIM request refused"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{}", logs.text());
+    assert!(refused[0].contains(r#""scim_type":"invalidValue""#), "{}", refused[0]);
+    assert!(!refused[0].contains("Some("), "{}", refused[0]);
+    assert!(!logs.text().contains("elsewhere.example"), "no address in the logs");
 }

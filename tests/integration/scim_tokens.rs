@@ -3,8 +3,10 @@
 //! secrets, bounded per organization (also when made at once), revoked at
 //! once; and the proof of a SCIM request: a token of its own organization,
 //! live, whose secret matches, counted against its source when it proves
-//! nothing.
+//! nothing (each refusal's slot taken before it is answered, so concurrent
+//! ones never pass the cap).
 
+use futures::StreamExt;
 use futures::future::join_all;
 use user_service::domain::{Actor, OrgId, Role, ScimTokenName, UserId};
 use user_service::scim_token::ScimToken;
@@ -285,6 +287,67 @@ async fn a_source_of_many_bad_tokens_is_slowed_and_a_valid_token_never_is() {
         .authenticate_scim(source, Some("Bearer nope"), app.clock.now())
         .await;
     assert!(matches!(refused, Err(StoreError::ScimTokenInvalid)), "{refused:?}");
+}
+
+#[tokio::test]
+async fn five_hundred_concurrent_bad_tokens_from_one_source_get_at_most_the_cap_of_refusals() {
+    let app = TestApp::spawn().await;
+    let (owner, org) = owner_of_organization(&app).await;
+    let token = made_token(&app, &owner, org).await;
+    let source = "203.0.113.150";
+    // Tokens of the organization never made, and the real one's ids with
+    // another secret: each proves nothing, each is a guess.
+    let bad = (0..500).map(|n| {
+        if n % 2 == 0 {
+            let id = user_service::domain::ScimTokenId::new();
+            bearer(&ScimToken::generate(org, id).unwrap().encode())
+        } else {
+            let mut raw = base64_decode(&token[5..]);
+            raw[40] ^= u8::try_from(n % 255 + 1).unwrap();
+            raw[41] ^= u8::try_from(n / 255 + 1).unwrap();
+            bearer(&format!("scim_{}", base64_encode(&raw)))
+        }
+    });
+    // The identity provider's own requests from the same egress, amid them.
+    let valid = bearer(&token);
+    let requests: Vec<String> = bad
+        .enumerate()
+        .flat_map(|(n, header)| {
+            let mut both = vec![header];
+            if n % 25 == 0 {
+                both.push(valid.clone());
+            }
+            both
+        })
+        .collect();
+    let now = app.clock.now();
+    let (store, valid) = (&app.store, &valid);
+    let outcomes: Vec<(bool, Result<_, StoreError>)> = futures::stream::iter(&requests)
+        .map(|header| async move {
+            let outcome = store.authenticate_scim(source, Some(header), now).await;
+            (header == valid, outcome)
+        })
+        .buffer_unordered(50)
+        .collect()
+        .await;
+    let cap = user_service::config::SCIM_GUESSES_PER_SOURCE as usize;
+    let (mut refused, mut slowed) = (0, 0);
+    for (is_valid, outcome) in &outcomes {
+        match outcome {
+            Ok(client) => assert!(*is_valid && client.org == org, "{outcome:?}"),
+            Err(StoreError::ScimTokenInvalid) if !is_valid => refused += 1,
+            Err(StoreError::TooManyScimAttempts { retry_after_secs }) if !is_valid => {
+                assert!(*retry_after_secs > 0);
+                slowed += 1;
+            }
+            Err(err) => panic!("valid: {is_valid}: {err:?}"),
+        }
+    }
+    // A refusal takes its slot before its answer: the cap's number of 401s,
+    // counted once each, the rest 429; a valid token is never refused.
+    assert_eq!((refused, slowed), (cap, 500 - cap));
+    assert_eq!(outcomes.iter().filter(|(v, o)| *v && o.is_ok()).count(), 20);
+    assert_eq!(crate::recovery::source_events(&app, "SCIM_GUESSES").await, cap);
 }
 
 #[tokio::test]

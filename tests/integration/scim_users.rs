@@ -9,7 +9,7 @@
 use futures::future::join_all;
 use integration_tests::moto::{Moto, cognito_user};
 use serde_json::json;
-use user_service::domain::{Actor, OrgDomain, OrgId, Role, ScimTokenName, UserId};
+use user_service::domain::{Actor, OrgId, Role, UserId};
 use user_service::identity::UserPool;
 use user_service::provisioning;
 use user_service::scim::{Filter, ScimUser};
@@ -54,27 +54,10 @@ impl Directory {
         app.users = Some(pool.clone());
         let owner = sub();
         let domain = format!("acme-{}.example", &sub()[..8]);
-        app.sign_up(&owner, &format!("owner@{domain}")).await;
-        let reply = app
-            .create_organization(&owner, "Acme", &format!("o-{}", &sub()[..8]))
+        let (client, token) = app
+            .directory_organization(&owner, &domain, &format!("o-{}", &sub()[..8]))
             .await;
-        reply.assert_status(201);
-        let org = OrgId::parse(reply.body["orgId"].as_str().unwrap()).unwrap();
-        let actor = Actor::Member(user(&owner));
-        let d = OrgDomain::parse(&domain).unwrap();
-        let now = app.clock.now();
-        app.store.claim_domain(&actor, org, &d, now).await.unwrap();
-        let proof = app.store.list_emails(&user(&owner)).await.unwrap()[0].email_id;
-        app.store.verify_domain(&actor, org, &d, proof, now).await.unwrap();
-        let made = app
-            .store
-            .create_scim_token(&actor, org, &ScimTokenName::parse("Okta").unwrap(), now)
-            .await
-            .unwrap();
-        let client = ScimClient {
-            org,
-            token: made.info.token_id,
-        };
+        let org = client.org;
         Self {
             app,
             _moto: moto,
@@ -85,7 +68,7 @@ impl Directory {
             org,
             client,
             domain,
-            token: made.token.encode(),
+            token,
         }
     }
 
@@ -232,15 +215,29 @@ async fn an_existing_account_is_linked_by_its_own_verified_address_and_is_not_th
         !dir.cognito_has(&linked.id).await,
         "no Cognito user made for an account that exists"
     );
-    // A member already (here, the owner): the directory's names go on that membership.
-    let owner = dir
-        .create(json!({ "userName": "the-owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }))
+    // A member already, as a member: the directory's names go on that membership.
+    let invited = sub();
+    dir.app.sign_up(&invited, &dir.at("invited")).await;
+    dir.app
+        .store
+        .join_organization(dir.org, &user(&invited), Role::Member, dir.app.clock.now())
         .await
         .unwrap();
-    assert_eq!(owner.id, user(&dir.owner));
-    assert_eq!(owner.version.membership, 1);
-    let role = dir.app.store.my_organizations(&owner.id).await.unwrap()[0].role;
+    let adopted = dir
+        .create(json!({ "userName": "invited", "emails": [{ "value": dir.at("invited"), "primary": true }] }))
+        .await
+        .unwrap();
+    assert_eq!(adopted.id, user(&invited));
+    assert_eq!(adopted.version.membership, 1);
+    assert!(!adopted.facts.provisioned);
+    // The owner is never adopted: theirs is the owners' to change.
+    let owner = dir
+        .create(json!({ "userName": "the-owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }))
+        .await;
+    refused_with(owner, 400);
+    let role = dir.app.store.my_organizations(&user(&dir.owner)).await.unwrap()[0].role;
     assert_eq!(role, Role::Owner, "the role stays");
+    assert!(dir.find(r#"userName eq "the-owner""#).await.is_empty());
     // Linked twice under another name: the member has one.
     let again = dir
         .create(json!({ "userName": "grace-2", "emails": [{ "value": dir.at("grace") }] }))
@@ -545,18 +542,10 @@ async fn a_suspended_member_has_no_access_at_once_and_an_owner_cannot_be_suspend
         .get_organization(idle.id.as_str(), &org)
         .await
         .assert_problem(403, "ROLE_REQUIRED");
-    // The owner, linked, cannot be suspended by the directory: a leaked token
-    // could otherwise lock out everyone able to revoke it.
-    let owner = dir
-        .create(json!({ "userName": "the-owner", "emails": [{ "value": dir.at("owner"), "primary": true }] }))
-        .await
-        .unwrap();
+    // The owner cannot be adopted, nor so suspended by the directory: a
+    // leaked token could otherwise lock out everyone able to revoke it.
     let refused = dir
-        .patch(
-            &owner.id,
-            json!([{ "op": "replace", "value": { "active": false } }]),
-            None,
-        )
+        .create(json!({ "userName": "the-owner", "active": false, "emails": [{ "value": dir.at("owner"), "primary": true }] }))
         .await;
     assert_eq!(
         refused_with(refused, 400).error.scim_type,

@@ -356,3 +356,68 @@ async fn a_sign_up_held_up_by_an_unverified_claim_while_the_policy_moves_is_neve
     );
     moving.assert_invariants().await;
 }
+
+/// An owner switches their primary, removes the former one and adds it back
+/// unverified: it stays reserved to them for the recovery window. Another
+/// person who signs up with it and confirms is refused `EMAIL_TAKEN` and their
+/// sign-up closed, as for any address another account holds, never
+/// `SERVICE_UNAVAILABLE` at every sign-in (issue: delegated power stays
+/// bounded, item 8).
+#[tokio::test]
+async fn a_sign_up_with_a_former_primary_added_back_unverified_is_email_taken_and_closed() {
+    use integration_tests::logs::LogCapture;
+    use integration_tests::moto::{Moto, cognito_user};
+    use user_service::domain::{EmailAddress, UserId};
+    use user_service::identity::UserPool;
+
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let moto = Moto::start();
+    let (cognito, pool, subs) = moto.user_pool(&["ada@example.com"]).await;
+    let mut app = TestApp::spawn().await;
+    app.users = Some(UserPool::from_events(cognito.clone()));
+    app.sign_up(ADA, "ada@example.com").await;
+    let new = app.add_address(ADA, "ada.new@example.com").await;
+    app.verify_email(ADA, &new, &logs.code_for(&new))
+        .await
+        .assert_status(200);
+    app.set_primary_email(ADA, &new).await.assert_status(200);
+    app.cognito_holds_primary(ADA).await;
+    let former = app.email_id_of(ADA, "ada@example.com").await;
+    app.remove_email(ADA, &former).await.assert_status(204);
+    app.add_address(ADA, "ada@example.com").await;
+    let address = EmailAddress::parse("ada@example.com").unwrap();
+    assert_eq!(
+        app.store.verified_holder(&address, app.clock.now()).await.unwrap(),
+        Some(UserId::parse(ADA).unwrap()),
+        "the reservation names its account"
+    );
+    let before = app.item_count().await;
+
+    let mut confirmed = cognito_event(&POST_CONFIRMATION, &subs[0], "ada@example.com");
+    confirmed["userPoolId"] = serde_json::json!(pool);
+    // Delivered twice, as Cognito retries: the same answer, nothing written.
+    for _ in 0..2 {
+        let refused = app.invoke(&POST_CONFIRMATION, confirmed.clone()).await.unwrap_err();
+        assert_eq!(refused.error_type, "EMAIL_TAKEN", "{refused:?}");
+        assert!(refused.error_message.contains("sign-up has been closed"), "{refused:?}");
+    }
+    assert_eq!(
+        cognito_user(&cognito, &pool, &subs[0]).await,
+        None,
+        "the sign-up is closed"
+    );
+    app.get_profile(&subs[0]).await.assert_problem(404, "NOT_FOUND");
+    // Ada keeps the address, unverified and hers, and nothing else was written.
+    assert_eq!(app.item_count().await, before);
+    let emails = app.list_emails(ADA).await;
+    let kept = emails.body["emails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["email"] == "ada@example.com")
+        .cloned()
+        .expect("Ada still has the address");
+    assert_eq!(kept["isVerified"], false);
+    app.assert_invariants().await;
+}

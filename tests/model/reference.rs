@@ -566,7 +566,8 @@ impl Model {
         let reserved = self.reserved[addr].filter(|(_, until)| *until > self.now);
         AddressView {
             available: record.is_none_or(|r| !r.claim_live(self.now)) && reserved.is_none(),
-            owned: record.is_some_and(|r| r.verified) || reserved.is_some(),
+            // A reservation makes the address its account's, removed or added back unverified.
+            owned: record.is_some_and(|r| r.verified) || self.is_reserved(addr),
             holder: record.map(|r| r.owner),
         }
     }

@@ -5,7 +5,7 @@ use proptest::test_runner::Config;
 use proptest_state_machine::StateMachineTest;
 use user_service::config::StoreConfig;
 
-use crate::reference::{Model, Spelling, Transition, tight};
+use crate::reference::{Model, Spelling, Transition, mixed, tight};
 use crate::system::StoreMachine;
 
 /// Runs `transitions` from an empty store under `config`, checking every step.
@@ -123,6 +123,54 @@ fn a_code_past_the_addresss_count_is_sent_with_one_attempt() {
             AdvanceClock { seconds: 61 },
             ResendCode { user: owner, addr },
             verify(owner, true),
+        ],
+    );
+}
+
+/// A former primary its owner removed and added back unverified stays
+/// reserved to them: the address is owned (a sign-up with it is another
+/// account's address, refused for good), not merely held unverified.
+#[test]
+fn a_former_primary_added_back_unverified_is_owned_while_reserved() {
+    use Transition::*;
+    let (owner, newcomer) = (0, 1);
+    let add = |addr| AddEmail {
+        user: owner,
+        addr,
+        spelling: Spelling::Lower,
+    };
+    let verify = |addr| Verify {
+        user: owner,
+        addr,
+        right_code: true,
+    };
+    replay(
+        mixed(),
+        vec![
+            SignUp {
+                user: owner,
+                addr: 0,
+                spelling: Spelling::Lower,
+            },
+            // Two switches, so the first one's address is no longer Cognito's and can go.
+            add(1),
+            verify(1),
+            SetPrimary { user: owner, addr: 1 },
+            add(2),
+            verify(2),
+            SetPrimary { user: owner, addr: 2 },
+            RemoveEmail { user: owner, addr: 1 },
+            add(1),
+            IsOwned { addr: 1 },
+            SignUp {
+                user: newcomer,
+                addr: 1,
+                spelling: Spelling::Lower,
+            },
+            CheckAvailability {
+                addr: 1,
+                spelling: Spelling::Lower,
+            },
         ],
     );
 }

@@ -387,6 +387,8 @@ impl System {
                 | ItemKind::DomainClaim
                 | ItemKind::ScimToken
                 | ItemKind::DirectoryClaim
+                | ItemKind::OrgCounts
+                | ItemKind::ScimCursor
                 | ItemKind::Unknown => {
                     panic!("an item the model never writes: {pk}/{sk}")
                 }

@@ -41,7 +41,9 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
     let mut domains: Vec<user_service::store::items::OrgDomainItem> = Vec::new();
     let mut scim_tokens: Vec<user_service::store::items::ScimTokenItem> = Vec::new();
     let mut directory_claims: Vec<(String, String, user_service::store::items::DirectoryClaimItem)> = Vec::new();
+    let mut counts: Vec<(String, user_service::store::items::OrgCountsItem)> = Vec::new();
     let mut domain_claims: HashMap<String, user_service::store::items::DomainClaimItem> = HashMap::new();
+    let mut holds: Vec<user_service::store::items::SignInHoldItem> = Vec::new();
     let mut out = Vec::new();
     for item in scan(client, table).await {
         let pk = keys::key_string(&item, keys::PK).unwrap_or_default().to_owned();
@@ -108,6 +110,12 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 // A snapshot holds subs alone: erasure stays complete.
                 if format!("{item:?}").contains('@') || item.contains_key(keys::GSI1PK) {
                     out.push(format!("reconcile item {pk}/{sk} holds an address or is in GSI1"));
+                }
+                if sk.starts_with("HOLD#") {
+                    match serde_dynamo::from_item(item.clone()) {
+                        Ok(hold) => holds.push(hold),
+                        Err(e) => out.push(format!("hold {pk}/{sk} does not parse: {e}")),
+                    }
                 }
             }
             ItemKind::Limit => {
@@ -201,10 +209,20 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 Ok(c) => directory_claims.push((pk.clone(), sk.clone(), c)),
                 Err(e) => out.push(format!("directory claim {pk}/{sk} does not parse: {e}")),
             },
+            ItemKind::OrgCounts => match serde_dynamo::from_item(item) {
+                Ok(c) => counts.push((pk.clone(), c)),
+                Err(e) => out.push(format!("counts {pk} do not parse: {e}")),
+            },
+            ItemKind::ScimCursor => {
+                if let Err(e) = serde_dynamo::from_item::<_, user_service::store::items::ScimCursorItem>(item) {
+                    out.push(format!("cursor {pk}/{sk} does not parse: {e}"));
+                }
+            }
             ItemKind::Unknown => out.push(format!("unknown item {pk}/{sk}")),
         }
     }
     out.extend(directory_violations(&members, &directory_claims));
+    out.extend(count_violations(&orgs, &members, &counts));
 
     // One owner per address: per canonical form, under the policy each record was claimed with.
     let mut owners: HashMap<String, Vec<&EmailItem>> = HashMap::new();
@@ -264,6 +282,13 @@ pub async fn violations(client: &Client, table: &str) -> Vec<String> {
                 ));
             }
             continue;
+        }
+        // A recovery's hold is listed, so the reconcile ends it if the stream does not.
+        let listed = holds
+            .iter()
+            .any(|h| h.user_id == p.user_id && Some(h.tokens_valid_after) == p.tokens_valid_after);
+        if p.sign_in_held && !listed {
+            out.push(format!("user {user}: held from signing in, but no hold item lists it"));
         }
         let primaries: Vec<&&EmailItem> = mine.iter().filter(|r| r.is_primary).collect();
         match primaries.as_slice() {
@@ -452,6 +477,37 @@ fn organization_violations(
 
 /// A directory's names: each claim names the member that holds the name, and
 /// each name a member holds is claimed, once per organization.
+/// Each live organization's counts are its members, the directory's, and
+/// the suspended among those (a purge removes members without counting).
+fn count_violations(
+    orgs: &HashMap<String, OrganizationItem>,
+    members: &[MemberItem],
+    counts: &[(String, user_service::store::items::OrgCountsItem)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (pk, c) in counts {
+        let org = pk.trim_start_matches("ORG#");
+        let Some(o) = orgs.get(org) else { continue };
+        if o.status != user_service::store::items::OrgStatus::Active {
+            continue;
+        }
+        let of: Vec<&MemberItem> = members.iter().filter(|m| m.org_id.to_string() == org).collect();
+        let directory: Vec<&&MemberItem> = of.iter().filter(|m| m.directory.is_some()).collect();
+        let held = (
+            of.len() as i64,
+            directory.len() as i64,
+            directory.iter().filter(|m| m.suspended).count() as i64,
+        );
+        if (c.members, c.directory_members, c.suspended_members) != held {
+            out.push(format!(
+                "organization {org} counts {:?}, holds {held:?}",
+                (c.members, c.directory_members, c.suspended_members)
+            ));
+        }
+    }
+    out
+}
+
 fn directory_violations(
     members: &[MemberItem],
     claims: &[(String, String, user_service::store::items::DirectoryClaimItem)],

@@ -549,6 +549,40 @@ impl TestApp {
         }
     }
 
+    /// An organization for a directory: `owner` signs up as `owner@{domain}`,
+    /// makes it (named and slugged after `slug`), proves `domain` with that
+    /// address and makes a SCIM token. Its client, and the token as a
+    /// directory sends it.
+    pub async fn directory_organization(
+        &self,
+        owner: &str,
+        domain: &str,
+        slug: &str,
+    ) -> (user_service::store::ScimClient, String) {
+        use user_service::domain::{Actor, OrgDomain, OrgId, ScimTokenName, UserId};
+        self.sign_up(owner, &format!("owner@{domain}")).await;
+        let reply = self.create_organization(owner, slug, slug).await;
+        reply.assert_status(201);
+        let org = OrgId::parse(reply.body["orgId"].as_str().unwrap()).unwrap();
+        let owner = UserId::parse_sub(owner).unwrap();
+        let actor = Actor::Member(owner.clone());
+        let domain = OrgDomain::parse(domain).unwrap();
+        let now = self.clock.now();
+        self.store.claim_domain(&actor, org, &domain, now).await.unwrap();
+        let proof = self.store.list_emails(&owner).await.unwrap()[0].email_id;
+        self.store
+            .verify_domain(&actor, org, &domain, proof, now)
+            .await
+            .unwrap();
+        let name = ScimTokenName::parse("Okta").unwrap();
+        let made = self.store.create_scim_token(&actor, org, &name, now).await.unwrap();
+        let client = user_service::store::ScimClient {
+            org,
+            token: made.info.token_id,
+        };
+        (client, made.token.encode())
+    }
+
     /// The emailId of the user's record of `address`, from GET /me/emails.
     pub async fn email_id_of(&self, sub: &str, address: &str) -> String {
         let reply = self.list_emails(sub).await;

@@ -8,6 +8,7 @@ mod codes;
 mod faults;
 mod figures;
 mod purge;
+mod scim_pages;
 mod workload;
 
 /// A number the environment sets for a run (its size, its seed), or `default`.

@@ -269,8 +269,10 @@ pub const REVOKE_SCIM_TOKEN: Function = Function {
     )
 };
 /// Deleted organizations' members are removed, a page at a time: each run
-/// works through the deletions under way (the `PURGES` partition) until a
-/// little before its deadline, and the next run goes on where it stopped.
+/// gives each deletion under way (the `PURGES` partition) a turn, least
+/// recently taken up first, until a little before its deadline; each
+/// organization resumes from its own checkpoint. One whose turn fails is
+/// passed over and the run fails at its end (the Errors alarm).
 pub const PURGE_ORGANIZATIONS: Function = Function {
     timeout_seconds: 60,
     alarms: &[

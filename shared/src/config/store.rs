@@ -2,7 +2,8 @@
 
 use super::{
     ADDRESS_RECOVERY_DAYS, AVAILABILITY_CHECKS_PER_USER, ConfigError, EXPORTS_PER_USER, INVITATION_TTL_HOURS,
-    MAX_EMAILS_PER_USER, MAX_INVITATIONS_PER_ADDRESS, MAX_INVITATIONS_PER_ORGANIZATION, MAX_ORGANIZATIONS_PER_USER,
+    MAX_EMAILS_PER_USER, MAX_INVITATIONS_PER_ADDRESS, MAX_INVITATIONS_PER_ORGANIZATION, MAX_MEMBERS_PER_ORGANIZATION,
+    MAX_ORGANIZATIONS_PER_USER, SCIM_CREATES_PER_ORGANIZATION_PER_DAY, SCIM_CREATES_PER_ORGANIZATION_PER_SECOND,
     SCIM_CREATES_PER_SECOND, TABLE_NAME, VERIFICATION_CODE_TTL_SECONDS, VERIFICATION_MAX_ATTEMPTS,
     VERIFICATION_MAX_CODES_PER_ADDRESS, VERIFICATION_MAX_CODES_PER_USER, VERIFICATION_MAX_CODES_PER_USER_ADDRESS,
     VERIFICATION_MAX_WRONG_CODES_PER_ADDRESS, VERIFICATION_MAX_WRONG_CODES_PER_USER,
@@ -22,6 +23,12 @@ pub struct StoreConfig {
     pub max_organizations_per_user: u32,
     /// Accounts the SCIM directories make a second, every organization's together.
     pub scim_creates_per_second: u32,
+    /// Members one organization may have.
+    pub max_members_per_organization: u32,
+    /// Accounts one organization's directory makes a second (its share).
+    pub scim_creates_per_organization_per_second: u32,
+    /// Accounts one organization's directory makes in a UTC day.
+    pub scim_creates_per_organization_per_day: u32,
     /// How long an unverified address holds its claim, from when the user first
     /// added it (in the last 24 hours). Resends never extend it.
     pub verification_ttl_seconds: i64,
@@ -88,6 +95,9 @@ impl StoreConfig {
             max_emails_per_user: Self::DEFAULT_MAX_EMAILS,
             max_organizations_per_user: MAX_ORGANIZATIONS_PER_USER.default_number(),
             scim_creates_per_second: SCIM_CREATES_PER_SECOND.default_number(),
+            max_members_per_organization: MAX_MEMBERS_PER_ORGANIZATION.default_number(),
+            scim_creates_per_organization_per_second: SCIM_CREATES_PER_ORGANIZATION_PER_SECOND.default_number(),
+            scim_creates_per_organization_per_day: SCIM_CREATES_PER_ORGANIZATION_PER_DAY.default_number(),
             verification_ttl_seconds: Self::DEFAULT_TTL_SECONDS,
             code_ttl_seconds: Self::DEFAULT_CODE_TTL_SECONDS,
             verification_max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
@@ -120,6 +130,15 @@ impl StoreConfig {
         set(&mut c.max_emails_per_user, MAX_EMAILS_PER_USER)?;
         set(&mut c.max_organizations_per_user, MAX_ORGANIZATIONS_PER_USER)?;
         set(&mut c.scim_creates_per_second, SCIM_CREATES_PER_SECOND)?;
+        set(
+            &mut c.scim_creates_per_organization_per_second,
+            SCIM_CREATES_PER_ORGANIZATION_PER_SECOND,
+        )?;
+        set(
+            &mut c.scim_creates_per_organization_per_day,
+            SCIM_CREATES_PER_ORGANIZATION_PER_DAY,
+        )?;
+        set(&mut c.max_members_per_organization, MAX_MEMBERS_PER_ORGANIZATION)?;
         set(&mut c.verification_max_attempts, VERIFICATION_MAX_ATTEMPTS)?;
         set(
             &mut c.max_wrong_codes_per_address,

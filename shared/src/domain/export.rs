@@ -1,4 +1,4 @@
-//! The account's export (`GET /me/export`, `schemas/export/account.json`):
+//! The account's export (`GET /me/export`, `schemas/export/account.v2.json`):
 //! everything the table holds about a user, as stored, and the rate-limit
 //! counters it names by kind.
 
@@ -9,12 +9,16 @@ use super::ids::UserId;
 use super::profile::{Email, Profile};
 use super::timestamp::Timestamp;
 
-/// The version of the export's format, `formatVersion`: a change to it that
-/// breaks a reader of `schemas/export/account.json` makes a new version.
-pub const EXPORT_FORMAT_VERSION: u32 = 1;
+/// The version of the export's format, `formatVersion`, and of its schema
+/// (`schemas/export/account.v<N>.json`). A change that would break a reader
+/// of the version's schema (a field removed, renamed, retyped or newly
+/// required) makes a new version; an optional field may be added within one,
+/// as readers ignore what they do not know. Version 1 (no `switches`,
+/// `recoveries`, `memberships`, `invitations`) stays published as it was.
+pub const EXPORT_FORMAT_VERSION: u32 = 2;
 
 /// Everything the table holds about a user, as `GET /me/export` gives it to
-/// them (GDPR articles 15 and 20; `schemas/export/account.json`). No code
+/// them (GDPR articles 15 and 20; `schemas/export/account.v2.json`). No code
 /// hash, no keyed address hash: secrets of the service, not the user's data.
 /// Every field is always present; `null` says the table holds nothing there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -60,7 +64,8 @@ pub struct InvitationExport {
     pub expires_at: Timestamp,
 }
 
-/// One organization the user belongs to.
+/// One organization the user belongs to: both halves of the membership,
+/// the user's and the organization's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MembershipExport {
@@ -70,6 +75,49 @@ pub struct MembershipExport {
     pub role: super::organization::Role,
     /// When they joined.
     pub joined_at: Timestamp,
+    /// Suspended by the organization's directory (SCIM `active: false`):
+    /// the user keeps their place and holds no power in it.
+    pub suspended: bool,
+    /// What the organization's directory holds about the user; `null` when
+    /// no directory provisioned or linked them.
+    pub directory: Option<DirectoryExport>,
+}
+
+/// What an organization's directory (SCIM) holds about a member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryExport {
+    /// The directory's `userName` for the user, as it wrote it.
+    pub user_name: String,
+    /// The directory's `externalId` for the user; `null` when it sent none.
+    pub external_id: Option<String>,
+    /// Whether the directory made the account (rather than linking an
+    /// existing one): only then may it erase it.
+    pub provisioned: bool,
+    /// The names the organization keeps for the user alone, one claim each,
+    /// in the form they are compared in.
+    pub claimed_names: Vec<DirectoryNameExport>,
+}
+
+/// One name an organization's directory claims for a member: no other
+/// member of the organization may be given it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryNameExport {
+    /// Which of the directory's attributes it is.
+    pub attribute: DirectoryAttribute,
+    /// The name as compared: a `userName` lower-cased, an `externalId` exactly.
+    pub value: String,
+}
+
+/// A directory attribute whose value is unique in an organization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DirectoryAttribute {
+    /// SCIM's `userName`, unique without regard to case.
+    UserName,
+    /// SCIM's `externalId`, unique exactly.
+    ExternalId,
 }
 
 /// A switch of the primary kept for its undoing: the former address is the

@@ -18,8 +18,9 @@ mod timestamp;
 
 pub use email_address::EmailAddress;
 pub use export::{
-    AccountExport, ClaimExport, EXPORT_FORMAT_VERSION, EmailExport, InvitationExport, LimitExport, LimitKind,
-    MembershipExport, PendingVerification, ProfileExport, RecoveryExport, SwitchExport,
+    AccountExport, ClaimExport, DirectoryAttribute, DirectoryExport, DirectoryNameExport, EXPORT_FORMAT_VERSION,
+    EmailExport, InvitationExport, LimitExport, LimitKind, MembershipExport, PendingVerification, ProfileExport,
+    RecoveryExport, SwitchExport,
 };
 pub use ids::{EmailId, ImportKey, PENDING_USER_PREFIX, UserId};
 pub use invalid::Invalid;

@@ -2,11 +2,14 @@
 //! run at a time holds the checkpoint's lease; a run continues the pass under
 //! way, or starts one when it is due, moves it on as far as its time allows
 //! (phase one in [`scan`], phase two in [`partitions`], the per-user work in
-//! [`users`]), and writes the checkpoint before its deadline. The arithmetic
-//! it follows is the pure part beside it ([`crate::reconcile`]); the handler that runs it
-//! on Lambda is `api::events::reconcile_users`.
+//! [`users`]), and writes the checkpoint before its deadline. Before the
+//! pass, each run finishes the recoveries' holds on sign-in the stream left
+//! ([`holds`]). The arithmetic it follows is the pure part beside it
+//! ([`crate::reconcile`]); the handler that runs it on Lambda is
+//! `api::events::reconcile_users`.
 
 mod context;
+mod holds;
 mod limit;
 mod partitions;
 mod scan;
@@ -17,6 +20,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+pub use self::holds::{HOLD_LEFT_TO_STREAM_SECONDS, HoldEnded, HoldsTally, finish_hold};
 use self::limit::Limit;
 use crate::clock::Clock;
 use crate::config::ReconcileConfig;
@@ -56,6 +60,13 @@ pub enum RunError {
     /// The function has no user pool.
     #[error("the user pool is not configured")]
     NoPool,
+    /// Recoveries' holds on sign-in that could not be finished; the next run
+    /// tries them again, and the function's error alarm fires meanwhile.
+    #[error("{failed} recoveries' holds on sign-in could not be finished")]
+    HoldsUnfinished {
+        /// Holds that failed.
+        failed: u32,
+    },
     /// A partition where Cognito lacks too many of the table's users.
     #[error(
         "Cognito lacks {missing} of {of} profiles of one partition: the wrong pool, or an emptied one; nothing erased"
@@ -178,6 +189,10 @@ impl<'a> Reconciler<'a> {
             tracing::info!("another run holds the reconcile's lease");
             return Ok(Ticked::Skipped);
         };
+        // First the holds the stream left: they bound how long an owner
+        // waits (docs/operations.md), and they are few.
+        let limit = self.limit();
+        let holds = self.finish_holds(&limit).await;
         let interval = u64::from(self.config.interval_hours) * 3_600;
         let mut pass = match checkpoint.pass.take() {
             // Its snapshot would expire under it: start again.
@@ -189,11 +204,11 @@ impl<'a> Reconciler<'a> {
             None if checkpoint.due(now, interval, requests) => self.start_pass(&mut checkpoint, now, requests),
             None => {
                 self.store.save_reconcile(&self.id, &checkpoint, true).await?;
-                return Ok(Ticked::Idle);
+                return with_holds(&holds, Ok(Ticked::Idle));
             }
         };
         pass.tally.runs += 1;
-        let outcome = self.advance(&mut checkpoint, &mut pass, &self.limit()).await;
+        let outcome = self.advance(&mut checkpoint, &mut pass, &limit).await;
         let ticked = if pass.is_complete() {
             let summary = PassSummary {
                 id: pass.id.clone(),
@@ -215,7 +230,7 @@ impl<'a> Reconciler<'a> {
         };
         // Written whatever the outcome: what the run did stands.
         self.store.save_reconcile(&self.id, &checkpoint, true).await?;
-        outcome.map(|()| ticked)
+        with_holds(&holds, outcome.map(|()| ticked))
     }
 
     /// Where this run stops: half the reserve for the snapshot's buffers and
@@ -264,6 +279,23 @@ impl<'a> Reconciler<'a> {
         let saved = self.store.save_reconcile(&self.id, checkpoint, false).await;
         checkpoint.pass = None;
         saved
+    }
+}
+
+/// A run that failed to finish some holds fails, once its pass has moved on,
+/// so the function's error alarm fires while an owner is still held.
+fn with_holds(holds: &HoldsTally, ticked: Result<Ticked, RunError>) -> Result<Ticked, RunError> {
+    if holds.finished + holds.stale + holds.failed > 0 {
+        tracing::info!(
+            finished = holds.finished,
+            stale = holds.stale,
+            failed = holds.failed,
+            "recoveries' holds on sign-in"
+        );
+    }
+    match ticked {
+        Ok(_) if holds.failed > 0 => Err(RunError::HoldsUnfinished { failed: holds.failed }),
+        other => other,
     }
 }
 

@@ -7,17 +7,28 @@
 //! The words used throughout:
 //! - An organization's **domain addresses** are addresses at its verified
 //!   domains: the organization proved it holds them, so it may vouch for them.
-//! - An account is the organization's **alone** when every verified address
-//!   it holds is one of the organization's domain addresses and it belongs to
-//!   no other organization. Only then does the directory manage its profile
-//!   and its primary, and only if the organization also **provisioned** it
-//!   (made it by SCIM) may the directory erase it.
+//! - An account the organization **provisioned** (made by SCIM) is a
+//!   **provisioned member** while its role is `member`: the directory manages
+//!   its domain addresses, and, while the account is also the organization's
+//!   **alone** (every verified address it holds one of the organization's
+//!   domain addresses, and no other organization), its primary and its
+//!   names, and may erase it.
+//! - An account the directory found by a verified domain address is a
+//!   **linked member**: the person's own. The directory may suspend,
+//!   reactivate and remove its membership, never re-address or rename it.
+//! - Admins and owners are the organization's owners' to change: a directory
+//!   never adopts or changes them (an admin's token re-addressing the owner
+//!   would hand the admin the owner's account, and with it the organization).
+//!
+//! Each of these is also a condition in the store's write (the membership's
+//! role and `provisioned`), so a change between the plan and the write is
+//! refused, not obeyed.
 
 use std::collections::BTreeSet;
 
 use super::error::ScimError;
 use super::user::ScimUser;
-use crate::domain::{EmailAddress, OrgDomain, UserId};
+use crate::domain::{EmailAddress, OrgDomain, Role, UserId};
 
 /// Who holds an address, as its claim says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +39,9 @@ pub enum Holder {
     Verified(UserId),
     /// An account is verifying it (a claim that lapses unless verified).
     Pending(UserId),
+    /// Reserved to an account while a switch away from it can be undone:
+    /// nobody else's, and no account to link by it.
+    Reserved(UserId),
 }
 
 /// The organization's verified domains.
@@ -53,13 +67,12 @@ pub enum CreatePlan {
         /// Every address, the primary among them.
         addresses: Vec<EmailAddress>,
     },
-    /// The account that holds the primary verified joins by membership; the
-    /// free domain addresses listed are added to it, verified.
+    /// The account that holds the primary verified joins by membership, as
+    /// it is: a linked member's addresses are the person's, so the other
+    /// addresses listed are not added (the answer shows what it holds).
     Link {
         /// The account.
         user: UserId,
-        /// The addresses to add.
-        added: Vec<EmailAddress>,
     },
 }
 
@@ -99,21 +112,14 @@ pub fn plan_create(
     }
     let taken = || ScimError::uniqueness("an address listed belongs to another account");
     match holder(&primary) {
-        Holder::Verified(account) => {
-            let mut added = Vec::new();
-            for address in addresses.iter().filter(|a| **a != primary) {
-                match holder(address) {
-                    Holder::Verified(other) if other == account => {}
-                    Holder::Verified(_) => return Err(taken()),
-                    // A claim being verified yields to a verified address, as at sign-up.
-                    Holder::Free | Holder::Pending(_) => added.push(address.clone()),
-                }
-            }
-            Ok(CreatePlan::Link { user: account, added })
-        }
+        Holder::Verified(account) => Ok(CreatePlan::Link { user: account }),
+        Holder::Reserved(_) => Err(taken()),
         // Claims being verified yield to verified addresses, as a sign-up's do.
         Holder::Free | Holder::Pending(_) => {
-            if addresses.iter().any(|a| matches!(holder(a), Holder::Verified(_))) {
+            if addresses
+                .iter()
+                .any(|a| matches!(holder(a), Holder::Verified(_) | Holder::Reserved(_)))
+            {
                 return Err(taken());
             }
             Ok(CreatePlan::NewAccount { primary, addresses })
@@ -132,9 +138,38 @@ pub struct AccountFacts {
     pub organizations: u32,
     /// Whether this organization made it by SCIM.
     pub provisioned: bool,
+    /// The member's role in this organization.
+    pub role: Role,
+}
+
+/// What a directory may do to a member's account: what the organization gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// It made the account, a member: its domain addresses; its primary and
+    /// names while the organization alone uses it; its erasure.
+    Provisioned,
+    /// It found the person's own account: suspend, reactivate, remove the
+    /// membership; never re-address or rename.
+    Linked,
+    /// An admin or an owner: nothing beyond reading.
+    Privileged,
 }
 
 impl AccountFacts {
+    /// The directory's standing over the account.
+    pub fn standing(&self) -> Standing {
+        match (self.role, self.provisioned) {
+            (Role::Owner | Role::Admin, _) => Standing::Privileged,
+            (Role::Member, true) => Standing::Provisioned,
+            (Role::Member, false) => Standing::Linked,
+        }
+    }
+
+    /// Whether the directory manages the account's primary and names.
+    pub fn managed(&self, domains: &Domains) -> bool {
+        self.standing() == Standing::Provisioned && self.alone(domains)
+    }
+
     /// Whether the account is the organization's alone (see the module's words).
     pub fn alone(&self, domains: &Domains) -> bool {
         self.organizations <= 1
@@ -202,6 +237,47 @@ impl UpdatePlan {
     }
 }
 
+/// Whether an update stays within the directory's standing over the account
+/// (`before` the User as shown, `after` as the directory wants it): `true`
+/// when it writes, `false` when it is a no-op. A linked member's addresses
+/// are the person's; an admin's or an owner's membership is not the
+/// directory's to change at all (their names are ignored, as a linked
+/// member's are: the person's own).
+pub fn within_standing(facts: &AccountFacts, before: &ScimUser, after: &ScimUser) -> Result<bool, ScimError> {
+    fn values(u: &ScimUser) -> Vec<&str> {
+        let mut v: Vec<&str> = u.emails.iter().map(|e| e.value.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    let same_addresses = values(before) == values(after);
+    match facts.standing() {
+        Standing::Provisioned => Ok(true),
+        Standing::Linked if same_addresses => Ok(true),
+        Standing::Linked => Err(ScimError::bad_request(
+            super::error::ScimType::Mutability,
+            "emails: a linked member's addresses are the person's own; a directory changes the addresses only of accounts it provisioned",
+        )),
+        Standing::Privileged
+            if same_addresses
+                && before.active == after.active
+                && before.user_name == after.user_name
+                && before.external_id == after.external_id =>
+        {
+            Ok(false)
+        }
+        Standing::Privileged => Err(privileged()),
+    }
+}
+
+/// The refusal of a change to an admin's or owner's membership.
+pub fn privileged() -> ScimError {
+    ScimError::bad_request(
+        super::error::ScimType::Mutability,
+        "an admin's or an owner's membership is the organization's owners' to change, never its directory's",
+    )
+}
+
 /// Plans the addresses and the profile of an update from `before` (the
 /// resource as shown) to `after` (as the directory wants it).
 pub fn plan_update(
@@ -217,13 +293,19 @@ pub fn plan_update(
     }
     let shown = shown_addresses(facts, domains);
     let mut plan = UpdatePlan {
-        manages_profile: facts.alone(domains),
+        manages_profile: facts.managed(domains),
         ..UpdatePlan::default()
     };
+    if facts.standing() != Standing::Provisioned {
+        // The person's addresses, as shown: nothing of them is the directory's to write.
+        return Ok(plan);
+    }
     for address in wanted.iter().filter(|a| !shown.contains(a)) {
         match holder(address) {
             Holder::Verified(other) if other == *account => {}
-            Holder::Verified(_) => return Err(ScimError::uniqueness("an address listed belongs to another account")),
+            Holder::Verified(_) | Holder::Reserved(_) => {
+                return Err(ScimError::uniqueness("an address listed belongs to another account"));
+            }
             Holder::Free | Holder::Pending(_) => plan.added.push((*address).clone()),
         }
     }
@@ -232,7 +314,7 @@ pub fn plan_update(
         .filter(|a| !wanted.contains(a))
         .map(|a| (*a).clone())
         .collect();
-    // The primary is the directory's only where the account is the organization's alone.
+    // The primary is the directory's only where it manages the account.
     let asked = after.primary_email().filter(|p| **p != facts.primary);
     if plan.manages_profile {
         plan.primary = asked.cloned();
@@ -270,10 +352,16 @@ pub enum DeletePlan {
     },
 }
 
-/// Plans a delete.
-pub fn plan_delete(facts: &AccountFacts, domains: &Domains) -> DeletePlan {
-    if facts.provisioned && facts.alone(domains) {
-        return DeletePlan::Erase;
+/// Plans a delete: an account the organization made, alone uses and holds
+/// as a member is erased; a provisioned member's domain addresses leave with
+/// the membership; a linked member keeps every address; an admin or an
+/// owner is refused.
+pub fn plan_delete(facts: &AccountFacts, domains: &Domains) -> Result<DeletePlan, ScimError> {
+    match facts.standing() {
+        Standing::Privileged => return Err(privileged()),
+        Standing::Linked => return Ok(DeletePlan::Leave { removed: Vec::new() }),
+        Standing::Provisioned if facts.alone(domains) => return Ok(DeletePlan::Erase),
+        Standing::Provisioned => {}
     }
     let removed = facts
         .addresses
@@ -282,7 +370,7 @@ pub fn plan_delete(facts: &AccountFacts, domains: &Domains) -> DeletePlan {
         .filter(|a| domains.covers(a) && **a != facts.primary)
         .cloned()
         .collect();
-    DeletePlan::Leave { removed }
+    Ok(DeletePlan::Leave { removed })
 }
 
 #[cfg(test)]

@@ -74,17 +74,19 @@ fn an_existing_account_is_linked_by_its_verified_domain_address_never_taken() {
     };
     assert_eq!(
         plan_create(&ada, &acme(), holder).unwrap(),
-        CreatePlan::Link {
-            user: id("sub-ada"),
-            added: vec![address("ada2@acme.example")]
-        }
+        CreatePlan::Link { user: id("sub-ada") },
+        "a linked account's addresses are the person's: the others listed are not added"
     );
-    // Another address held by someone else: nobody's address is moved.
+    // Another address held by someone else: nobody's address is moved (a
+    // link adds none).
     let holder = |a: &EmailAddress| match a.as_str() {
         "ada@acme.example" => Holder::Verified(id("sub-ada")),
         _ => Holder::Verified(id("sub-bob")),
     };
-    assert_eq!(plan_create(&ada, &acme(), holder).unwrap_err().status, 409);
+    assert_eq!(
+        plan_create(&ada, &acme(), holder).unwrap(),
+        CreatePlan::Link { user: id("sub-ada") }
+    );
     // A new account never takes an address someone holds verified.
     let holder = |a: &EmailAddress| {
         if a.as_str() == "ada2@acme.example" {
@@ -108,16 +110,18 @@ fn facts(addresses: &[(&str, bool)], primary: &str, organizations: u32, provisio
         primary: address(primary),
         organizations,
         provisioned,
+        role: Role::Member,
     }
 }
 
 #[test]
 fn the_directory_sees_and_changes_only_the_organizations_addresses() {
+    // A provisioned account the person made their own too (a verified address of theirs).
     let personal = facts(
         &[("ada@gmail.com", true), ("ada@acme.example", true)],
         "ada@gmail.com",
         1,
-        false,
+        true,
     );
     let shown: Vec<&str> = shown_addresses(&personal, &acme())
         .into_iter()
@@ -188,7 +192,7 @@ fn an_account_the_organization_alone_uses_is_the_directorys_to_manage() {
 #[test]
 fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
     let made_alone = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, true);
-    assert_eq!(plan_delete(&made_alone, &acme()), DeletePlan::Erase);
+    assert_eq!(plan_delete(&made_alone, &acme()), Ok(DeletePlan::Erase));
     // Another organization uses it.
     let shared = facts(
         &[("ada@acme.example", true), ("a2@acme.example", true)],
@@ -198,9 +202,9 @@ fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
     );
     assert_eq!(
         plan_delete(&shared, &acme()),
-        DeletePlan::Leave {
+        Ok(DeletePlan::Leave {
             removed: vec![address("a2@acme.example")]
-        }
+        })
     );
     // The person added an address of their own.
     let personal = facts(
@@ -211,13 +215,32 @@ fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
     );
     assert_eq!(
         plan_delete(&personal, &acme()),
-        DeletePlan::Leave {
+        Ok(DeletePlan::Leave {
             removed: vec![address("ada@acme.example")]
-        }
+        })
     );
     // The person signed up themselves and the directory linked them.
     let signed_up = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, false);
-    assert_eq!(plan_delete(&signed_up, &acme()), DeletePlan::Leave { removed: vec![] });
+    assert_eq!(
+        plan_delete(&signed_up, &acme()),
+        Ok(DeletePlan::Leave { removed: vec![] })
+    );
+    // A linked member keeps every address, their domain addresses included.
+    let linked = facts(
+        &[("ada@acme.example", true), ("a2@acme.example", true)],
+        "ada@acme.example",
+        1,
+        false,
+    );
+    assert_eq!(plan_delete(&linked, &acme()), Ok(DeletePlan::Leave { removed: vec![] }));
+    // An admin or an owner, even one the directory made, is the owners' to remove.
+    for role in [Role::Admin, Role::Owner] {
+        let privileged = AccountFacts {
+            role,
+            ..made_alone.clone()
+        };
+        assert_eq!(plan_delete(&privileged, &acme()).unwrap_err().status, 400, "{role:?}");
+    }
     // An unverified address of the person's own does not make the account theirs.
     let pending = facts(
         &[("ada@acme.example", true), ("ada@gmail.com", false)],
@@ -225,7 +248,7 @@ fn only_an_account_the_organization_made_and_alone_uses_is_erased() {
         1,
         true,
     );
-    assert_eq!(plan_delete(&pending, &acme()), DeletePlan::Erase);
+    assert_eq!(plan_delete(&pending, &acme()), Ok(DeletePlan::Erase));
 }
 
 #[test]
@@ -265,4 +288,93 @@ fn an_updates_addresses_are_written_removed_added_switched_then_the_former_prima
     );
     plan.removed.clear();
     assert_eq!(plan.next_step(&primary), None, "then the names and active");
+}
+
+/// The takeover of issue 56: an admin's token links the owner, or a
+/// stranger's links a person at the domain, then re-addresses them.
+#[test]
+fn a_directory_never_re_addresses_or_renames_an_account_it_only_linked() {
+    let linked = facts(&[("owner@acme.example", true)], "owner@acme.example", 1, false);
+    let before = user(json!({ "userName": "owner", "name": { "givenName": "Olga" },
+        "emails": [{ "value": "owner@acme.example", "primary": true }] }));
+    let takeover = user(json!({ "userName": "owner",
+        "emails": [{ "value": "attacker+o@acme.example", "primary": true }] }));
+    let refused = within_standing(&linked, &before, &takeover).unwrap_err();
+    assert_eq!(
+        (refused.status, refused.detail.starts_with("emails: a linked member")),
+        (400, true)
+    );
+    // Adding one beside theirs is re-addressing too.
+    let added = user(json!({ "userName": "owner", "emails": [
+        { "value": "owner@acme.example", "primary": true }, { "value": "attacker@acme.example" }
+    ] }));
+    assert_eq!(within_standing(&linked, &before, &added).unwrap_err().status, 400);
+    // Suspending, renaming the directory's own names: within its standing,
+    // and the plan writes no address, no primary and no name of the person's.
+    let suspended = user(
+        json!({ "userName": "o.2", "active": false, "name": { "givenName": "Mallory" },
+        "emails": [{ "value": "owner@acme.example", "primary": true }] }),
+    );
+    assert_eq!(within_standing(&linked, &before, &suspended), Ok(true));
+    let plan = plan_update(&linked, &suspended, &acme(), free, &id("sub-o")).unwrap();
+    assert_eq!(
+        plan,
+        UpdatePlan::default(),
+        "nothing of the person's is the directory's"
+    );
+    // Even an account the organization alone uses, when it did not make it.
+    assert!(linked.alone(&acme()) && !linked.managed(&acme()));
+}
+
+#[test]
+fn an_admins_or_an_owners_membership_is_never_the_directorys_to_change() {
+    for role in [Role::Admin, Role::Owner] {
+        let made = AccountFacts {
+            role,
+            ..facts(&[("ada@acme.example", true)], "ada@acme.example", 1, true)
+        };
+        assert_eq!(made.standing(), Standing::Privileged);
+        let before = user(json!({ "userName": "ada", "emails": [{ "value": "ada@acme.example", "primary": true }] }));
+        // The same User again (a directory's routine sync): a no-op, nothing written.
+        assert_eq!(within_standing(&made, &before, &before), Ok(false));
+        for after in [
+            json!({ "userName": "ada", "active": false, "emails": [{ "value": "ada@acme.example", "primary": true }] }),
+            json!({ "userName": "ada.2", "emails": [{ "value": "ada@acme.example", "primary": true }] }),
+            json!({ "userName": "ada", "emails": [{ "value": "new@acme.example", "primary": true }] }),
+        ] {
+            let refused = within_standing(&made, &before, &user(after.clone())).unwrap_err();
+            assert_eq!(refused.status, 400, "{role:?} {after}");
+        }
+    }
+}
+
+#[test]
+fn a_provisioned_member_is_managed_only_while_the_organization_alone_uses_it() {
+    let made = facts(&[("ada@acme.example", true)], "ada@acme.example", 1, true);
+    assert_eq!(made.standing(), Standing::Provisioned);
+    assert!(made.managed(&acme()));
+    let joined_elsewhere = AccountFacts {
+        organizations: 2,
+        ..made.clone()
+    };
+    assert!(!joined_elsewhere.managed(&acme()));
+}
+
+#[test]
+fn a_reserved_address_links_nobody_and_is_nobody_elses() {
+    // A former primary its account can still take back: never a link's key,
+    // never a new account's address, never added to another.
+    let ada = user(json!({ "userName": "ada", "emails": [{ "value": "ada@acme.example", "primary": true }] }));
+    let reserved = |_: &EmailAddress| Holder::Reserved(id("sub-bob"));
+    assert_eq!(plan_create(&ada, &acme(), reserved).unwrap_err().status, 409);
+    let work = facts(&[("a@acme.example", true)], "a@acme.example", 1, true);
+    let after = user(json!({ "userName": "a", "emails": [
+        { "value": "a@acme.example", "primary": true }, { "value": "ada@acme.example" }
+    ] }));
+    assert_eq!(
+        plan_update(&work, &after, &acme(), reserved, &id("sub-a"))
+            .unwrap_err()
+            .status,
+        409
+    );
 }

@@ -300,6 +300,11 @@ pub enum StoreError {
     /// The action would leave an organization without an owner.
     #[error("an organization must keep an owner")]
     LastOwner,
+    /// The member's membership is suspended (by the organization's
+    /// directory): it cannot be promoted, which would make an admin or owner
+    /// who holds no power and yet counts.
+    #[error("a suspended membership cannot be promoted")]
+    MemberSuspended,
     /// Another organization holds the slug.
     #[error("the slug is taken")]
     SlugTaken,
@@ -357,6 +362,9 @@ pub enum StoreError {
     /// The user belongs to the configured maximum of organizations.
     #[error("the user belongs to the maximum number of organizations")]
     OrganizationLimitReached,
+    /// The organization has the configured maximum of members.
+    #[error("the organization has the maximum number of members")]
+    OrganizationFull,
     /// The If-Match precondition names no version the organization is at now.
     #[error("the organization has changed: version is {current}")]
     OrganizationVersionMismatch {
@@ -388,6 +396,13 @@ pub enum StoreError {
     #[error("too many codes asked for; retry in {retry_after_secs} s")]
     TooManyRequests {
         /// Seconds until another code may be issued; sent as Retry-After.
+        retry_after_secs: u64,
+    },
+    /// Too many invitations sent: by the organization to the address, to the
+    /// address from every organization, or by the organization, in 24 hours.
+    #[error("too many invitations sent; retry in {retry_after_secs} s")]
+    TooManyInvitations {
+        /// Seconds until another invitation may be sent; sent as Retry-After.
         retry_after_secs: u64,
     },
     /// A function that hashes codes or addresses was built without the key: a

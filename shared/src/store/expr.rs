@@ -148,6 +148,14 @@ impl Expr {
         format!("{} {op} {}", self.name(attribute), self.value(attribute, value))
     }
 
+    /// `#map.#a = :a`: an attribute of a map attribute equals `value`.
+    pub(super) fn eq_in(&mut self, map: &'static str, attribute: &'static str, value: impl Value) -> String {
+        let map = self.name(map);
+        let name = self.name(attribute);
+        let value = self.value(attribute, value);
+        format!("{map}.{name} = {value}")
+    }
+
     /// `#a = :a`; also the form of a SET clause.
     pub(super) fn eq(&mut self, attribute: &'static str, value: impl Value) -> String {
         self.compare(attribute, "=", value)

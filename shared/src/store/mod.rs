@@ -45,11 +45,11 @@ pub use error::{DynamoError, StoreError};
 use expr::{Expr, Update};
 use items::{EmailItem, ProfileItem, UserItems};
 pub use ops::{
-    Adopted, BATCH_GET_KEYS, ChunkAt, DirectoryAccount, Filed, InvitationPage, Invited, MAX_TOKENS_PER_CHANGE,
-    MAX_WRONG_PASSWORDS, MadeScimToken, MemberPage, Moved, MyOrganization, PasswordSlot, PendingUser, Purged,
-    RECOVERY_GUESSES_PER_SOURCE, RecordPage, Recovered, ScanPage, ScannedProfile, ScannedRecord, ScimClient,
-    ScimMember, ScimPage, SignInSettled, SignInView, Slot, StatusSet, Suggestion, UnlistedPage, UnlistedProfile,
-    password_admitted,
+    Adopted, BATCH_GET_KEYS, ChunkAt, DirectoryAccount, Filed, HeldAccount, Hold, InvitationPage, Invited,
+    MAX_TOKENS_PER_CHANGE, MAX_WRONG_PASSWORDS, MadeScimToken, MemberPage, Moved, MyOrganization, PasswordSlot,
+    PendingUser, Purged, RECOVERY_GUESSES_PER_SOURCE, RecordPage, Recovered, ScanPage, ScannedProfile, ScannedRecord,
+    ScimClient, ScimMember, ScimPage, SignInSettled, SignInView, Slot, StatusSet, Suggestion, UnlistedPage,
+    UnlistedProfile, password_admitted,
 };
 use plan::{Rejection, TxPlan};
 use retry::{retrying, send_by_deadline};

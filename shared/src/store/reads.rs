@@ -97,15 +97,16 @@ impl Store {
     /// Never a yes or no: whoever decides about a user from it must tell that
     /// user's own claim from another's. An unverified claim is nobody's here:
     /// it never blocks a sign-up (the confirmed sign-up takes it over), so no
-    /// one can squat an address they cannot verify. A removed former primary
-    /// reserved for its account's recovery is that account's until `now`
-    /// passes the reservation.
+    /// one can squat an address they cannot verify. A former primary reserved
+    /// for its account's recovery is that account's until `now` passes the
+    /// reservation, removed or added back unverified alike: the sign-up it
+    /// blocks is another account's address ([`ClaimItem::is_owned`]).
     pub async fn verified_holder(&self, email: &EmailAddress, now: Timestamp) -> Result<Option<UserId>, StoreError> {
         Ok(self
             .claims(email)
             .await?
             .into_iter()
-            .find(|c| c.expires_at.is_none() && (!c.is_reservation_only() || c.is_reserved(now)))
+            .find(|c| c.is_owned(now))
             .map(|c| c.user_id))
     }
 
@@ -120,14 +121,19 @@ impl Store {
     }
 
     /// Every live claim on `email` (by any form): its holder, and whether
-    /// the holder verified it. A lapsed unverified claim is nobody's.
+    /// the holder owns it, so that even a verified claimant cannot take it
+    /// over: verified, or reserved for a recovery (an address added back
+    /// unverified included). A lapsed unverified claim is nobody's.
     pub async fn claim_holders(&self, email: &EmailAddress, now: Timestamp) -> Result<Vec<(UserId, bool)>, StoreError> {
         Ok(self
             .claims(email)
             .await?
             .into_iter()
             .filter(|c| c.is_live(now))
-            .map(|c| (c.user_id, c.expires_at.is_none()))
+            .map(|c| {
+                let owned = c.is_owned(now);
+                (c.user_id, owned)
+            })
             .collect())
     }
 

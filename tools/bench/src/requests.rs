@@ -648,12 +648,23 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "Exception: the caller's profile, the invitation (its token's hash, its address), the address's claim and the caller's record of it (verified), the organization (its address rules), the caller's member item; then one transaction: both halves, the caller's count, the organization at the version its rules were read, the invitation used up, the claim and the record unchanged.",
         ),
         "purge-organizations" => (
-            &[("GetItem", 2), ("Query", 3), ("TransactWriteItems", 2)],
-            "A run: the deletions under way (one Query of PURGES), then for each the organization, a page of its members, one transaction per member (one here: both halves and the count), the organization and an empty page again, and one transaction deleting the organization's item and its purge's.",
+            &[
+                ("DeleteItem", 1),
+                ("GetItem", 2),
+                ("Query", 3),
+                ("TransactWriteItems", 2),
+                ("UpdateItem", 1),
+            ],
+            "A run: the deletions under way (one Query of PURGES), then for each its turn taken up on its checkpoint (attemptedAt, one write), the organization, a page of its partition: the organization's counts deleted as they come (one DeleteItem), one transaction per member (one here: both halves and the count), the organization and an empty page again, and one transaction deleting the organization's item and its purge's (its checkpoint with it).",
         ),
         "recover-account" => (
-            &[("GetItem", 1), ("Query", 1), ("TransactWriteItems", 1)],
-            "Exception: the source's counter of refused links is read first (past its cap nothing more is read), then the user's partition (the switch, its token hashes, the addresses to remove, the version the write pins), then one transaction. A former primary removed since its switch adds a read of its claim (its reservation).",
+            &[
+                ("GetItem", 1),
+                ("Query", 1),
+                ("TransactWriteItems", 1),
+                ("UpdateItem", 3),
+            ],
+            "Exception: the source's counter of refused links is read (full as read: refused, nothing more), then its slot taken in one conditional write before the link is judged; the user's partition (the switch, its token hashes, the addresses to remove, the version the write pins); the hold listed for the reconcile (one write, beside the transaction the largest recovery fills); one transaction; the slot given back (a link that recovers was no guess). A former primary removed since its switch adds a read of its claim (its reservation).",
         ),
         "pre-sign-up" => (
             &[("GetItem", 1)],
@@ -672,8 +683,8 @@ fn expected(function: &str) -> (Counts, &'static str) {
             "Three reads, the last two concurrent: the address's claim (it names the pending user), then the pending profile and its legacy hash; then one conditional write takes a slot of the day's wrong-password limit before the hash is checked, and one gives it back once the password matched (Cognito's new user moves the account at its first sign-in).",
         ),
         "reconcile-users" => (
-            &[("GetItem", 1), ("Query", 2), ("Scan", 4), ("UpdateItem", 6)],
-            "A new pass: the lease taken (one write), one Scan page per segment of the table (4), the live users' snapshot written as chunks (two: the 4 users fall in 2 segments), the checkpoint after the table, then the one partition's snapshot (its live and deleted chunks) and progress read; Cognito is unreachable in the bench, so the partition saves its progress, the run saves the checkpoint, fails, and erases no one.",
+            &[("GetItem", 1), ("Query", 3), ("Scan", 4), ("UpdateItem", 6)],
+            "The recoveries' holds older than 15 minutes (one Query: none here), then a new pass: the lease taken (one write), one Scan page per segment of the table (4), the live users' snapshot written as chunks (two: the 4 users fall in 2 segments), the checkpoint after the table, then the one partition's snapshot (its live and deleted chunks) and progress read; Cognito is unreachable in the bench, so the partition saves its progress, the run saves the checkpoint, fails, and erases no one.",
         ),
         "sync-cognito-email" => (
             &[],

@@ -1,4 +1,6 @@
 //! `user-admin import FILE` and `user-admin export`: see docs/import-export.md.
+//! `user-admin holds` and `user-admin release-hold SUB`: the accounts a
+//! recovery holds from signing in, and finishing one by hand (docs/operations.md).
 //! The table, the pool and the address policy come from the same environment
 //! as the functions' (TABLE_NAME, USER_POOL_ID, EMAIL_CANONICALIZATION, …);
 //! endpoints and credentials from the standard AWS environment.
@@ -13,6 +15,9 @@ use user_admin::{export, import, progress};
 use user_service::Store;
 use user_service::address_policy::AddressPolicy;
 use user_service::config::{ClientTimeouts, StoreConfig};
+use user_service::domain::Timestamp;
+use user_service::identity::UserPool;
+use user_service::reconciler::{HoldEnded, finish_hold};
 
 /// Cognito's default quota of the UserCreation category (AdminCreateUser,
 /// SignUp, …) is 50 requests a second per account: the import keeps to 20,
@@ -35,6 +40,32 @@ enum Task {
     /// Write every user that is not deleted as JSON Lines in the import's
     /// format, without secrets. Stopped, run it again with the same cursor to go on.
     Export(ExportArgs),
+    /// List the recoveries whose hold on sign-in is not lifted yet, oldest
+    /// first: sub, when, and whether the profile is still held by it.
+    Holds(HoldsArgs),
+    /// Finish one held recovery by hand, as the stream consumer would:
+    /// Cognito's address, every session signed out, a new password required,
+    /// then the hold lifted. Never lifts a hold without those steps.
+    ReleaseHold(ReleaseHoldArgs),
+}
+
+#[derive(clap::Args)]
+struct HoldsArgs {
+    /// The table.
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+}
+
+#[derive(clap::Args)]
+struct ReleaseHoldArgs {
+    /// The held account's sub.
+    sub: String,
+    /// The table.
+    #[arg(long, env = "TABLE_NAME")]
+    table: String,
+    /// The user pool (the stack's UserPoolId output).
+    #[arg(long, env = "USER_POOL_ID")]
+    user_pool_id: String,
 }
 
 #[derive(clap::Args)]
@@ -175,6 +206,71 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
             eprintln!("exported: {exported} users to {}", args.out.display());
             Ok(ExitCode::SUCCESS)
         }
+        // Boxed: each holds its clients across its calls.
+        Task::Holds(args) => Box::pin(holds(args)).await,
+        Task::ReleaseHold(args) => Box::pin(release_hold(args)).await,
+    }
+}
+
+async fn holds(args: HoldsArgs) -> Result<ExitCode, String> {
+    let (store, _) = store(&args.table).await?;
+    Box::pin(list_holds(&store))
+        .await
+        .map_err(|e| user_service::error::chain(&e))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn release_hold(args: ReleaseHoldArgs) -> Result<ExitCode, String> {
+    let (store, sdk) = store(&args.table).await?;
+    let user = user_service::domain::UserId::parse_sub(&args.sub).map_err(|e| e.to_string())?;
+    let pool = UserPool::new(aws_sdk_cognitoidentityprovider::Client::new(&sdk), args.user_pool_id);
+    let Some(held) = store
+        .sign_in_hold(&user)
+        .await
+        .map_err(|e| user_service::error::chain(&e))?
+    else {
+        eprintln!("{user}: no recovery holds this account");
+        return Ok(ExitCode::SUCCESS);
+    };
+    match Box::pin(finish_hold(&store, &pool, &held.hold)).await {
+        Ok(HoldEnded::Finished) => {
+            eprintln!("{user}: released; Cognito asks for a new password at the next sign-in");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(HoldEnded::Stale) => {
+            eprintln!("{user}: no recovery holds this account any more");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) => Err(format!("{user}: not released: {}", user_service::error::chain(&err))),
+    }
+}
+
+/// Lists every hold item on stderr, as the tool's other reports, oldest
+/// first: the sub, the recovery's time, and whether the profile is still
+/// held by it (`stale` otherwise: the reconcile deletes it). Each line names
+/// a sub, never an address.
+async fn list_holds(store: &Store) -> Result<(), user_service::StoreError> {
+    let now = Timestamp::now();
+    let mut after = None;
+    loop {
+        let page = store.held_recoveries(now.plus_seconds(1), after.as_ref(), 100).await?;
+        for hold in &page {
+            let held = store
+                .sign_in_hold(&hold.user)
+                .await?
+                .is_some_and(|held| held.hold == *hold);
+            let at = Timestamp::from_unix_millis(hold.recovered_at.saturating_mul(1_000));
+            let minutes = (now.unix_seconds() - hold.recovered_at) / 60;
+            eprintln!(
+                "{}\t{at}\t{minutes} min\t{}",
+                hold.user,
+                if held { "held" } else { "stale" }
+            );
+        }
+        if page.len() < 100 {
+            return Ok(());
+        }
+        after = page.last().cloned();
     }
 }
 

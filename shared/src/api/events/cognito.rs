@@ -100,9 +100,10 @@ pub async fn create(
             if adopt(app, user).await? != Adopted::NoPending {
                 return Ok(());
             }
-            // Closed only for another account's verified claim: an unverified
-            // one not yet moved to the policy's new form blocks for a while,
-            // and never costs the sign-up.
+            // Closed only for another account's verified claim, or its former
+            // primary reserved for a recovery (added back unverified too): an
+            // unverified one not yet moved to the policy's new form blocks for
+            // a while, and never costs the sign-up.
             return match app.store.verified_holder(&user.email, app.clock.now()).await {
                 Ok(Some(holder)) if holder != user.user_id => {
                     close_sign_up(app, pool_id, &user.user_id).await;

@@ -120,6 +120,7 @@ fn failure(err: &RunError) -> Diagnostic {
             RunError::Store(_) => "the table could not be read or written",
             RunError::Cognito(_) => "Cognito could not be asked",
             RunError::NoPool => "the user pool is not configured",
+            RunError::HoldsUnfinished { .. } => "some recoveries' holds on sign-in could not be finished; see the log",
             RunError::Implausible { .. } => {
                 "Cognito lacks too many of the table's users: nothing was erased; see the log"
             }

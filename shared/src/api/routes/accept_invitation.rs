@@ -32,6 +32,7 @@ route! {
         crate::StoreError::InvitationExpired,
         crate::StoreError::InvitationAddressNotHeld,
         crate::StoreError::OrganizationLimitReached,
+        crate::StoreError::OrganizationFull,
     ],
 }
 

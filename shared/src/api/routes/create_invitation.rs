@@ -32,7 +32,7 @@ route! {
         crate::StoreError::OrganizationNotFound,
         crate::StoreError::NotAllowed(crate::address_policy::Refusal::Subaddress),
         crate::StoreError::RoleRequired,
-        crate::StoreError::TooManyRequests { retry_after_secs: 60 },
+        crate::StoreError::TooManyInvitations { retry_after_secs: 60 },
     ],
 }
 

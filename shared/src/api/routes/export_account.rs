@@ -1,5 +1,5 @@
 //! GET /me/export: everything the service holds about the caller, as one
-//! JSON document (schemas/export/account.json), within a per-user daily limit.
+//! JSON document (schemas/export/account.v2.json), within a per-user daily limit.
 
 use super::{Example, Reads};
 use crate::catalog;

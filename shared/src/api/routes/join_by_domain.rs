@@ -32,6 +32,7 @@ route! {
         crate::StoreError::NotEnrollable,
         crate::StoreError::NotAllowed(crate::address_policy::Refusal::Subaddress),
         crate::StoreError::OrganizationLimitReached,
+        crate::StoreError::OrganizationFull,
     ],
 }
 

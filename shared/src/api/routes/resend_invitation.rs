@@ -28,7 +28,7 @@ route! {
         crate::StoreError::OrganizationNotFound,
         crate::StoreError::RoleRequired,
         crate::StoreError::InvitationNotFound,
-        crate::StoreError::TooManyRequests { retry_after_secs: 60 },
+        crate::StoreError::TooManyInvitations { retry_after_secs: 60 },
     ],
 }
 

@@ -31,6 +31,7 @@ route! {
         crate::StoreError::MemberNotFound,
         crate::StoreError::RoleRequired,
         crate::StoreError::LastOwner,
+        crate::StoreError::MemberSuspended,
     ],
 }
 

@@ -71,7 +71,17 @@ where
         Ok(response) => response,
         Err(refused) => {
             span.in_scope(|| {
-                tracing::info!(status = refused.error.status, scim_type = ?refused.error.scim_type.map(|t| t.as_str()), "SCIM request refused");
+                // A plain string (`invalidValue`), or no field at all: log queries match it as written.
+                match refused.error.scim_type {
+                    Some(kind) => {
+                        tracing::info!(
+                            status = refused.error.status,
+                            scim_type = kind.as_str(),
+                            "SCIM request refused"
+                        );
+                    }
+                    None => tracing::info!(status = refused.error.status, "SCIM request refused"),
+                }
             });
             refusal(&refused)
         }

@@ -137,7 +137,7 @@ pub async fn list(app: &App, client: ScimClient, req: Request) -> Answer {
             });
             let page = app
                 .store
-                .scim_list(client.org, query.start_index, query.count, active)
+                .scim_list(client.org, query.start_index, query.count, active, app.clock.now())
                 .await?;
             (page.members, page.total)
         }

@@ -47,6 +47,54 @@ pub const SCIM_CREATES_PER_SECOND: Setting = Setting {
     reaches: Reaches::Every(From::Parameter),
 };
 
+/// Most members one organization may have: counted in the organization's
+/// counts item, inside each join's write.
+pub const MAX_MEMBERS_PER_ORGANIZATION: Setting = Setting {
+    variable: Some("MAX_MEMBERS_PER_ORGANIZATION"),
+    parameter: Some("MaxMembersPerOrganization"),
+    value: Value::Number(Range {
+        default: 100_000,
+        min: 1,
+        max: Some(10_000_000),
+    }),
+    about: "Most members one organization may have (invited, enrolled, provisioned or linked); a join beyond it is 409 ORGANIZATION_FULL.",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
+/// Most accounts one organization's directory makes a second: its share of
+/// [`SCIM_CREATES_PER_SECOND`], so that no organization's sync keeps every
+/// other directory at 429 (issue 56). Above the deployment's pace it is the
+/// deployment's.
+pub const SCIM_CREATES_PER_ORGANIZATION_PER_SECOND: Setting = Setting {
+    variable: Some("SCIM_CREATES_PER_ORGANIZATION_PER_SECOND"),
+    parameter: Some("ScimCreatesPerOrganizationPerSecond"),
+    value: Value::Number(Range {
+        default: 12,
+        min: 1,
+        max: Some(1000),
+    }),
+    about: "Most accounts one organization's SCIM directory makes a second: its share of SCIM_CREATES_PER_SECOND (default about half), so one organization's sync never takes the whole pace; beyond it, 429 with Retry-After.",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
+/// Most accounts one organization's directory makes in a UTC day: a bound on
+/// the Cognito users (billed as monthly active users) a looping directory
+/// can make, and on its share of the day's quota.
+pub const SCIM_CREATES_PER_ORGANIZATION_PER_DAY: Setting = Setting {
+    variable: Some("SCIM_CREATES_PER_ORGANIZATION_PER_DAY"),
+    parameter: Some("ScimCreatesPerOrganizationPerDay"),
+    value: Value::Number(Range {
+        default: 50_000,
+        min: 1,
+        max: Some(10_000_000),
+    }),
+    about: "Most accounts one organization's SCIM directory makes in a UTC day (a first sync of 50,000 fits); beyond it, 429 with Retry-After until the next day.",
+    why: &[],
+    reaches: Reaches::Every(From::Parameter),
+};
+
 /// How long an invitation's token works, from its last send.
 pub const INVITATION_TTL_HOURS: Setting = Setting {
     variable: Some("INVITATION_TTL_HOURS"),

@@ -136,6 +136,12 @@ impl From<&StoreError> for Problem {
                 "Last owner",
                 "An organization must keep an owner: make another member an owner first.",
             ),
+            E::MemberSuspended => Self::new(
+                S::CONFLICT,
+                "MEMBER_SUSPENDED",
+                "Member suspended",
+                "The organization's directory suspended this membership: it cannot be made admin or owner until the directory reactivates it.",
+            ),
             E::SlugTaken => Self::new(
                 S::CONFLICT,
                 "SLUG_TAKEN",
@@ -233,6 +239,12 @@ impl From<&StoreError> for Problem {
                 "Organization limit reached",
                 "Leave an organization before creating or joining another.",
             ),
+            E::OrganizationFull => Self::new(
+                S::CONFLICT,
+                "ORGANIZATION_FULL",
+                "Organization full",
+                "The organization has the most members it may: one must leave before another joins.",
+            ),
             &E::OrganizationVersionMismatch { current } => Self::new(
                 S::PRECONDITION_FAILED,
                 "VERSION_MISMATCH",
@@ -273,6 +285,13 @@ impl From<&StoreError> for Problem {
                 "TOO_MANY_REQUESTS",
                 "Too many requests",
                 "Too many codes were asked for this address. Wait the Retry-After seconds.",
+            )
+            .retry_after(retry_after_secs),
+            &E::TooManyInvitations { retry_after_secs } => Self::new(
+                S::TOO_MANY_REQUESTS,
+                "TOO_MANY_REQUESTS",
+                "Too many requests",
+                "Too many invitations were sent to this address, or by this organization, in the last 24 hours. Wait the Retry-After seconds.",
             )
             .retry_after(retry_after_secs),
             &E::TooManyChecks { retry_after_secs } => Self::new(
@@ -342,8 +361,10 @@ mod tests {
             StoreError::MemberNotFound,
             StoreError::RoleRequired,
             StoreError::LastOwner,
+            StoreError::MemberSuspended,
             StoreError::SlugTaken,
             StoreError::OrganizationLimitReached,
+            StoreError::OrganizationFull,
             StoreError::InvitationNotFound,
             StoreError::InvitationExpired,
             StoreError::InvitationAddressNotHeld,
@@ -364,6 +385,7 @@ mod tests {
             StoreError::VerificationExpired,
             StoreError::TooManyAttempts { retry_after_secs: 5 },
             StoreError::TooManyRequests { retry_after_secs: 5 },
+            StoreError::TooManyInvitations { retry_after_secs: 5 },
             StoreError::TooManyChecks { retry_after_secs: 5 },
             StoreError::TooManyExports { retry_after_secs: 5 },
             StoreError::TooManyRecoveryAttempts { retry_after_secs: 5 },
@@ -400,8 +422,10 @@ mod tests {
                 | StoreError::MemberNotFound
                 | StoreError::RoleRequired
                 | StoreError::LastOwner
+                | StoreError::MemberSuspended
                 | StoreError::SlugTaken
                 | StoreError::OrganizationLimitReached
+                | StoreError::OrganizationFull
                 | StoreError::InvitationNotFound
                 | StoreError::InvitationExpired
                 | StoreError::InvitationAddressNotHeld
@@ -422,6 +446,7 @@ mod tests {
                 | StoreError::VerificationExpired
                 | StoreError::TooManyAttempts { .. }
                 | StoreError::TooManyRequests { .. }
+                | StoreError::TooManyInvitations { .. }
                 | StoreError::TooManyChecks { .. }
                 | StoreError::TooManyExports { .. }
                 | StoreError::TooManyRecoveryAttempts { .. }
@@ -463,5 +488,35 @@ mod tests {
             let status = *seen.entry(problem.code).or_insert(problem.status);
             assert_eq!(status, problem.status, "{} answers two statuses", problem.code);
         }
+    }
+
+    /// A refused invitation says it was the invitations' cap, not the codes'
+    /// (the same `TOO_MANY_REQUESTS`, its own sentence and wait).
+    #[test]
+    fn the_invitation_cap_has_its_own_sentence() {
+        let invitations = Problem::from(&StoreError::TooManyInvitations { retry_after_secs: 7 });
+        let codes = Problem::from(&StoreError::TooManyRequests { retry_after_secs: 7 });
+        assert_eq!(
+            (invitations.status, invitations.code, invitations.retry_after_secs),
+            (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS", Some(7))
+        );
+        assert!(
+            invitations.detail.starts_with("Too many invitations"),
+            "{}",
+            invitations.detail
+        );
+        assert!(!invitations.detail.contains("codes"), "{}", invitations.detail);
+        assert_ne!(invitations.detail, codes.detail);
+    }
+
+    /// Promoting a suspended membership is a conflict with the membership's
+    /// state, its own code.
+    #[test]
+    fn a_suspended_member_is_its_own_conflict() {
+        let problem = Problem::from(&StoreError::MemberSuspended);
+        assert_eq!(
+            (problem.status, problem.code),
+            (StatusCode::CONFLICT, "MEMBER_SUSPENDED")
+        );
     }
 }

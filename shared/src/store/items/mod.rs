@@ -19,8 +19,8 @@ pub use organizations::{
     DomainClaimItem, InvitationItem, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, PurgeItem, SlugItem,
 };
 pub use partition::{UserItems, sort_oldest_first};
-pub use recovery::{PrimaryChangeItem, Recovery, change_item};
-pub use scim::{DirectoryClaimItem, DirectoryIdentity, ScimTokenItem};
+pub use recovery::{PrimaryChangeItem, Recovery, SignInHoldItem, change_item};
+pub use scim::{DirectoryClaimItem, DirectoryIdentity, OrgCountsItem, ScimCursorItem, ScimTokenItem};
 
 /// Attribute names that appear in condition and update expressions.
 pub(crate) use super::keys::attr;
@@ -66,6 +66,11 @@ pub enum EntityType {
     ScimToken,
     /// A directory's `userName` or `externalId` for a member (`ORG#…`, `DIRECTORY#…`).
     DirectoryClaim,
+    /// An organization's counts: its members, those its directory holds, and
+    /// those suspended among them (`ORG#…`, `COUNTS`).
+    OrgCounts,
+    /// Where a directory's list resumes at an index (`ORG#…`, `CURSOR#…`).
+    ScimCursor,
 }
 
 /// What an erasure keeps of an imported account (`ERASED#<importKey>`,
@@ -161,8 +166,9 @@ pub struct ProfileItem {
     pub recoveries: Vec<Recovery>,
     /// Set by a recovery, removed by the stream consumer once Cognito has the
     /// restored address, has signed every session out and requires a new
-    /// password. Until then the password is one the taker may know, so
-    /// post-authentication refuses every sign-in.
+    /// password (or by the reconcile doing the same, when the consumer has
+    /// not within its share: `SignInHoldItem`). Until then the password is
+    /// one the taker may know, so post-authentication refuses every sign-in.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sign_in_held: bool,
     /// How many organizations the user belongs to: a join is conditioned on
@@ -271,6 +277,14 @@ impl ClaimItem {
     /// The address was removed from its user's list: the claim has no record.
     pub fn is_reservation_only(&self) -> bool {
         self.reserved_until.is_some() && self.expires_at.is_none()
+    }
+
+    /// Whether the address is its user's against everyone else, a confirmed
+    /// sign-up included: verified, or reserved for a recovery (removed, or
+    /// added back unverified: `expiresAt` alone does not tell) until the
+    /// reservation lapses. What no take-over can move.
+    pub fn is_owned(&self, now: Timestamp) -> bool {
+        self.is_reserved(now) || (self.expires_at.is_none() && self.reserved_until.is_none())
     }
 }
 

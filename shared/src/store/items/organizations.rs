@@ -145,7 +145,10 @@ pub struct SlugItem {
 
 /// A deleted organization whose members are still being removed
 /// (`PURGES`, `ORG#<orgId>`): put by the deletion, deleted with the
-/// organization's own item once its last member is gone.
+/// organization's own item once its last member is gone. It is the
+/// organization's own checkpoint in the purge: when a run last took it up,
+/// what its runs removed, how many turns in a row failed. Where the next
+/// turn resumes is the organization's partition itself: what was removed is gone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PurgeItem {
@@ -155,6 +158,31 @@ pub struct PurgeItem {
     pub org_id: OrgId,
     /// When it was deleted.
     pub requested_at: Timestamp,
+    /// When a run last took it up; absent until one does. Runs take the
+    /// least recently taken up first, so an organization whose purge fails
+    /// or runs long never holds the others back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempted_at: Option<Timestamp>,
+    /// Memberships its runs removed so far.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub members_removed: u64,
+    /// Its turns in a row that failed; 0 after one that did not.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_turns: u64,
+}
+
+impl PurgeItem {
+    /// The checkpoint of an organization deleted at `now`, no run yet.
+    pub fn new(org_id: OrgId, now: Timestamp) -> Self {
+        Self {
+            entity_type: EntityType::OrganizationPurge,
+            org_id,
+            requested_at: now,
+            attempted_at: None,
+            members_removed: 0,
+            failed_turns: 0,
+        }
+    }
 }
 
 /// A pending invitation (`ORG#<orgId>`, `INVITATION#<invitationId>`; in

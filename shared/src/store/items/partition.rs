@@ -41,6 +41,8 @@ impl UserItems {
                 | keys::ItemKind::DomainClaim
                 | keys::ItemKind::ScimToken
                 | keys::ItemKind::DirectoryClaim
+                | keys::ItemKind::OrgCounts
+                | keys::ItemKind::ScimCursor
                 | keys::ItemKind::Limit
                 | keys::ItemKind::Reconcile
                 | keys::ItemKind::LegacyPassword

@@ -102,6 +102,22 @@ impl Recovery {
     }
 }
 
+/// A recovery's hold on sign-in (`RECONCILE`, `HOLD#<recoveredAt>#<sub>`):
+/// put just before the recovery's transaction and deleted once the hold is
+/// released, so the reconcile finds every held account without a scan, and
+/// finishes what the stream did not. A sub and a time, nothing personal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInHoldItem {
+    /// Always `Reconcile`.
+    pub entity_type: EntityType,
+    /// The account held.
+    pub user_id: UserId,
+    /// The recovery's time, epoch seconds: the profile's `tokensValidAfter`
+    /// while this recovery's hold is the one on it.
+    pub tokens_valid_after: i64,
+}
+
 /// The whole stored switch, with its key.
 pub fn change_item(item: &PrimaryChangeItem) -> Result<Item, StoreError> {
     to_item(keys::change_key(&item.user_id, item.version), item)

@@ -107,3 +107,41 @@ pub struct DirectoryClaimItem {
     /// The member the name is theirs.
     pub user_id: UserId,
 }
+
+/// An organization's counts (`ORG#<orgId>`, `COUNTS`): every membership, and
+/// the directory's (suspended among them), each moved in the write that adds
+/// or ends one. Counted only from the first such write after it was kept:
+/// `exact` once a directory's list counted the organization whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrgCountsItem {
+    /// Every membership.
+    #[serde(default)]
+    pub members: i64,
+    /// Memberships the directory holds (provisioned or linked).
+    #[serde(default)]
+    pub directory_members: i64,
+    /// The directory's members whose membership is suspended.
+    #[serde(default)]
+    pub suspended_members: i64,
+    /// Moved by every write of the counts.
+    #[serde(default)]
+    pub version: u64,
+    /// Whether the counts were set from a walk of the organization, and so are whole.
+    #[serde(default)]
+    pub exact: bool,
+}
+
+/// Where a directory's list of an organization's members resumes at an
+/// index (`ORG#<orgId>`, `CURSOR#<view>#<startIndex>`): the sort key of the
+/// last member of the page before it. Kept a day (TTL).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScimCursorItem {
+    /// Always `ScimCursor`.
+    pub entity_type: EntityType,
+    /// The member sort key the next page starts after.
+    pub after: String,
+    /// When DynamoDB deletes it (epoch seconds).
+    pub ttl: i64,
+}

@@ -131,6 +131,38 @@ fn attribute_names_are_the_stored_field_names() {
             },
         )
         .unwrap(),
+        // An organization's counts and a directory's cursor.
+        to_item(
+            keys::org_counts_key(org.org_id),
+            &super::OrgCountsItem {
+                members: 2,
+                directory_members: 1,
+                suspended_members: 1,
+                version: 3,
+                exact: true,
+            },
+        )
+        .unwrap(),
+        to_item(
+            keys::scim_cursor_key(org.org_id, "all", 101),
+            &super::ScimCursorItem {
+                entity_type: EntityType::ScimCursor,
+                after: "MEMBER#u".into(),
+                ttl: now.unix_seconds(),
+            },
+        )
+        .unwrap(),
+        // A directory's identity's own names (a map in the member's half; the
+        // write conditions `directory.provisioned`).
+        to_item(
+            keys::member_key(org.org_id, &user),
+            &super::DirectoryIdentity {
+                user_name: "ada".into(),
+                external_id: Some("e".into()),
+                provisioned: true,
+            },
+        )
+        .unwrap(),
         // A rate-limit counter, as the SCIM pace writes one.
         to_item(
             keys::scim_creations_key(now.unix_seconds()),
@@ -146,9 +178,10 @@ fn attribute_names_are_the_stored_field_names() {
         to_item(
             keys::purge_key(org.org_id),
             &PurgeItem {
-                entity_type: EntityType::OrganizationPurge,
-                org_id: org.org_id,
-                requested_at: now,
+                attempted_at: Some(now),
+                members_removed: 3,
+                failed_turns: 1,
+                ..PurgeItem::new(org.org_id, now)
             },
         )
         .unwrap(),
@@ -159,4 +192,52 @@ fn attribute_names_are_the_stored_field_names() {
     for name in attr::ALL {
         assert!(stored.contains(*name), "{name} is not a stored attribute");
     }
+}
+
+/// A reservation names its user as the address's owner whether the address
+/// was removed or added back unverified: a sign-up it blocks is another
+/// account's address, refused for good, never "try again" (issue item 8).
+#[test]
+fn a_reserved_claim_is_owned_until_the_reservation_lapses_added_back_or_not() {
+    let now = Timestamp::parse("2026-11-21T10:00:00.000Z").unwrap();
+    let user = UserId::parse("u").unwrap();
+    let email = EmailAddress::parse("a@example.com").unwrap();
+    let record = EmailItem::unverified(
+        &user,
+        EmailId::new(),
+        &email,
+        Canonicalization::NONE,
+        "h".into(),
+        now,
+        now,
+    );
+    let until = now.plus_seconds(60);
+    let verified = ClaimItem {
+        expires_at: None,
+        ..record.claim(None)
+    };
+    let unverified = record.claim(Some(now.plus_seconds(600)));
+    let removed = ClaimItem {
+        expires_at: None,
+        reserved_until: Some(until),
+        ..verified.clone()
+    };
+    let added_back = ClaimItem {
+        reserved_until: Some(until),
+        ..unverified.clone()
+    };
+    assert!(verified.is_owned(now));
+    assert!(
+        !unverified.is_owned(now),
+        "an unverified claim yields to a confirmed sign-up"
+    );
+    assert!(removed.is_owned(now));
+    assert!(added_back.is_owned(now), "added back unverified, still reserved");
+    let after = until.plus_seconds(1);
+    assert!(!removed.is_owned(after), "a lapsed reservation holds nothing");
+    assert!(
+        !added_back.is_owned(after),
+        "a lapsed reservation leaves an unverified claim"
+    );
+    assert!(verified.is_owned(after));
 }

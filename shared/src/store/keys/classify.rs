@@ -8,8 +8,8 @@ use super::accounts::{
 use super::counters::LIMIT_PREFIX;
 use super::names::{Item, PK, SK};
 use super::organizations::{
-    DIRECTORY_PREFIX, DOMAIN_CLAIM_SK, DOMAIN_PREFIX, INVITATION_PREFIX, MEMBER_PREFIX, MEMBERSHIP_PREFIX, ORG_PREFIX,
-    ORG_SK, PURGES_PK, SCIM_TOKEN_PREFIX, SLUG_PREFIX, SLUG_SK,
+    COUNTS_SK, CURSOR_PREFIX, DIRECTORY_PREFIX, DOMAIN_CLAIM_SK, DOMAIN_PREFIX, INVITATION_PREFIX, MEMBER_PREFIX,
+    MEMBERSHIP_PREFIX, ORG_PREFIX, ORG_SK, PURGES_PK, SCIM_TOKEN_PREFIX, SLUG_PREFIX, SLUG_SK,
 };
 use super::reconcile::{PASS_PREFIX, RECONCILE_PK};
 use super::recovery::CHANGE_PREFIX;
@@ -54,6 +54,10 @@ pub enum ItemKind {
     /// A directory's `userName` or `externalId` for a member, claimed in its
     /// organization (`ORG#…`, `DIRECTORY#NAME#…` or `DIRECTORY#EXTERNAL#…`).
     DirectoryClaim,
+    /// An organization's counts (`ORG#…`, `COUNTS`).
+    OrgCounts,
+    /// Where a directory's list resumes (`ORG#…`, `CURSOR#…`).
+    ScimCursor,
     /// A key this service does not write: readers skip it, the invariant checks report it.
     Unknown,
 }
@@ -74,6 +78,8 @@ pub fn classify(pk: &str, sk: &str) -> ItemKind {
         _ if pk.starts_with(DOMAIN_PREFIX) && sk == DOMAIN_CLAIM_SK => ItemKind::DomainClaim,
         _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(SCIM_TOKEN_PREFIX) => ItemKind::ScimToken,
         _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(DIRECTORY_PREFIX) => ItemKind::DirectoryClaim,
+        _ if pk.starts_with(ORG_PREFIX) && sk == COUNTS_SK => ItemKind::OrgCounts,
+        _ if pk.starts_with(ORG_PREFIX) && sk.starts_with(CURSOR_PREFIX) => ItemKind::ScimCursor,
         _ if pk.starts_with(SLUG_PREFIX) && sk == SLUG_SK => ItemKind::SlugClaim,
         _ if pk == PURGES_PK && sk.starts_with(ORG_PREFIX) => ItemKind::Purge,
         _ if pk == RECONCILE_PK || pk.starts_with(PASS_PREFIX) => ItemKind::Reconcile,

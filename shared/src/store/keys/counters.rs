@@ -20,6 +20,8 @@ const RECOVERY_GUESSES_SK: &str = "RECOVERY_GUESSES";
 const SCIM_GUESSES_SK: &str = "SCIM_GUESSES";
 const SCIM_CREATIONS_PK: &str = "LIMIT#DEPLOYMENT#SCIM_CREATIONS";
 const SECOND_SK_PREFIX: &str = "SECOND#";
+const SCIM_CREATIONS_SK_PREFIX: &str = "SCIM_CREATIONS#";
+const DAY_SK_PREFIX: &str = "DAY#";
 const LIMIT_ORG_PREFIX: &str = "LIMIT#ORG#";
 const INVITATIONS_SK: &str = "INVITATIONS";
 const INVITED_SK_PREFIX: &str = "INVITED#";
@@ -77,6 +79,23 @@ pub fn scim_guesses_key(source_hash: &str) -> Item {
 /// seconds), every organization's together.
 pub fn scim_creations_key(second: i64) -> Item {
     key(SCIM_CREATIONS_PK.to_owned(), format!("{SECOND_SK_PREFIX}{second}"))
+}
+
+/// Key of the accounts one organization's directory made in one second.
+pub fn scim_org_creations_second_key(org: crate::domain::OrgId, second: i64) -> Item {
+    key(
+        format!("{LIMIT_ORG_PREFIX}{org}"),
+        format!("{SCIM_CREATIONS_SK_PREFIX}{SECOND_SK_PREFIX}{second}"),
+    )
+}
+
+/// Key of the accounts one organization's directory made in one UTC day
+/// (days since the Unix epoch).
+pub fn scim_org_creations_day_key(org: crate::domain::OrgId, day: i64) -> Item {
+    key(
+        format!("{LIMIT_ORG_PREFIX}{org}"),
+        format!("{SCIM_CREATIONS_SK_PREFIX}{DAY_SK_PREFIX}{day}"),
+    )
 }
 
 /// Key of the wrong codes one user sent, for any address.

@@ -107,6 +107,9 @@ pub mod attr {
         ORGANIZATIONS = "organizations",
         JOINED_AT = "joinedAt",
         REQUESTED_AT = "requestedAt",
+        ATTEMPTED_AT = "attemptedAt",
+        MEMBERS_REMOVED = "membersRemoved",
+        FAILED_TURNS = "failedTurns",
         TTL = "ttl",
         ENROLLMENT = "enrollment",
         DOMAINS = "domains",
@@ -118,6 +121,12 @@ pub mod attr {
         LAST_USED_AT = "lastUsedAt",
         DIRECTORY = "directory",
         SUSPENDED = "suspended",
+        PROVISIONED = "provisioned",
+        MEMBERS = "members",
+        DIRECTORY_MEMBERS = "directoryMembers",
+        SUSPENDED_MEMBERS = "suspendedMembers",
+        EXACT = "exact",
+        AFTER = "after",
         EVENTS = "events",
     );
 }

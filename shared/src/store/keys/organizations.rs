@@ -29,6 +29,10 @@ pub(super) const DIRECTORY_PREFIX: &str = "DIRECTORY#";
 const DIRECTORY_NAME_PREFIX: &str = "DIRECTORY#NAME#";
 const DIRECTORY_EXTERNAL_PREFIX: &str = "DIRECTORY#EXTERNAL#";
 const INVITED_PREFIX: &str = "INVITED#";
+// The organization's counts and its directory's page cursors: before `ORG`,
+// so the purge's range takes them too.
+pub(super) const COUNTS_SK: &str = "COUNTS";
+pub(super) const CURSOR_PREFIX: &str = "CURSOR#";
 
 /// The partition of an organization: the organization, then its members.
 pub fn org_pk(org: OrgId) -> String {
@@ -38,6 +42,18 @@ pub fn org_pk(org: OrgId) -> String {
 /// Key of the organization item.
 pub fn org_key(org: OrgId) -> Item {
     key(org_pk(org), ORG_SK.to_owned())
+}
+
+/// Key of the organization's counts: its members, and those its directory holds.
+pub fn org_counts_key(org: OrgId) -> Item {
+    key(org_pk(org), COUNTS_SK.to_owned())
+}
+
+/// Key of where a directory's list of `org`'s members (`view`: all, or
+/// active or suspended alone) resumes at `start_index`, remembered by the
+/// page before it.
+pub fn scim_cursor_key(org: OrgId, view: &str, start_index: u64) -> Item {
+    key(org_pk(org), format!("{CURSOR_PREFIX}{view}#{start_index}"))
 }
 
 /// The sort key of a member under their organization.
@@ -120,6 +136,27 @@ pub fn directory_name_key(org: OrgId, key_form: &str) -> Item {
 /// Key of the claim of a SCIM `externalId` in an organization, compared exactly.
 pub fn directory_external_key(org: OrgId, external_id: &str) -> Item {
     key(org_pk(org), format!("{DIRECTORY_EXTERNAL_PREFIX}{external_id}"))
+}
+
+/// A name a directory claim holds, as its sort key spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectoryClaimName<'a> {
+    /// A `userName`, in the lower-cased form it is compared in.
+    UserName(&'a str),
+    /// An `externalId`, compared exactly.
+    ExternalId(&'a str),
+}
+
+/// The name a directory claim's sort key holds (`DIRECTORY#NAME#…` or
+/// `DIRECTORY#EXTERNAL#…`): what an export says the organization keeps for
+/// its member, read back from the keys the claims are written under.
+pub fn directory_claim_of_sk(sk: &str) -> Option<DirectoryClaimName<'_>> {
+    match sk.strip_prefix(DIRECTORY_NAME_PREFIX) {
+        Some(name) => Some(DirectoryClaimName::UserName(name)),
+        None => sk
+            .strip_prefix(DIRECTORY_EXTERNAL_PREFIX)
+            .map(DirectoryClaimName::ExternalId),
+    }
 }
 
 /// The sort key of the organization item: its members and invitations sort before it.
@@ -217,5 +254,25 @@ mod tests {
         // profile: list-emails' read (SK > EMAIL#) meets them and skips them.
         assert!(super::super::EMAIL_SK_PREFIX < MEMBERSHIP_PREFIX);
         assert!(membership_sk(org).as_str() < super::super::accounts::PROFILE_SK);
+    }
+
+    #[test]
+    fn a_directory_claims_name_reads_back_from_its_key() {
+        let org = OrgId::parse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b").unwrap();
+        let sk = |item: Item| item["SK"].as_s().unwrap().clone();
+        let name = sk(directory_name_key(org, "ada@corp.example"));
+        assert_eq!(name, "DIRECTORY#NAME#ada@corp.example");
+        assert_eq!(
+            directory_claim_of_sk(&name),
+            Some(DirectoryClaimName::UserName("ada@corp.example"))
+        );
+        // An externalId is free text: one that looks like another key stays itself.
+        let external = sk(directory_external_key(org, "NAME#00u1"));
+        assert_eq!(
+            directory_claim_of_sk(&external),
+            Some(DirectoryClaimName::ExternalId("NAME#00u1"))
+        );
+        assert_eq!(directory_claim_of_sk("MEMBER#x"), None);
+        assert_eq!(directory_claim_of_sk(ORG_SK), None);
     }
 }

@@ -1,7 +1,9 @@
 //! The keys of the reconcile's own items: its checkpoint, each pass's
-//! snapshot chunks and each partition's progress.
+//! snapshot chunks and each partition's progress, and the recoveries whose
+//! hold on sign-in it finishes if the stream does not.
 
 use super::names::{Item, key};
+use crate::domain::UserId;
 use crate::reconcile::Snapshot;
 
 pub(super) const RECONCILE_PK: &str = "RECONCILE";
@@ -10,6 +12,7 @@ pub(super) const PASS_PREFIX: &str = "RECONCILE#PASS#";
 const LIVE_SK_PREFIX: &str = "LIVE#";
 const PARTITION_SK_PREFIX: &str = "PARTITION#";
 const DELETED_SK_PREFIX: &str = "DELETED#";
+const HOLD_SK_PREFIX: &str = "HOLD#";
 
 fn snapshot_label(snapshot: Snapshot) -> &'static str {
     match snapshot {
@@ -61,6 +64,27 @@ pub fn partition_progress_key(pass: &str, prefix: &str) -> Item {
     key(snapshot_pk(pass), format!("{PARTITION_SK_PREFIX}{prefix}"))
 }
 
+/// Key of a recovery's hold on `user`'s sign-in, the recovery at
+/// `recovered_at` (epoch seconds, its `tokensValidAfter`): in the
+/// reconcile's partition, zero-padded, so the holds list oldest first.
+pub fn sign_in_hold_key(recovered_at: i64, user: &UserId) -> Item {
+    key(
+        RECONCILE_PK.to_owned(),
+        format!("{HOLD_SK_PREFIX}{recovered_at:012}#{user}"),
+    )
+}
+
+/// The partition of every recovery's hold item: the reconcile's own.
+pub fn sign_in_holds_pk() -> &'static str {
+    RECONCILE_PK
+}
+
+/// The sort-key bounds of the holds of recoveries before `before` (epoch
+/// seconds): every hold's key is between them, a later one's above.
+pub fn sign_in_holds_before(before: i64) -> (String, String) {
+    (HOLD_SK_PREFIX.to_owned(), format!("{HOLD_SK_PREFIX}{before:012}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +92,21 @@ mod tests {
 
     fn s(item: &Item, k: &str) -> String {
         item[k].as_s().unwrap().clone()
+    }
+
+    #[test]
+    fn holds_list_oldest_first_and_the_bounds_take_the_older_ones_alone() {
+        let user = UserId::parse("3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e").unwrap();
+        let k = sign_in_hold_key(1_800_000_000, &user);
+        assert_eq!(s(&k, "PK"), "RECONCILE");
+        assert_eq!(s(&k, SK), "HOLD#001800000000#3f1c2a7e-2b7d-4b0e-9a57-0e0f0b1c2d3e");
+        assert!(s(&sign_in_hold_key(999, &user), SK) < s(&k, SK), "zero-padded");
+        let (low, high) = sign_in_holds_before(1_800_000_000);
+        assert!(low.as_str() < s(&sign_in_hold_key(1_799_999_999, &user), SK).as_str());
+        assert!(s(&sign_in_hold_key(1_799_999_999, &user), SK) < high);
+        assert!(s(&k, SK) > high, "a recovery at the bound itself is not before it");
+        // Beside the checkpoint, never mistaken for it.
+        assert_ne!(s(&k, SK), s(&reconcile_checkpoint_key(), SK));
     }
 
     #[test]

@@ -121,6 +121,12 @@ pub const ITEMS: &[ItemShape] = &[
         "PARTITION#{prefix}",
     ),
     item(
+        "a recovery's hold on sign-in, until Cognito has followed it",
+        "Reconcile",
+        "RECONCILE",
+        "HOLD#{recoveredAt}#{userId}",
+    ),
+    item(
         "a pending user's legacy password hash",
         "LegacyPassword",
         "PASSWORD#{userId}",
@@ -210,6 +216,36 @@ pub const ITEMS: &[ItemShape] = &[
         "LIMIT#ORG#{orgId}",
         "INVITED#{addressHash}",
     ),
+    item(
+        "accounts every organization's directory made in a second",
+        "RateLimit",
+        "LIMIT#DEPLOYMENT#SCIM_CREATIONS",
+        "SECOND#{second}",
+    ),
+    item(
+        "accounts an organization's directory made in a second",
+        "RateLimit",
+        "LIMIT#ORG#{orgId}",
+        "SCIM_CREATIONS#SECOND#{second}",
+    ),
+    item(
+        "accounts an organization's directory made in a day",
+        "RateLimit",
+        "LIMIT#ORG#{orgId}",
+        "SCIM_CREATIONS#DAY#{day}",
+    ),
+    item(
+        "an organization's counts of members",
+        "OrgCounts",
+        "ORG#{orgId}",
+        "COUNTS",
+    ),
+    item(
+        "where a directory's list resumes at an index",
+        "ScimCursor",
+        "ORG#{orgId}",
+        "CURSOR#{view}#{startIndex}",
+    ),
 ];
 
 /// Whether `key` is `pattern` with each `{placeholder}` filled by some text.
@@ -289,6 +325,10 @@ mod tests {
                 "a partition's place in a pass, between runs",
                 partition_progress_key("p", "3f"),
             ),
+            (
+                "a recovery's hold on sign-in, until Cognito has followed it",
+                sign_in_hold_key(1_800_000_000, &user),
+            ),
             ("a pending user's legacy password hash", legacy_password_key(&user)),
             (
                 "what the erasure of an imported account keeps",
@@ -332,6 +372,23 @@ mod tests {
             (
                 "invitations an organization sent to an address",
                 invitations_pair_key(org, "h"),
+            ),
+            (
+                "accounts every organization's directory made in a second",
+                scim_creations_key(1_700_000_000),
+            ),
+            (
+                "accounts an organization's directory made in a second",
+                scim_org_creations_second_key(org, 1_700_000_000),
+            ),
+            (
+                "accounts an organization's directory made in a day",
+                scim_org_creations_day_key(org, 19_675),
+            ),
+            ("an organization's counts of members", org_counts_key(org)),
+            (
+                "where a directory's list resumes at an index",
+                scim_cursor_key(org, "all", 101),
             ),
         ]
     }
@@ -392,6 +449,8 @@ mod tests {
             EntityType::DomainClaim,
             EntityType::ScimToken,
             EntityType::DirectoryClaim,
+            EntityType::OrgCounts,
+            EntityType::ScimCursor,
         ]
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap().as_str().unwrap().to_owned())

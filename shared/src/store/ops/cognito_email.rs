@@ -1,5 +1,6 @@
 //! What Cognito signs a user in with, and the table's record of it. The stream
-//! consumer is Cognito's one writer of a user's email: it records the address
+//! consumer is Cognito's one writer of a user's email (but for a recovery it
+//! left held, which the reconcile finishes: `holds`): it records the address
 //! once Cognito holds it, and removing an address waits for that. The
 //! reconcile's pass compares what Cognito lists with the table: a right address
 //! not yet recorded is recorded; a wrong one is recorded as what Cognito holds,
@@ -69,6 +70,7 @@ impl Store {
     /// `tokensValidAfter`): the stream consumer, once Cognito is settled. A
     /// later recovery's hold stays (the condition names this one), and a
     /// deleted or missing profile needs nothing. Not a change the user sees.
+    /// Then the hold's item goes: this recovery holds nothing any more.
     pub async fn release_sign_in(&self, user: &UserId, recovered_at: i64) -> Result<(), StoreError> {
         let released = self
             .update_profile_item(
@@ -86,7 +88,13 @@ impl Store {
             )
             .await;
         match released {
-            Ok(_) | Err(StoreError::NotFound) => Ok(()),
+            Ok(_) | Err(StoreError::NotFound) => {
+                let hold = super::holds::Hold {
+                    user: user.clone(),
+                    recovered_at,
+                };
+                self.forget_hold(&hold).await
+            }
             Err(err) => Err(err),
         }
     }

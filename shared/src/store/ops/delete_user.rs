@@ -234,7 +234,7 @@ fn plan(
         }
     }
     if let Deleter::Directory { client, member, .. } = by {
-        push_directory_removal(&mut plan, table, &client, member)?;
+        push_directory_removal(&mut plan, table, &client, member, true)?;
     }
     if let Deleter::Admin(admin) = by {
         push_acting_admin_check(&mut plan, table, admin)?;

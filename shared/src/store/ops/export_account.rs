@@ -1,7 +1,9 @@
 //! The export of a user's own data (`GET /me/export`): counted against the
 //! user's daily exports (`counted_read`), then read whole: the user's
 //! partition (profile and email records, one Query to its end), the claim of
-//! each address, and the user's own counters (`LIMIT#USER#<sub>`, one Query).
+//! each address, the organization's half of each membership (what its
+//! directory holds about the user), and the user's own counters
+//! (`LIMIT#USER#<sub>`, one Query).
 //! The mapping into the export document is pure, and tested here: no code
 //! hash and no keyed address hash ever reaches it.
 
@@ -39,15 +41,7 @@ impl Store {
         let max_attempts = self.config().verification_max_attempts;
         let mut export = document(profile.clone(), emails, limits, max_attempts, now);
         export.switches = items.changes.iter().map(switch).collect();
-        export.memberships = items
-            .memberships
-            .iter()
-            .map(|m| crate::domain::MembershipExport {
-                org_id: m.org_id,
-                role: m.role,
-                joined_at: m.joined_at,
-            })
-            .collect();
+        export.memberships = self.exported_memberships(&items.memberships).await?;
         export.invitations = invitations
             .into_iter()
             .map(|i| crate::domain::InvitationExport {
@@ -226,7 +220,8 @@ mod tests {
             later,
         );
 
-        assert_eq!(export.format_version, 1);
+        assert_eq!(export.format_version, EXPORT_FORMAT_VERSION);
+        assert_eq!(EXPORT_FORMAT_VERSION, 2);
         assert_eq!(export.exported_at, later);
         assert_eq!(export.user_id, user());
         assert_eq!(export.profile.profile.status, UserStatus::Suspended);

@@ -14,6 +14,7 @@ mod counted_read;
 mod create_user;
 mod delete_user;
 mod export_account;
+mod holds;
 mod issue_code;
 mod migration;
 mod organizations;
@@ -23,12 +24,14 @@ mod recovery_links;
 mod remove_email;
 mod set_primary;
 mod set_status;
+mod source_slots;
 mod update_profile;
 mod user_index;
 mod verify_email;
 
 pub use canonicalize::{Moved, RecordPage, ScannedRecord};
 pub use cognito_email::{BATCH_GET_KEYS, SignInSettled, SignInView};
+pub use holds::{HeldAccount, Hold};
 pub use migration::{Adopted, MAX_WRONG_PASSWORDS, PasswordSlot, PendingUser, Slot, password_admitted};
 pub use organizations::{
     DirectoryAccount, InvitationPage, Invited, MadeScimToken, MemberPage, MyOrganization, Purged, ScimClient,

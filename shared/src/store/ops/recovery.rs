@@ -75,6 +75,10 @@ impl Store {
                 None => self.former_claim(&change.former).await?,
             };
             let plan = plan(self.table(), &profile, &undo, claim, token_hash)?;
+            // The hold's item first: a hold nothing lists could outlive a
+            // stream record that failed for good. One that never commits is
+            // found stale by the reconcile.
+            self.mark_hold(user, now.unix_seconds()).await?;
             self.transact(&plan).await?;
             metrics::count(Metric::AccountsRecovered);
             Ok(undo.outcome(profile))

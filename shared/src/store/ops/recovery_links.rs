@@ -11,14 +11,13 @@ use crate::domain::{Timestamp, UserId};
 use crate::metrics::{self, Metric};
 use crate::recovery::RecoveryToken;
 use crate::store::expr::{Expr, and};
-use crate::store::items::{self, Counter, PrimaryChangeItem, attr};
-use crate::store::keys::{self, Item};
-use crate::store::limits::{self, CounterWrite, Seen};
-use crate::store::plan::TxPlan;
-use crate::store::retry::{retrying, send_by_deadline};
+use crate::store::items::{self, PrimaryChangeItem, attr};
+use crate::store::keys;
+use crate::store::retry::send_by_deadline;
 use crate::store::{Store, StoreError};
 
 use super::recovery::{Recovered, own_claim};
+use super::source_slots::SourceSlot;
 
 /// The most recovery tokens one switch holds: a stream record redelivered
 /// that often mails the notice again without a link.
@@ -31,9 +30,13 @@ pub const RECOVERY_GUESSES_PER_SOURCE: u32 = 20;
 
 impl Store {
     /// Follows a recovery link from `source_ip`. A link that undoes nothing is
-    /// [`StoreError::RecoveryLinkInvalid`], and is counted against its source;
-    /// past [`RECOVERY_GUESSES_PER_SOURCE`] a day, the source is refused
-    /// before anything is read.
+    /// [`StoreError::RecoveryLinkInvalid`], and is counted against its source.
+    /// The source's slot is taken before the link is judged, in one
+    /// conditional write (`source_slots`), so concurrent guesses from one
+    /// source are judged at most [`RECOVERY_GUESSES_PER_SOURCE`] times a day;
+    /// past it the source is refused before the account is read. A link that
+    /// undoes its switch gives its slot back, as a matching legacy password
+    /// does: it was no guess, and it works once, so it buys no more.
     pub async fn follow_recovery_link(
         &self,
         source_ip: &str,
@@ -41,47 +44,26 @@ impl Store {
         now: Timestamp,
     ) -> Result<Recovered, StoreError> {
         let key = self.key()?;
-        let counter = (
-            Counter::RecoveryGuesses,
-            keys::recovery_guesses_key(&key.source_hash(source_ip)),
-        );
-        let mut seen = Seen::default();
-        self.read_counters(&mut seen, [counter.clone()]).await?;
-        if let Err(retry_after_secs) =
-            limits::admit(seen.get(Counter::RecoveryGuesses), RECOVERY_GUESSES_PER_SOURCE, now)
+        let counter = keys::recovery_guesses_key(&key.source_hash(source_ip));
+        let slot = match self
+            .take_source_slot(counter.clone(), RECOVERY_GUESSES_PER_SOURCE, now)
+            .await?
         {
-            return Err(StoreError::TooManyRecoveryAttempts { retry_after_secs });
-        }
+            SourceSlot::Taken(slot) => slot,
+            SourceSlot::Full(retry_after_secs) => {
+                return Err(StoreError::TooManyRecoveryAttempts { retry_after_secs });
+            }
+        };
         let hash = key.recovery_hash(token.user(), token.version(), token.secret());
         let outcome = self.recover(token.user(), token.version(), &hash, now).await;
         if matches!(outcome, Err(StoreError::RecoveryLinkInvalid)) {
+            // The slot stays taken: it counts this refusal.
             metrics::count(Metric::RecoveryLinksRefused);
-            self.count_source_refusal(&mut seen, counter, now).await?;
+        } else if let Err(err) = self.give_back_source_slot(counter, slot).await {
+            // Counted until the window moves on: the answer stands all the same.
+            tracing::warn!(cause = %crate::error::chain(&err), "a recovery link's slot was not given back");
         }
         outcome
-    }
-
-    /// One more refused request from a network source (a recovery link, a
-    /// SCIM token), in its counter, pinned to the version seen (a concurrent
-    /// one is learnt and counted again).
-    pub(crate) async fn count_source_refusal(
-        &self,
-        seen: &mut Seen,
-        (counter, key): (Counter, Item),
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        retrying!({
-            let mut plan = TxPlan::new();
-            let write = CounterWrite {
-                counter,
-                key: key.clone(),
-                seen: seen.get(counter),
-                event: Some(now),
-                first_added_at: None,
-            };
-            limits::push_count(&mut plan, self.table(), write, now)?;
-            limits::learn(self.transact(&plan).await, seen)
-        })
     }
 
     /// A fresh recovery token for the switch of `user` that wrote `version`,

@@ -13,6 +13,7 @@ use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
+use super::counts::JoinCaps;
 use super::invitations::pinned;
 use super::members::{join_plan, push_org_open};
 use crate::store::ops::profile::{push_active_check, read_changed, writable};
@@ -70,7 +71,7 @@ impl Store {
                 member.is_some(),
                 &admitted,
                 now,
-                self.config().max_organizations_per_user,
+                JoinCaps::of(self.config()),
             )?;
             self.transact(&plan).await?;
             Ok(member
@@ -163,7 +164,7 @@ fn accept_plan(
     already_member: bool,
     admitted: &Admitted,
     now: Timestamp,
-    max_organizations: u32,
+    caps: JoinCaps,
 ) -> Result<TxPlan, StoreError> {
     let org = invitation.org_id;
     let mut plan = if already_member {
@@ -177,15 +178,7 @@ fn accept_plan(
         push_active_check(&mut plan, table, user)?;
         plan
     } else {
-        join_plan(
-            table,
-            org,
-            user,
-            invitation.role,
-            now,
-            max_organizations,
-            Some(admitted.version),
-        )?
+        join_plan(table, org, user, invitation.role, now, caps, Some(admitted.version))?
     };
     let used = plan::delete(table, keys::invitation_key(org, invitation.invitation_id), |x| {
         and([pinned(x, Some(invitation)), x.gt(attr::EXPIRES_AT, now)])
@@ -234,6 +227,13 @@ mod tests {
     use crate::store::plan::Rejection;
     use crate::store::plan::tests::assert_well_formed;
 
+    fn caps() -> JoinCaps {
+        JoinCaps {
+            organizations: 100,
+            members: 100_000,
+        }
+    }
+
     #[test]
     fn an_accept_joins_uses_the_invitation_and_checks_the_address() {
         let now = crate::store::ops::fixtures::now();
@@ -256,11 +256,11 @@ mod tests {
             version: 1,
             domain: None,
         };
-        let joining = accept_plan("t", &user, &inv, &held, false, &open, now, 100).unwrap();
+        let joining = accept_plan("t", &user, &inv, &held, false, &open, now, caps()).unwrap();
         assert_well_formed(&joining);
-        // Both halves, the count, the organization, the invitation, the claim, the record.
-        assert_eq!(joining.items().len(), 7);
-        let member = accept_plan("t", &user, &inv, &held, true, &open, now, 100).unwrap();
+        // Both halves, the count, the organization, its counts, the invitation, the claim, the record.
+        assert_eq!(joining.items().len(), 8);
+        let member = accept_plan("t", &user, &inv, &held, true, &open, now, caps()).unwrap();
         assert_well_formed(&member);
         assert_eq!(member.items().len(), 6);
         let used = member.items()[3].delete().unwrap();
@@ -278,8 +278,8 @@ mod tests {
             version: 1,
             domain: Some(OrgDomain::parse("example.com").unwrap()),
         };
-        let bound = accept_plan("t", &user, &inv, &held, false, &ruled, now, 100).unwrap();
+        let bound = accept_plan("t", &user, &inv, &held, false, &ruled, now, caps()).unwrap();
         assert_well_formed(&bound);
-        assert_eq!(bound.items().len(), 8, "and the verified domain the rule relied on");
+        assert_eq!(bound.items().len(), 9, "and the verified domain the rule relied on");
     }
 }

@@ -11,6 +11,7 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::super::profile::{active, read_changed, refusal};
+use super::counts::push_new_counts;
 
 impl Store {
     /// Creates an organization owned by `user`, who must be active and belong
@@ -121,6 +122,8 @@ fn plan(table: &str, org: &OrganizationItem, max: u32) -> Result<TxPlan, StoreEr
         &halves(org.org_id, &org.created_by, Role::Owner, org.created_at),
     )?;
     push_count_one_more(&mut plan, table, &org.created_by, max)?;
+    // The owner is its first member, counted whole from the start.
+    push_new_counts(&mut plan, table, org.org_id)?;
     Ok(plan)
 }
 
@@ -134,7 +137,7 @@ mod tests {
     fn a_creation_is_five_items_and_reads_each_refusal() {
         let plan = plan("t", &crate::store::ops::fixtures::organization(1), 2).unwrap();
         plan::tests::assert_well_formed(&plan);
-        assert_eq!(plan.items().len(), 5);
+        assert_eq!(plan.items().len(), 6, "and the organization's counts");
         assert!(matches!(plan.read(1, None), Rejection::Failed(StoreError::SlugTaken)));
         let count = plan.items()[4].update().unwrap();
         assert_eq!(

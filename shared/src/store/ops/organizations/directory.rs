@@ -6,7 +6,7 @@
 
 use crate::scim::{ExternalId, UserName};
 use crate::store::StoreError;
-use crate::store::expr::{Expr, or};
+use crate::store::expr::{Expr, and, or};
 use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
@@ -15,6 +15,7 @@ use crate::domain::{OrgId, Role, UserId};
 use crate::store::items::OrgStatus;
 
 use super::ScimClient;
+use super::counts::{CountChange, push_counts};
 
 /// The keys of the claims `identity` holds in `org`.
 pub(in crate::store) fn claim_keys(org: OrgId, identity: &DirectoryIdentity) -> Vec<Item> {
@@ -31,6 +32,19 @@ pub(in crate::store) fn at_version(x: &mut Expr, member: &MemberItem) -> String 
         x.not_exists(attr::VERSION)
     } else {
         x.eq(attr::VERSION, member.version)
+    }
+}
+
+/// The directory's standing over a membership, inside its write: a member,
+/// never an admin or an owner (theirs is the owners' to change), and, where
+/// `provisioned`, an account the directory made (a linked account's
+/// addresses and names are the person's own).
+pub(in crate::store) fn standing(x: &mut Expr, provisioned: bool) -> String {
+    let member = x.eq(attr::ROLE, Role::Member);
+    if provisioned {
+        and([member, x.eq_in(attr::DIRECTORY, attr::PROVISIONED, true)])
+    } else {
+        member
     }
 }
 
@@ -103,37 +117,42 @@ pub(in crate::store) fn push_directory_power(
 }
 
 /// A membership ended by its directory: both halves deleted, the
-/// organization's at the version and in the role read, the directory's names
-/// released, and the directory's power. Never an owner's: a leaked token
-/// must not remove those who can revoke it (`RoleRequired`). The member's
-/// count of organizations is the caller's, beside its other changes to the profile.
+/// organization's at the version read and a member's (`provisioned`: one the
+/// directory made, for an erasure), the directory's names released, and the
+/// directory's power. Never an admin's or an owner's: a leaked token must
+/// not remove those who can revoke it (`RoleRequired`). The member's count
+/// of organizations is the caller's, beside its other changes to the profile.
 pub(in crate::store) fn push_directory_removal(
     plan: &mut TxPlan,
     table: &str,
     client: &ScimClient,
     member: &MemberItem,
+    provisioned: bool,
 ) -> Result<(), StoreError> {
-    if member.role == Role::Owner {
+    if member.role != Role::Member {
         return Err(StoreError::RoleRequired);
     }
     let ours = plan::delete(table, keys::member_key(member.org_id, &member.user_id), |x| {
-        let role = x.eq(attr::ROLE, member.role);
+        let standing = standing(x, provisioned);
         let version = at_version(x, member);
-        crate::store::expr::and([role, version])
+        and([standing, version])
     })?;
     plan.push(ours, read_member);
     let theirs = plan::delete(table, keys::membership_key(&member.user_id, member.org_id), |x| {
-        x.eq(attr::ROLE, member.role)
+        x.eq(attr::ROLE, Role::Member)
     })?;
     plan.push(theirs, read_member);
     push_release(plan, table, member)?;
+    push_counts(plan, table, member.org_id, CountChange::leave(member), None)?;
     push_directory_power(plan, table, client)
 }
 
-/// A member's half moved on (or went): the caller reads again.
+/// A member's half moved on (or went): gone, an admin or an owner now
+/// (never the directory's), or another version (the caller reads again).
 pub(in crate::store) fn read_member(old: Option<&Item>) -> Result<Rejection, StoreError> {
     Ok(match plan::old::<MemberItem>(old)? {
         None => Rejection::Failed(StoreError::MemberNotFound),
+        Some(m) if m.role != Role::Member => Rejection::Failed(StoreError::RoleRequired),
         Some(m) => Rejection::Failed(StoreError::VersionMismatch { current: m.version }),
     })
 }

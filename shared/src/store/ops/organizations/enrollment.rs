@@ -14,6 +14,7 @@ use crate::store::plan::{self, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
+use super::counts::JoinCaps;
 use super::members::join_plan;
 use crate::store::ops::profile::{push_active_check, read_changed, visible, writable};
 
@@ -113,7 +114,7 @@ impl Store {
                 &domain,
                 admitted.version,
                 now,
-                self.config().max_organizations_per_user,
+                JoinCaps::of(self.config()),
             )?;
             self.transact(&plan).await?;
             Ok(MemberItem {
@@ -189,9 +190,9 @@ fn enroll_plan(
     domain: &OrgDomain,
     rules_at: u64,
     now: Timestamp,
-    max_organizations: u32,
+    caps: JoinCaps,
 ) -> Result<TxPlan, StoreError> {
-    let mut plan = join_plan(table, org, user, Role::Member, now, max_organizations, Some(rules_at))?;
+    let mut plan = join_plan(table, org, user, Role::Member, now, caps, Some(rules_at))?;
     push_proof(&mut plan, table, org, user, record, domain)?;
     Ok(plan)
 }
@@ -216,12 +217,25 @@ mod tests {
             now,
         );
         let domain = OrgDomain::of(&email);
-        let plan = enroll_plan("t", OrgId::new(), &user, &record, &domain, 3, now, 100).unwrap();
+        let plan = enroll_plan(
+            "t",
+            OrgId::new(),
+            &user,
+            &record,
+            &domain,
+            3,
+            now,
+            JoinCaps {
+                organizations: 100,
+                members: 100_000,
+            },
+        )
+        .unwrap();
         assert_well_formed(&plan);
         // Both halves, the count, the organization, the domain, the claim, the record.
-        assert_eq!(plan.items().len(), 7);
+        assert_eq!(plan.items().len(), 8, "and the organization's counts");
         assert!(matches!(
-            plan.read(4, None),
+            plan.read(5, None),
             plan::Rejection::Failed(StoreError::NotEnrollable)
         ));
         let org = plan.items()[3].condition_check().unwrap();

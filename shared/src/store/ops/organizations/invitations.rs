@@ -227,7 +227,7 @@ fn admit(seen: &Seen, config: &crate::config::StoreConfig, now: Timestamp) -> Re
         ),
     ];
     match waits.iter().filter_map(|w| w.err()).max() {
-        Some(retry_after_secs) => Err(StoreError::TooManyRequests { retry_after_secs }),
+        Some(retry_after_secs) => Err(StoreError::TooManyInvitations { retry_after_secs }),
         None => Ok(()),
     }
 }
@@ -309,7 +309,7 @@ mod tests {
         ));
         assert!(matches!(
             admit(&seen, &config, now),
-            Err(StoreError::TooManyRequests { retry_after_secs }) if retry_after_secs == 86_400 - 3_000
+            Err(StoreError::TooManyInvitations { retry_after_secs }) if retry_after_secs == 86_400 - 3_000
         ));
         seen.invitations_pair = Some(counted(vec![now.unix_seconds() - 90_000; 3]));
         assert!(

@@ -12,6 +12,7 @@ use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
+use super::counts::{CountChange, JoinCaps, push_counts};
 use super::create::{halves, push_count_one_more, push_halves};
 use super::directory::{at_version, push_release};
 use super::powers::{allowed, holds, is_self, push_actor, read_org, read_owners};
@@ -34,22 +35,15 @@ impl Store {
             if self.get(keys::member_key(org, user)).await?.is_some() {
                 return Ok(false);
             }
-            let plan = join_plan(
-                self.table(),
-                org,
-                user,
-                role,
-                now,
-                self.config().max_organizations_per_user,
-                None,
-            )?;
+            let plan = join_plan(self.table(), org, user, role, now, JoinCaps::of(self.config()), None)?;
             self.transact(&plan).await?;
             Ok(true)
         })
     }
 
     /// Changes `target`'s role to `role`. Owners alone make or unmake
-    /// owners; the last owner cannot be unmade.
+    /// owners; the last owner cannot be unmade; a membership the
+    /// organization's directory suspended is not promoted (`MemberSuspended`).
     pub async fn set_member_role(
         &self,
         actor: &Actor,
@@ -167,13 +161,20 @@ pub(super) fn join_plan(
     user: &UserId,
     role: Role,
     now: Timestamp,
-    max: u32,
+    caps: JoinCaps,
     rules_at: Option<u64>,
 ) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
     push_halves(&mut plan, table, &halves(org, user, role, now))?;
-    push_count_one_more(&mut plan, table, user, max)?;
+    push_count_one_more(&mut plan, table, user, caps.organizations)?;
     push_org_open(&mut plan, table, org, role == Role::Owner, rules_at)?;
+    push_counts(
+        &mut plan,
+        table,
+        org,
+        CountChange::join(false, false),
+        Some(caps.members),
+    )?;
     Ok(plan)
 }
 
@@ -216,6 +217,24 @@ fn read_half(old: Option<&Item>) -> Result<Rejection, StoreError> {
     })
 }
 
+/// A failed condition on the organization's half of a member being
+/// promoted: gone, it was removed; suspended, it cannot be promoted;
+/// otherwise its role moved: read again.
+fn read_promoted(old: Option<&Item>) -> Result<Rejection, StoreError> {
+    Ok(match plan::old::<MemberItem>(old)? {
+        None => Rejection::Failed(StoreError::MemberNotFound),
+        Some(member) if member.suspended => Rejection::Failed(StoreError::MemberSuspended),
+        Some(_) => Rejection::Retry,
+    })
+}
+
+/// Whether `to` holds a power `from` does not.
+fn promotes(from: Role, to: Role) -> bool {
+    [Power::Read, Power::Manage, Power::Own]
+        .into_iter()
+        .any(|power| Role::holding(power).contains(&to) && !Role::holding(power).contains(&from))
+}
+
 /// The change of the owners' count a change of `from` to `to` makes, on the
 /// organization item, with its condition: unmaking an owner needs another.
 fn push_owners(
@@ -256,6 +275,7 @@ fn role_plan(table: &str, actor: &Actor, member: &MemberItem, role: Role) -> Res
     let mut plan = TxPlan::new();
     let own = is_self(actor, &member.user_id);
     let power = Role::power_to_change(member.role, Some(role));
+    let promotion = promotes(member.role, role);
     let halves = [
         keys::member_key(member.org_id, &member.user_id),
         keys::membership_key(&member.user_id, member.org_id),
@@ -268,9 +288,17 @@ fn role_plan(table: &str, actor: &Actor, member: &MemberItem, role: Role) -> Res
                 // The actor's own item: its power is this same condition's.
                 condition = and([condition, holds(x, power)]);
             }
+            if promotion && i == 0 {
+                // The organization's half carries the suspension. Promoted, a
+                // suspended member would be an admin or owner with no power
+                // who still counts toward the last-owner rule.
+                condition = and([condition, x.not_exists(attr::SUSPENDED)]);
+            }
             (update, condition)
         })?;
-        plan.push(update, read_half);
+        let reading: fn(Option<&Item>) -> Result<Rejection, StoreError> =
+            if promotion && i == 0 { read_promoted } else { read_half };
+        plan.push(update, reading);
     }
     push_owners(
         &mut plan,
@@ -335,6 +363,7 @@ fn remove_plan(table: &str, actor: &Actor, member: &MemberItem, removal: Removal
             false,
         )?;
     }
+    push_counts(&mut plan, table, member.org_id, CountChange::leave(member), None)?;
     Ok(plan)
 }
 
@@ -388,6 +417,72 @@ mod tests {
     }
 
     #[test]
+    fn a_promotion_is_a_role_that_holds_more() {
+        assert!(promotes(Role::Member, Role::Admin));
+        assert!(promotes(Role::Member, Role::Owner));
+        assert!(promotes(Role::Admin, Role::Owner));
+        for (from, to) in [
+            (Role::Owner, Role::Admin),
+            (Role::Owner, Role::Member),
+            (Role::Admin, Role::Member),
+            (Role::Admin, Role::Admin),
+        ] {
+            assert!(!promotes(from, to), "{from:?} to {to:?}");
+        }
+    }
+
+    /// A suspended membership promoted would be an admin or owner with no
+    /// power who still counts toward the last-owner rule: the promotion's
+    /// own write refuses it, on the organization's half, which carries the
+    /// suspension, and the reading says why.
+    #[test]
+    fn a_promotion_needs_the_membership_not_suspended_in_the_same_write() {
+        let actor = Actor::Member(UserId::parse("owner").unwrap());
+        for (from, to) in [
+            (Role::Member, Role::Admin),
+            (Role::Member, Role::Owner),
+            (Role::Admin, Role::Owner),
+        ] {
+            let target = member(from);
+            let plan = role_plan("t", &actor, &target, to).unwrap();
+            plan::tests::assert_well_formed(&plan);
+            assert_eq!(
+                plan.items()[0].update().unwrap().condition_expression(),
+                Some("#role = :role2 AND attribute_not_exists(#suspended)"),
+                "{from:?} to {to:?}"
+            );
+            let users_half = plan.items()[1].update().unwrap().condition_expression();
+            assert_eq!(
+                users_half,
+                Some("#role = :role2"),
+                "the user's half carries no suspension"
+            );
+            let key = keys::member_key(target.org_id, &target.user_id);
+            let suspended = MemberItem {
+                suspended: true,
+                ..target.clone()
+            };
+            let suspended = items::to_item(key.clone(), &suspended).unwrap();
+            assert!(matches!(
+                plan.read(0, Some(&suspended)),
+                Rejection::Failed(StoreError::MemberSuspended)
+            ));
+            let moved = items::to_item(key, &target).unwrap();
+            assert!(matches!(plan.read(0, Some(&moved)), Rejection::Retry));
+            assert!(matches!(
+                plan.read(0, None),
+                Rejection::Failed(StoreError::MemberNotFound)
+            ));
+        }
+        // A demotion gives no power: a suspended owner or admin may be demoted.
+        for (from, to) in [(Role::Owner, Role::Admin), (Role::Admin, Role::Member)] {
+            let plan = role_plan("t", &actor, &member(from), to).unwrap();
+            let condition = plan.items()[0].update().unwrap().condition_expression();
+            assert_eq!(condition, Some("#role = :role2"), "{from:?} to {to:?}");
+        }
+    }
+
+    #[test]
     fn an_owner_demoting_themselves_conditions_their_own_item_once() {
         let target = member(Role::Owner);
         let actor = Actor::Member(target.user_id.clone());
@@ -406,12 +501,13 @@ mod tests {
         let leaver = Actor::Member(target.user_id.clone());
         let plan = remove_plan("t", &leaver, &target, Removal::ByRequest).unwrap();
         plan::tests::assert_well_formed(&plan);
-        // Both halves, the leaver's count (and their active profile), the organization active.
-        assert_eq!(plan.items().len(), 4);
+        // Both halves, the leaver's count (and their active profile), the
+        // organization active, the organization's counts.
+        assert_eq!(plan.items().len(), 5);
         let count = plan.items()[2].update().unwrap();
         assert!(count.condition_expression().unwrap().contains("#status = :status"));
         let erased = remove_plan("t", &leaver, &target, Removal::Erasure).unwrap();
-        assert_eq!(erased.items().len(), 3, "no powers, whatever the organization's state");
+        assert_eq!(erased.items().len(), 4, "no powers, whatever the organization's state");
         let owner = member(Role::Owner);
         let forced = remove_plan("t", &Actor::Member(owner.user_id.clone()), &owner, Removal::Forced).unwrap();
         assert_eq!(

@@ -4,10 +4,12 @@
 //! `powers` holds the conditions on the actor that every write shares.
 
 mod accept;
+mod counts;
 mod create;
 mod directory;
 mod domains;
 mod enrollment;
+mod exported;
 mod invitations;
 mod invited;
 mod members;

@@ -5,9 +5,7 @@
 
 use crate::domain::{Actor, IfMatch, OrgId, Organization, OrganizationPatch, Power, Role, Timestamp};
 use crate::store::expr::{Expr, Update, and, or};
-use crate::store::items::{
-    self, EntityType, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, ProfileItem, PurgeItem, attr,
-};
+use crate::store::items::{self, MemberItem, OrgDomainItem, OrgStatus, OrganizationItem, ProfileItem, PurgeItem, attr};
 use crate::store::keys::{self, Item};
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::retrying;
@@ -207,11 +205,7 @@ fn delete_plan(
         )))
     });
     // The purge's work: its members are removed from the next scheduled run on.
-    let purge = PurgeItem {
-        entity_type: EntityType::OrganizationPurge,
-        org_id: org.org_id,
-        requested_at: now,
-    };
+    let purge = PurgeItem::new(org.org_id, now);
     let put = plan::put(table, items::to_item(keys::purge_key(org.org_id), &purge)?, |x| {
         x.not_exists(keys::PK)
     })?;

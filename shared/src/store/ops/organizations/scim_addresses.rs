@@ -16,7 +16,7 @@ use crate::store::retry::retrying;
 use crate::store::{Store, StoreError};
 
 use super::ScimClient;
-use super::directory::{at_version, push_directory_power, read_member};
+use super::directory::{at_version, push_directory_power, read_member, standing};
 use super::scim_users::push_domains_held;
 use crate::store::ops::claim::{NewClaim, after_claim_write, push_new_claim};
 use crate::store::ops::profile::{active, read_changed, refusal};
@@ -169,8 +169,10 @@ impl Store {
     }
 }
 
-/// The directory's power over `member`: the token and the organization,
-/// and the membership still its, at the version read.
+/// The directory's power over `member`'s addresses: the token and the
+/// organization, and the membership still its, at the version read, a
+/// member the directory made (a linked member's addresses are the
+/// person's, an admin's or an owner's never the directory's).
 pub(super) fn push_held(
     plan: &mut TxPlan,
     table: &str,
@@ -178,7 +180,8 @@ pub(super) fn push_held(
     member: &MemberItem,
 ) -> Result<(), StoreError> {
     let held = plan::check(table, keys::member_key(member.org_id, &member.user_id), |x| {
-        and([at_version(x, member), x.exists(attr::DIRECTORY)])
+        let standing = standing(x, true);
+        and([at_version(x, member), x.exists(attr::DIRECTORY), standing])
     })?;
     plan.push(held, read_member);
     push_directory_power(plan, table, client)

@@ -8,14 +8,15 @@
 
 use crate::domain::{IfMatch, ProfilePatch, Role, Timestamp};
 use crate::scim::ScimUser;
-use crate::store::expr::Update;
+use crate::store::expr::{Update, or};
 use crate::store::items::{self, DirectoryClaimItem, DirectoryIdentity, EntityType, MemberItem, attr};
 use crate::store::keys;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::{Store, StoreError};
 
 use super::ScimClient;
-use super::directory::{at_version, claim_keys, push_directory_power, read_member};
+use super::counts::{CountChange, push_counts};
+use super::directory::{at_version, claim_keys, push_directory_power, read_member, standing};
 use super::scim_users::ScimMember;
 use crate::store::ops::update_profile::{read_failure, write};
 
@@ -40,10 +41,10 @@ impl Store {
                 current: member.version,
             });
         }
-        // An owner's access is the organization's to change, never its
-        // directory's: a leaked token could otherwise lock every owner out,
-        // and with them the power to revoke it.
-        if member.role == Role::Owner && !after.active {
+        // An admin's or an owner's membership is the organization's owners'
+        // to change, never its directory's: a leaked token could otherwise
+        // lock every owner out, and with them the power to revoke it.
+        if member.role != Role::Member {
             return Err(StoreError::RoleRequired);
         }
         let identity = DirectoryIdentity {
@@ -53,7 +54,11 @@ impl Store {
         };
         let patch = manages_profile
             .then(|| profile_change(&current.user, after))
-            .filter(|p| !p.is_empty());
+            .filter(|p| !p.is_empty())
+            .map(|change| ProfileChange {
+                email_count: u32::try_from(current.facts.addresses.len()).unwrap_or(u32::MAX),
+                ..change
+            });
         let change = MemberChange {
             identity: &identity,
             suspended: !after.active,
@@ -87,6 +92,10 @@ struct ProfileChange {
     patch: ProfilePatch,
     cleared_given_name: bool,
     cleared_family_name: bool,
+    /// The account's addresses as planned: the names are the directory's
+    /// only while the organization alone uses it, so an address added since
+    /// (or another organization joined) reads again.
+    email_count: u32,
 }
 
 impl ProfileChange {
@@ -110,6 +119,7 @@ fn profile_change(before: &ScimUser, after: &ScimUser) -> ProfileChange {
         },
         cleared_given_name: before.given_name.is_some() && after.given_name.is_none(),
         cleared_family_name: before.family_name.is_some() && after.family_name.is_none(),
+        email_count: 0,
     }
 }
 
@@ -149,12 +159,9 @@ fn update_plan(
         } else {
             update.remove(x.name(attr::SUSPENDED))
         };
-        let condition = if suspended {
-            crate::store::expr::and([at_version(x, member), x.ne(attr::ROLE, Role::Owner)])
-        } else {
-            at_version(x, member)
-        };
-        (update, condition)
+        // The person's names are written only on an account the directory made.
+        let standing = standing(x, patch.is_some());
+        (update, crate::store::expr::and([at_version(x, member), standing]))
     })?;
     plan.push(update, read_member);
     // Names that changed: the old claim released, the new one taken.
@@ -181,6 +188,11 @@ fn update_plan(
         let precondition = IfMatch::Versions(vec![profile_version]);
         let update = plan::update(table, keys::profile_key(&member.user_id), |x| {
             let (mut update, condition) = write(x, &precondition, &change.patch, now);
+            let alone = crate::store::expr::and([
+                x.eq(attr::EMAIL_COUNT, change.email_count),
+                or(x.not_exists(attr::ORGANIZATIONS), x.le(attr::ORGANIZATIONS, 1u32)),
+            ]);
+            let condition = crate::store::expr::and([condition, alone]);
             if change.cleared_given_name {
                 update = update.remove(x.name(attr::FIRST_NAME));
             }
@@ -195,6 +207,13 @@ fn update_plan(
                 &IfMatch::Versions(vec![profile_version]),
             )))
         });
+    }
+    if member.suspended != suspended {
+        let moved = CountChange {
+            suspended: if suspended { 1 } else { -1 },
+            ..CountChange::default()
+        };
+        push_counts(&mut plan, table, member.org_id, moved, None)?;
     }
     push_directory_power(&mut plan, table, client)?;
     Ok(plan)
@@ -250,8 +269,9 @@ mod tests {
         )
         .unwrap();
         assert_well_formed(&plan);
-        // The member, the old name released, the new one taken, the profile, the token, the organization.
-        assert_eq!(plan.items().len(), 6);
+        // The member, the old name released, the new one taken, the profile,
+        // the suspended count, the token, the organization.
+        assert_eq!(plan.items().len(), 7);
         let profile = plan.items()[3].update().unwrap();
         assert!(
             profile.update_expression().contains("REMOVE #lastName"),

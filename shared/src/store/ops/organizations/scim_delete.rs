@@ -58,7 +58,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let member = self.member_at(client, user, version).await?;
         // Refused before anything is removed: the membership's own write would refuse it after.
-        if member.role == crate::domain::Role::Owner {
+        if member.role != crate::domain::Role::Member {
             return Err(StoreError::RoleRequired);
         }
         if !removed.is_empty() {
@@ -111,7 +111,7 @@ impl Store {
 /// organization fewer.
 fn leave_plan(table: &str, client: &ScimClient, member: &MemberItem) -> Result<TxPlan, StoreError> {
     let mut plan = TxPlan::new();
-    push_directory_removal(&mut plan, table, client, member)?;
+    push_directory_removal(&mut plan, table, client, member, false)?;
     let count = plan::update(table, keys::profile_key(&member.user_id), |x| {
         let update = Update::default().set(x.add_from_zero(attr::ORGANIZATIONS, -1));
         (update, and([x.exists(keys::PK), x.gt(attr::ORGANIZATIONS, 0u32)]))
@@ -156,14 +156,16 @@ mod tests {
         let client = client();
         let plan = leave_plan("t", &client, &member(&client, Role::Member)).unwrap();
         assert_well_formed(&plan);
-        // Both halves, two names, the token, the organization, the count.
-        assert_eq!(plan.items().len(), 7);
+        // Both halves, two names, the organization's counts, the token, the organization, the member's count.
+        assert_eq!(plan.items().len(), 8);
     }
 
     #[test]
-    fn a_directory_never_ends_an_owners_membership() {
+    fn a_directory_never_ends_an_admins_or_an_owners_membership() {
         let client = client();
-        let refused = leave_plan("t", &client, &member(&client, Role::Owner)).unwrap_err();
-        assert!(matches!(refused, StoreError::RoleRequired), "{refused:?}");
+        for role in [Role::Owner, Role::Admin] {
+            let refused = leave_plan("t", &client, &member(&client, role)).unwrap_err();
+            assert!(matches!(refused, StoreError::RoleRequired), "{refused:?}");
+        }
     }
 }

@@ -10,9 +10,9 @@ use crate::config::{MAX_SCIM_TOKENS_PER_ORGANIZATION, SCIM_GUESSES_PER_SOURCE};
 use crate::domain::{Actor, OrgId, Power, ScimTokenId, ScimTokenInfo, ScimTokenName, Timestamp};
 use crate::scim_token::ScimToken;
 use crate::store::expr::{Update, and, or};
-use crate::store::items::{self, Counter, EntityType, OrgStatus, OrganizationItem, ScimTokenItem, attr};
+use crate::store::items::{self, EntityType, OrgStatus, OrganizationItem, ScimTokenItem, attr};
 use crate::store::keys::{self, Item};
-use crate::store::limits::{self, Seen};
+use crate::store::ops::source_slots::SourceSlot;
 use crate::store::plan::{self, Rejection, TxPlan};
 use crate::store::retry::{retrying, send_by_deadline};
 use crate::store::{Store, StoreError};
@@ -116,7 +116,10 @@ impl Store {
     /// source; past `SCIM_GUESSES_PER_SOURCE` a day such a request is
     /// [`StoreError::TooManyScimAttempts`] instead. A valid token is never
     /// refused by its source's count: identity providers share egress
-    /// addresses between tenants.
+    /// addresses between tenants. So the token is proven first, and a
+    /// refusal takes its slot on the source's counter, in one conditional
+    /// write, before it is answered: concurrent refusals from one source get
+    /// at most the cap's number of 401s a day, the rest 429.
     pub async fn authenticate_scim(
         &self,
         source_ip: &str,
@@ -161,17 +164,12 @@ impl Store {
                 });
             }
         }
-        let counter = (
-            Counter::ScimGuesses,
-            keys::scim_guesses_key(&key.source_hash(source_ip)),
-        );
-        let mut seen = Seen::default();
-        self.read_counters(&mut seen, [counter.clone()]).await?;
-        if let Err(retry_after_secs) = limits::admit(seen.get(Counter::ScimGuesses), SCIM_GUESSES_PER_SOURCE, now) {
-            return Err(StoreError::TooManyScimAttempts { retry_after_secs });
+        // A refusal: its slot before its answer, so concurrent ones never pass the cap.
+        let counter = keys::scim_guesses_key(&key.source_hash(source_ip));
+        match self.take_source_slot(counter, SCIM_GUESSES_PER_SOURCE, now).await? {
+            SourceSlot::Taken(_) => Err(StoreError::ScimTokenInvalid),
+            SourceSlot::Full(retry_after_secs) => Err(StoreError::TooManyScimAttempts { retry_after_secs }),
         }
-        self.count_source_refusal(&mut seen, counter, now).await?;
-        Err(StoreError::ScimTokenInvalid)
     }
 
     /// Writes the token's last use, unless another request did this hour,

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use crate::domain::{DomainStatus, EmailAddress, NewAccount, NewUser, OrgDomain, OrgId, Role, Timestamp, UserId};
-use crate::scim::provision::{AccountFacts, Domains, Holder};
+use crate::scim::provision::{AccountFacts, Domains, Holder, Standing};
 use crate::scim::{Condition, Filter, ScimEmail, ScimUser, ScimVersion};
 use crate::store::expr::{Update, and};
 use crate::store::items::{self, ClaimItem, DirectoryClaimItem, DirectoryIdentity, MemberItem, attr};
@@ -19,6 +19,7 @@ use crate::store::retry::retrying;
 use crate::store::{Created, Store, StoreError};
 
 use super::ScimClient;
+use super::counts::{CountChange, push_counts};
 use super::create::{halves, push_count_one_more, push_halves};
 use super::directory::{identity, push_claims};
 use super::members::push_org_open;
@@ -125,6 +126,7 @@ impl Store {
         let rules_at = self.admitted(client.org, primary).await?.version;
         let table = self.table().to_owned();
         let domains: Vec<OrgDomain> = addresses.iter().map(OrgDomain::of).collect();
+        let most_members = self.config().max_members_per_organization;
         let push = |plan: &mut TxPlan| {
             push_member(
                 plan,
@@ -132,6 +134,7 @@ impl Store {
                 client,
                 directory_halves(client.org, user, &directory, scim.active, now),
                 rules_at,
+                most_members,
             )?;
             push_domains_held(plan, &table, client.org, &domains)
         };
@@ -179,12 +182,13 @@ impl Store {
                 // A new member.
                 Err(StoreError::MemberNotFound) => {
                     let halves = directory_halves(client.org, user, &directory, scim.active, now);
-                    push_member(&mut plan, table, client, halves, rules_at)?;
+                    let most_members = self.config().max_members_per_organization;
+                    push_member(&mut plan, table, client, halves, rules_at, most_members)?;
                     push_count_one_more(&mut plan, table, user, self.config().max_organizations_per_user)?;
                 }
                 // A member already (invited, enrolled): the directory's names go on that membership.
-                // An owner's access is the organization's owners' to change, not its directory's.
-                Ok(member) if member.directory.is_none() && member.role == Role::Owner && !scim.active => {
+                // Never an admin's or an owner's: theirs is the owners' to change, not the directory's.
+                Ok(member) if member.directory.is_none() && member.role != Role::Member => {
                     return Err(Rejection::Failed(StoreError::RoleRequired));
                 }
                 Ok(member) if member.directory.is_none() => {
@@ -336,10 +340,12 @@ fn satisfies(member: &ScimMember, condition: &Condition) -> bool {
     }
 }
 
-/// Who holds an address, from its claim.
+/// Who holds an address, from its claim: a reservation (removed, or added
+/// back unverified) is its account's, and links nobody.
 fn holder(claim: Option<&ClaimItem>, now: Timestamp) -> Holder {
     match claim {
-        Some(c) if c.is_live(now) && c.expires_at.is_none() => Holder::Verified(c.user_id.clone()),
+        Some(c) if c.is_reserved(now) => Holder::Reserved(c.user_id.clone()),
+        Some(c) if c.is_owned(now) => Holder::Verified(c.user_id.clone()),
         Some(c) if c.is_live(now) => Holder::Pending(c.user_id.clone()),
         _ => Holder::Free,
     }
@@ -353,6 +359,7 @@ fn push_member(
     client: &ScimClient,
     halves: [MemberItem; 2],
     rules_at: u64,
+    most_members: u32,
 ) -> Result<(), StoreError> {
     let [under_org, under_user] = halves;
     let directory = under_org
@@ -360,8 +367,10 @@ fn push_member(
         .clone()
         .ok_or(StoreError::Inconsistent("a directory's member without names"))?;
     let user = under_org.user_id.clone();
+    let joining = CountChange::join(true, under_org.suspended);
     push_halves(plan, table, &[under_org, under_user])?;
     push_claims(plan, table, client.org, &user, &directory)?;
+    push_counts(plan, table, client.org, joining, Some(most_members))?;
     push_open_and_token(plan, table, client, rules_at)
 }
 
@@ -419,11 +428,18 @@ fn push_adoption(
         };
         (
             update,
-            and([x.eq(attr::ROLE, member.role), x.not_exists(attr::DIRECTORY)]),
+            and([x.eq(attr::ROLE, Role::Member), x.not_exists(attr::DIRECTORY)]),
         )
     })?;
     plan.push(update, read_changed);
     push_claims(plan, table, client.org, &member.user_id, directory)?;
+    // A member already: now the directory's too.
+    let held = CountChange {
+        directory: 1,
+        suspended: i64::from(suspended),
+        ..CountChange::default()
+    };
+    push_counts(plan, table, client.org, held, None)?;
     push_open_and_token(plan, table, client, rules_at)
 }
 
@@ -468,6 +484,7 @@ fn shown(
         primary,
         organizations: profile.organizations,
         provisioned: directory.provisioned,
+        role: member.role,
     };
     let emails: Vec<ScimEmail> = found
         .emails
@@ -482,15 +499,22 @@ fn shown(
         .user_name()
         .ok_or(StoreError::Inconsistent("a directory's userName"))?;
     let addresses = crate::scim::addresses_digest(&emails);
+    // A person's own names and phone are shown only where the directory
+    // made the account: a linked member's profile is not the organization's.
+    let (given_name, family_name, phone) = if facts.standing() == Standing::Provisioned {
+        (profile.first_name, profile.last_name, profile.phone)
+    } else {
+        (None, None, None)
+    };
     Ok(ScimMember {
         id: user.clone(),
         user: ScimUser {
             user_name,
             external_id: directory.external_id(),
-            given_name: profile.first_name,
-            family_name: profile.last_name,
+            given_name,
+            family_name,
             emails,
-            phone: profile.phone,
+            phone,
             // The organization's grant, which the directory sets: a deployment
             // admin's suspension of the account is not the directory's to see or undo.
             active: !member.suspended,
@@ -531,17 +555,18 @@ mod tests {
             &client,
             directory_halves(client.org, &user, &directory, true, now),
             3,
+            10,
         )
         .unwrap();
         assert_well_formed(&plan);
-        // Two halves, two names, the organization, the token.
-        assert_eq!(plan.items().len(), 6);
+        // Two halves, two names, the counts, the organization, the token.
+        assert_eq!(plan.items().len(), 7);
         assert!(matches!(
             plan.read(2, None),
             Rejection::Failed(StoreError::DirectoryNameTaken)
         ));
         assert!(matches!(
-            plan.read(5, None),
+            plan.read(6, None),
             Rejection::Failed(StoreError::ScimTokenInvalid)
         ));
         let _ = read_changed;
