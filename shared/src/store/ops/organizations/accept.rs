@@ -258,8 +258,8 @@ mod tests {
         };
         let joining = accept_plan("t", &user, &inv, &held, false, &open, now, caps()).unwrap();
         assert_well_formed(&joining);
-        // Both halves, the count, the organization, its counts, the invitation, the claim, the record.
-        assert_eq!(joining.items().len(), 8);
+        // Both halves, the count, the organization, the invitation, the claim, the record.
+        assert_eq!(joining.items().len(), 7);
         let member = accept_plan("t", &user, &inv, &held, true, &open, now, caps()).unwrap();
         assert_well_formed(&member);
         assert_eq!(member.items().len(), 6);
@@ -280,6 +280,6 @@ mod tests {
         };
         let bound = accept_plan("t", &user, &inv, &held, false, &ruled, now, caps()).unwrap();
         assert_well_formed(&bound);
-        assert_eq!(bound.items().len(), 9, "and the verified domain the rule relied on");
+        assert_eq!(bound.items().len(), 8, "and the verified domain the rule relied on");
     }
 }

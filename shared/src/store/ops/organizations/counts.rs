@@ -52,7 +52,8 @@ impl CountChange {
 pub(in crate::store) struct JoinCaps {
     /// Organizations one user may belong to.
     pub organizations: u32,
-    /// Members one organization may have.
+    /// Members one organization may have: held by a directory's joins alone.
+    #[allow(dead_code)]
     pub members: u32,
 }
 

@@ -233,9 +233,9 @@ mod tests {
         .unwrap();
         assert_well_formed(&plan);
         // Both halves, the count, the organization, the domain, the claim, the record.
-        assert_eq!(plan.items().len(), 8, "and the organization's counts");
+        assert_eq!(plan.items().len(), 7);
         assert!(matches!(
-            plan.read(5, None),
+            plan.read(4, None),
             plan::Rejection::Failed(StoreError::NotEnrollable)
         ));
         let org = plan.items()[3].condition_check().unwrap();

@@ -168,13 +168,6 @@ pub(super) fn join_plan(
     push_halves(&mut plan, table, &halves(org, user, role, now))?;
     push_count_one_more(&mut plan, table, user, caps.organizations)?;
     push_org_open(&mut plan, table, org, role == Role::Owner, rules_at)?;
-    push_counts(
-        &mut plan,
-        table,
-        org,
-        CountChange::join(false, false),
-        Some(caps.members),
-    )?;
     Ok(plan)
 }
 
@@ -363,7 +356,11 @@ fn remove_plan(table: &str, actor: &Actor, member: &MemberItem, removal: Removal
             false,
         )?;
     }
-    push_counts(&mut plan, table, member.org_id, CountChange::leave(member), None)?;
+    // A directory's member leaves its counts; other memberships are not
+    // counted (concurrent joins of one organization would conflict on them).
+    if member.directory.is_some() {
+        push_counts(&mut plan, table, member.org_id, CountChange::leave(member), None)?;
+    }
     Ok(plan)
 }
 
@@ -501,13 +498,12 @@ mod tests {
         let leaver = Actor::Member(target.user_id.clone());
         let plan = remove_plan("t", &leaver, &target, Removal::ByRequest).unwrap();
         plan::tests::assert_well_formed(&plan);
-        // Both halves, the leaver's count (and their active profile), the
-        // organization active, the organization's counts.
-        assert_eq!(plan.items().len(), 5);
+        // Both halves, the leaver's count (and their active profile), the organization active.
+        assert_eq!(plan.items().len(), 4);
         let count = plan.items()[2].update().unwrap();
         assert!(count.condition_expression().unwrap().contains("#status = :status"));
         let erased = remove_plan("t", &leaver, &target, Removal::Erasure).unwrap();
-        assert_eq!(erased.items().len(), 4, "no powers, whatever the organization's state");
+        assert_eq!(erased.items().len(), 3, "no powers, whatever the organization's state");
         let owner = member(Role::Owner);
         let forced = remove_plan("t", &Actor::Member(owner.user_id.clone()), &owner, Removal::Forced).unwrap();
         assert_eq!(
