@@ -228,10 +228,7 @@ mod tests {
     use crate::store::plan::tests::assert_well_formed;
 
     fn caps() -> JoinCaps {
-        JoinCaps {
-            organizations: 100,
-            members: 100_000,
-        }
+        JoinCaps { organizations: 100 }
     }
 
     #[test]

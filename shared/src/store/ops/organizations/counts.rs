@@ -46,23 +46,19 @@ impl CountChange {
     }
 }
 
-/// The caps a join's write holds: the joiner's organizations, and the
-/// organization's members.
+/// The cap a join's write holds: the joiner's organizations (a directory's
+/// joins also hold the organization's members: see the module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::store) struct JoinCaps {
     /// Organizations one user may belong to.
     pub organizations: u32,
-    /// Members one organization may have: held by a directory's joins alone.
-    #[allow(dead_code)]
-    pub members: u32,
 }
 
 impl JoinCaps {
-    /// The caps the deployment's settings give.
+    /// The cap the deployment's settings give.
     pub(in crate::store) fn of(config: &crate::config::StoreConfig) -> Self {
         Self {
             organizations: config.max_organizations_per_user,
-            members: config.max_members_per_organization,
         }
     }
 }

@@ -225,10 +225,7 @@ mod tests {
             &domain,
             3,
             now,
-            JoinCaps {
-                organizations: 100,
-                members: 100_000,
-            },
+            JoinCaps { organizations: 100 },
         )
         .unwrap();
         assert_well_formed(&plan);
