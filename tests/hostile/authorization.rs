@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use futures::future::join_all;
 use integration_tests::http::Event;
+use integration_tests::test_app::TestApp;
 use serde_json::json;
 use user_service::catalog::{Access, Function};
 use user_service::domain::UserStatus;
@@ -103,24 +104,66 @@ struct Cells {
     by_caller: std::collections::BTreeMap<String, usize>,
 }
 
-/// Every caller against one route, on a table of its own.
-async fn route_matrix(route: &'static Function) -> Cells {
-    let (app, calls) = spawn_recorded().await;
-    let victim = account(&app, "victim").await;
+/// Whom the cells call as, and on: built once, copied into each route's table.
+#[derive(Clone)]
+struct Cast {
+    victim: Account,
+    other: Account,
+    admin: Account,
+    suspended: Account,
+    deleted: Account,
+    suspended_admin: Account,
+    revoked: Account,
+    admins_victim: Account,
+    /// When the revoked caller's sessions ended.
+    recovered_at: i64,
+}
+
+async fn cast(app: TestApp) -> Cast {
+    let (victim, suspended, deleted, suspended_admin, revoked, admins_victim) = tokio::join!(
+        account(&app, "victim"),
+        account(&app, "suspended"),
+        account(&app, "deleted"),
+        account(&app, "suspended-admin"),
+        account(&app, "revoked"),
+        account(&app, "bystander"),
+    );
     // These two only ever name the victim's addresses, or act on their profile.
     let other = profile_only(&app, "other").await;
     let admin = profile_only(&app, "admin").await;
-    let suspended = account(&app, "suspended").await;
-    let deleted = account(&app, "deleted").await;
-    let suspended_admin = account(&app, "suspended-admin").await;
     set_status(&app, &suspended, UserStatus::Suspended).await;
     set_status(&app, &deleted, UserStatus::Deleted).await;
     set_status(&app, &suspended_admin, UserStatus::Suspended).await;
-    let revoked = account(&app, "revoked").await;
-    let admins_victim = account(&app, "bystander").await;
     let recovered_at = end_sessions(&app, &revoked).await;
     // Past the minute between codes: the owner's send-verification is allowed.
     app.clock.advance(61);
+    Cast {
+        victim,
+        other,
+        admin,
+        suspended,
+        deleted,
+        suspended_admin,
+        revoked,
+        admins_victim,
+        recovered_at,
+    }
+}
+
+/// Every caller against one route, on a table of its own holding the cast.
+async fn route_matrix(route: &'static Function, fixture: &Fixture<Cast>) -> Cells {
+    let (app, calls, cast) = fixture.copy().await;
+    let Cast {
+        victim,
+        other,
+        admin,
+        suspended,
+        deleted,
+        suspended_admin,
+        revoked,
+        admins_victim,
+        recovered_at,
+    } = cast;
 
     let mut cells = Cells {
         checked: 0,
@@ -236,7 +279,8 @@ async fn every_route_answers_every_caller_as_its_access_says() {
     // A route anyone may call answers no caller differently: what it reads is
     // its own proof (integration/recovery.rs holds it to that).
     let routes: Vec<_> = routes().into_iter().filter(|r| r.access() != Access::Anyone).collect();
-    let results = join_all(routes.iter().map(|route| route_matrix(route))).await;
+    let fixture = Box::pin(Fixture::build(cast)).await;
+    let results = join_all(routes.iter().map(|route| route_matrix(route, &fixture))).await;
     let mut checked = 0;
     let mut failures = Vec::new();
     let mut by_caller = std::collections::BTreeMap::<String, usize>::new();

@@ -13,6 +13,7 @@ use std::time::Instant;
 use futures::future::join_all;
 use integration_tests::http::Event;
 use integration_tests::logs::LogCapture;
+use integration_tests::test_app::TestApp;
 use proptest::arbitrary::any;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -693,18 +694,41 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// The valid request `route` is attacked through: as the victim (the admin,
-/// on admin routes), on the victim's own addresses, so that the fault is the
-/// only thing wrong with each variant.
-async fn attack(route: &'static Function) -> Tally {
-    let (app, calls) = spawn_recorded().await;
-    let mut victim = account(&app, "victim").await;
-    if route.access() == Access::Anyone {
-        victim = with_recovery(&app, victim).await;
-    }
+/// The accounts the variants name: built once, copied into each route's table.
+#[derive(Clone)]
+struct Cast {
+    victim: Account,
+    /// A victim whose primary was just switched, with the recovery link's token.
+    recovered: Account,
+    admin: Account,
+}
+
+async fn cast(app: TestApp) -> Cast {
+    let (victim, recovered) = tokio::join!(account(&app, "victim"), account(&app, "recovered"));
+    let recovered = with_recovery(&app, recovered).await;
     let admin = profile_only(&app, "admin").await;
     // Past the minute between codes: the valid send-verification is allowed.
     app.clock.advance(61);
+    Cast {
+        victim,
+        recovered,
+        admin,
+    }
+}
+
+/// The valid request `route` is attacked through: as the victim (the admin,
+/// on admin routes), on the victim's own addresses, so that the fault is the
+/// only thing wrong with each variant.
+async fn attack(route: &'static Function, fixture: &Fixture<Cast>) -> Tally {
+    let (app, calls, cast) = fixture.copy().await;
+    // A route anyone may call (the recovery link) acts on the account whose
+    // primary was switched, with the link that undoes it.
+    let victim = if route.access() == Access::Anyone {
+        cast.recovered
+    } else {
+        cast.victim
+    };
+    let admin = cast.admin;
     let is_admin_route = route.access() == Access::Admin;
     let caller = if is_admin_route { &admin } else { &victim };
     let target = Target {
@@ -808,7 +832,8 @@ async fn hostile_input_through_every_route_is_refused_and_writes_nothing() {
     let logs = LogCapture::default();
     let _guard = logs.install();
     let routes = routes();
-    let tallies = join_all(routes.iter().map(|route| attack(route))).await;
+    let fixture = Box::pin(Fixture::build(cast)).await;
+    let tallies = join_all(routes.iter().map(|route| attack(route, &fixture))).await;
 
     let mut tried = BTreeMap::<&str, usize>::new();
     let mut per_route = BTreeMap::<&str, usize>::new();

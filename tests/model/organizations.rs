@@ -5,7 +5,8 @@
 //! invariant checker at the end of each case (at least one owner, both halves
 //! of every membership, one organization per slug, the users' counts).
 //!
-//! `ORG_MODEL_CASES` sets the number of cases (default 100).
+//! `ORG_MODEL_CASES` sets the number of cases (default 50, as `make test`
+//! runs it; `make model-at-scale` runs 300).
 
 use std::collections::BTreeMap;
 
@@ -490,6 +491,13 @@ fn name(err: &StoreError) -> &'static str {
     }
 }
 
+thread_local! {
+    /// Emptied tables of this thread's earlier cases: a CreateTable costs
+    /// DynamoDB Local more than emptying a case's few items, and a case's ids
+    /// are its own either way.
+    static TABLES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 struct Machine;
 
 impl StateMachineTest for Machine {
@@ -502,9 +510,14 @@ impl StateMachineTest for Machine {
             .build()
             .unwrap();
         let ns = uuid::Uuid::new_v4().simple().to_string();
-        let store = runtime.block_on(ddb::store_with(|c: &mut StoreConfig| {
-            c.max_organizations_per_user = MAX_ORGS
-        }));
+        let client = ddb::client();
+        // A table of an earlier case of this thread, emptied; or a new one.
+        let table = TABLES
+            .with(|t| t.borrow_mut().pop())
+            .unwrap_or_else(|| runtime.block_on(ddb::fresh_table(&client)));
+        let mut config = StoreConfig::new(table);
+        config.max_organizations_per_user = MAX_ORGS;
+        let store = Store::new(client, config).with_key(ddb::test_key());
         let users: Vec<UserId> = (0..USERS)
             .map(|_| UserId::parse_sub(&uuid::Uuid::new_v4().to_string()).unwrap())
             .collect();
@@ -544,12 +557,14 @@ impl StateMachineTest for Machine {
         let table = sut.store.config().table_name.clone();
         sut.runtime
             .block_on(invariants::assert_holds(sut.store.client(), &table));
+        sut.runtime.block_on(ddb::empty_table(sut.store.client(), &table));
+        TABLES.with(|t| t.borrow_mut().push(table));
     }
 }
 
 prop_state_machine! {
     #![proptest_config(Config {
-        cases: std::env::var("ORG_MODEL_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(100),
+        cases: std::env::var("ORG_MODEL_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(50),
         failure_persistence: None,
         max_shrink_iters: 2_048,
         .. Config::default()

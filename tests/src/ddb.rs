@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
-use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{DeleteRequest, PutRequest, WriteRequest};
 use user_service::Store;
 use user_service::config::StoreConfig;
 use user_service::store::keys;
@@ -147,7 +147,7 @@ pub fn store_on(client: Client, table: &str) -> Store {
 pub async fn empty_table(client: &Client, table: &str) -> usize {
     let items = crate::invariants::scan(client, table).await;
     let deleted = items.len();
-    let mut requests: Vec<WriteRequest> = items
+    let requests: Vec<WriteRequest> = items
         .into_iter()
         .map(|mut item| {
             let key = [keys::PK, keys::SK].map(|name| (name.to_owned(), item.remove(name).expect("a key")));
@@ -158,22 +158,46 @@ pub async fn empty_table(client: &Client, table: &str) -> usize {
             WriteRequest::builder().delete_request(delete).build()
         })
         .collect();
+    batch_write(client, table, requests).await;
+    let left = crate::invariants::scan(client, table).await.len();
+    assert_eq!(left, 0, "{table} still has {left} items after emptying it");
+    deleted
+}
+
+/// Puts a copy of every item of `from` (read with a consistent scan) into
+/// `to`, a table of the same schema, possibly on another instance; returns how
+/// many. A fixture built once through the store is copied into each case's
+/// table this way: a scan and a few batch writes, where building it costs a
+/// transaction per step.
+pub async fn copy_table(from: &Client, from_table: &str, to: &Client, to_table: &str) -> usize {
+    let items = crate::invariants::scan(from, from_table).await;
+    let copied = items.len();
+    let requests = items
+        .into_iter()
+        .map(|item| {
+            let put = PutRequest::builder().set_item(Some(item)).build().expect("an item");
+            WriteRequest::builder().put_request(put).build()
+        })
+        .collect();
+    batch_write(to, to_table, requests).await;
+    copied
+}
+
+/// Carries out every request, 25 to a BatchWriteItem (its limit); what
+/// DynamoDB leaves unprocessed goes again.
+async fn batch_write(client: &Client, table: &str, mut requests: Vec<WriteRequest>) {
     while !requests.is_empty() {
-        // BatchWriteItem takes 25 requests; what DynamoDB leaves unprocessed goes again.
         let batch: Vec<WriteRequest> = requests.drain(..requests.len().min(25)).collect();
         let out = client
             .batch_write_item()
             .request_items(table, batch)
             .send()
             .await
-            .unwrap_or_else(|err| panic!("emptying {table}: {}", user_service::error::chain(&err)));
+            .unwrap_or_else(|err| panic!("writing to {table}: {}", user_service::error::chain(&err)));
         if let Some(left) = out.unprocessed_items.and_then(|mut m| m.remove(table)) {
             requests.extend(left);
         }
     }
-    let left = crate::invariants::scan(client, table).await.len();
-    assert_eq!(left, 0, "{table} still has {left} items after emptying it");
-    deleted
 }
 
 /// Tables that one test's many cases share instead of creating one each: a

@@ -1,7 +1,7 @@
 //! Deleting a large organization: its members go in short runs of the
 //! purge, each stopping at its deadline and the next going on, until the
 //! organization is gone; every rule holds after each run. `ORG_PURGE_MEMBERS`
-//! sets the size (300 in `make test`, 10,000 in `make org-purge-at-scale`),
+//! sets the size (120 in `make test`, 10,000 in `make org-purge-at-scale`),
 //! `ORG_PURGE_RUN_MS` each run's time (a
 //! deployed run has 55 s). The time taken is a figure
 //! (target/reliability/workload.json), never asserted.
@@ -18,7 +18,7 @@ use crate::number;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_organization_is_deleted_in_short_runs() {
-    let members = usize::try_from(number("ORG_PURGE_MEMBERS", 300)).unwrap();
+    let members = usize::try_from(number("ORG_PURGE_MEMBERS", 120)).unwrap();
     let run_for = Duration::from_millis(number("ORG_PURGE_RUN_MS", 250));
     let app = TestApp::spawn().await;
     let now = app.clock.now();
