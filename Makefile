@@ -70,12 +70,12 @@ sam-check: tools ## sam validate and build, cfn-lint and the policy rules
 	scripts/sam-check
 
 # Coverage-guided fuzzing of request, claims, address, phone and name parsing on
-# the stable toolchain: 2,000 executions per target here (a budget of work,
-# not of a loaded machine's seconds; 60 s bounds it), built with the cheaper
+# the stable toolchain: 10,000 executions per target here (a budget of work,
+# not of a loaded machine's seconds; 120 s bounds it), built with the cheaper
 # fuzz-smoke profile (fuzz/Cargo.toml); FUZZ_SECONDS in `make fuzz`, fully
 # optimised.
-fuzz-smoke: ## 2,000 executions of coverage-guided fuzzing per target
-	scripts/fuzz --runs 2000 --seconds 60 --profile fuzz-smoke
+fuzz-smoke: ## 10,000 executions of coverage-guided fuzzing per target
+	scripts/fuzz --runs 10000 --seconds 120 --profile fuzz-smoke
 
 fuzz: ## 10 minutes of fuzzing per target (FUZZ_SECONDS)
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} scripts/fuzz
