@@ -116,7 +116,7 @@ pub(crate) async fn spawn_recorded() -> (TestApp, Calls) {
 /// DynamoDB Local's time on the routes under test.
 pub(crate) struct Fixture<T> {
     app: TestApp,
-    pub(crate) accounts: T,
+    accounts: T,
 }
 
 impl<T: Clone> Fixture<T> {

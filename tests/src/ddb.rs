@@ -172,6 +172,12 @@ pub async fn empty_table(client: &Client, table: &str) -> usize {
 pub async fn copy_table(from: &Client, from_table: &str, to: &Client, to_table: &str) -> usize {
     let items = crate::invariants::scan(from, from_table).await;
     let copied = items.len();
+    put_items(to, to_table, items).await;
+    copied
+}
+
+/// Puts every item into `table` as it is, by BatchWriteItem.
+pub async fn put_items(client: &Client, table: &str, items: impl IntoIterator<Item = keys::Item>) {
     let requests = items
         .into_iter()
         .map(|item| {
@@ -179,25 +185,30 @@ pub async fn copy_table(from: &Client, from_table: &str, to: &Client, to_table: 
             WriteRequest::builder().put_request(put).build()
         })
         .collect();
-    batch_write(to, to_table, requests).await;
-    copied
+    batch_write(client, table, requests).await;
 }
 
-/// Carries out every request, 25 to a BatchWriteItem (its limit); what
-/// DynamoDB leaves unprocessed goes again.
-async fn batch_write(client: &Client, table: &str, mut requests: Vec<WriteRequest>) {
-    while !requests.is_empty() {
-        let batch: Vec<WriteRequest> = requests.drain(..requests.len().min(25)).collect();
-        let out = client
-            .batch_write_item()
-            .request_items(table, batch)
-            .send()
-            .await
-            .unwrap_or_else(|err| panic!("writing to {table}: {}", user_service::error::chain(&err)));
-        if let Some(left) = out.unprocessed_items.and_then(|mut m| m.remove(table)) {
-            requests.extend(left);
-        }
-    }
+/// Carries out every request, 25 to a BatchWriteItem (its limit), eight at
+/// once; what DynamoDB leaves unprocessed goes again.
+async fn batch_write(client: &Client, table: &str, requests: Vec<WriteRequest>) {
+    use futures::StreamExt;
+    let batches: Vec<Vec<WriteRequest>> = requests.chunks(25).map(<[WriteRequest]>::to_vec).collect();
+    futures::stream::iter(batches)
+        .for_each_concurrent(8, |mut batch| async move {
+            while !batch.is_empty() {
+                let out = client
+                    .batch_write_item()
+                    .request_items(table, batch)
+                    .send()
+                    .await
+                    .unwrap_or_else(|err| panic!("writing to {table}: {}", user_service::error::chain(&err)));
+                batch = out
+                    .unprocessed_items
+                    .and_then(|mut left| left.remove(table))
+                    .unwrap_or_default();
+            }
+        })
+        .await;
 }
 
 /// Tables that one test's many cases share instead of creating one each: a

@@ -30,7 +30,7 @@ const MADE: usize = 50;
 /// directory name, under an id, an address and a userName of its own; then
 /// moves the organization's counts by as many.
 async fn copies(app: &TestApp, sample: &UserId, range: std::ops::Range<usize>, domain: &str) {
-    use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+    use aws_sdk_dynamodb::types::AttributeValue;
     if range.is_empty() {
         return;
     }
@@ -82,39 +82,7 @@ async fn copies(app: &TestApp, sample: &UserId, range: std::ops::Range<usize>, d
             })
             .collect::<Vec<_>>()
     });
-    let batches: Vec<Vec<WriteRequest>> = items
-        .collect::<Vec<_>>()
-        .chunks(25)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|item| {
-                    WriteRequest::builder()
-                        .put_request(PutRequest::builder().set_item(Some(item.clone())).build().unwrap())
-                        .build()
-                })
-                .collect()
-        })
-        .collect();
-    futures::stream::iter(batches)
-        .for_each_concurrent(8, |mut batch| {
-            let table = table.clone();
-            async move {
-                while !batch.is_empty() {
-                    let out = client
-                        .batch_write_item()
-                        .request_items(&table, batch)
-                        .send()
-                        .await
-                        .unwrap();
-                    batch = out
-                        .unprocessed_items
-                        .and_then(|mut left| left.remove(&table))
-                        .unwrap_or_default();
-                }
-            }
-        })
-        .await;
+    integration_tests::ddb::put_items(client, &table, items).await;
     let org = app.store.my_organizations(sample).await.unwrap()[0].organization.org_id;
     let key = user_service::store::keys::org_counts_key(org);
     client
