@@ -7,9 +7,7 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
-use futures::stream::{self, StreamExt};
+use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::{ddb, events};
 use user_service::Store;
 use user_service::domain::{EmailAddress, UserId};
@@ -67,41 +65,7 @@ async fn load(store: &Store, n: usize) {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let batches: Vec<Vec<WriteRequest>> = items
-        .chunks(25)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|item| {
-                    WriteRequest::builder()
-                        .put_request(PutRequest::builder().set_item(Some(item.clone())).build().unwrap())
-                        .build()
-                })
-                .collect()
-        })
-        .collect();
-    stream::iter(batches)
-        .for_each_concurrent(8, |batch| {
-            let table = table.clone();
-            async move { write_all(client, &table, batch).await }
-        })
-        .await;
-}
-
-/// One BatchWriteItem, and its unprocessed items again until none are left.
-async fn write_all(client: &Client, table: &str, mut batch: Vec<WriteRequest>) {
-    while !batch.is_empty() {
-        let out = client
-            .batch_write_item()
-            .request_items(table, batch)
-            .send()
-            .await
-            .unwrap();
-        batch = out
-            .unprocessed_items
-            .and_then(|mut left| left.remove(table))
-            .unwrap_or_default();
-    }
+    ddb::put_items(client, &table, items).await;
 }
 
 pub(crate) async fn run(plan: &Plan, proxy: &Proxy) -> Vec<ScaleRow> {
